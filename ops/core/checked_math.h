@@ -1,0 +1,45 @@
+// Overflow-checked shape arithmetic: every size computed from caller-supplied dims goes through
+// these, so a wild shape becomes a validation error instead of a wrapped size.
+#ifndef GRADCONF_OPS_CORE_CHECKED_MATH_H_
+#define GRADCONF_OPS_CORE_CHECKED_MATH_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+namespace gradconf {
+
+inline std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+inline std::optional<int64_t> checked_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+/// Product of non-negative dims; nullopt on overflow or a negative dim.
+inline std::optional<int64_t> checked_numel(std::span<const int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return std::nullopt;
+    auto next = checked_mul(n, d);
+    if (!next) return std::nullopt;
+    n = *next;
+  }
+  return n;
+}
+
+/// Rounds `bytes` up to a multiple of `alignment` (a power of two); nullopt on overflow.
+inline std::optional<uint64_t> checked_align_up(uint64_t bytes, uint64_t alignment) {
+  uint64_t r;
+  if (__builtin_add_overflow(bytes, alignment - 1, &r)) return std::nullopt;
+  return r & ~(alignment - 1);
+}
+
+}  // namespace gradconf
+
+#endif  // GRADCONF_OPS_CORE_CHECKED_MATH_H_

@@ -1,0 +1,109 @@
+#include "core/executor.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "core/checked_math.h"
+#include "core/status.h"
+
+namespace gradconf {
+namespace {
+struct Entry {
+  uint64_t workspace_size;
+  ExecutorBody body;
+};
+
+class Registry {
+ public:
+  aclOpExecutor* add(Entry entry) {
+    std::lock_guard lock(mutex_);
+    next_id_ += kHandleStep;
+    entries_.emplace(next_id_, std::make_unique<Entry>(std::move(entry)));
+    return reinterpret_cast<aclOpExecutor*>(next_id_);
+  }
+  std::unique_ptr<Entry> take(aclOpExecutor* handle) {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(reinterpret_cast<uintptr_t>(handle));
+    if (it == entries_.end()) return nullptr;
+    auto entry = std::move(it->second);
+    entries_.erase(it);
+    return entry;
+  }
+  int64_t size() {
+    std::lock_guard lock(mutex_);
+    return static_cast<int64_t>(entries_.size());
+  }
+
+ private:
+  // Handles look like aligned addresses but are ids: they start high and are never reused.
+  static constexpr uintptr_t kHandleStep = 64;
+  std::mutex mutex_;
+  uintptr_t next_id_ = uintptr_t{1} << 40;
+  std::unordered_map<uintptr_t, std::unique_ptr<Entry>> entries_;
+};
+
+Registry& registry() {
+  static Registry* instance = new Registry;  // never destroyed: executors may outlive statics
+  return *instance;
+}
+}  // namespace
+
+aclnnStatus make_executor(uint64_t scratch_bytes, ExecutorBody body, uint64_t* workspace_size,
+                          aclOpExecutor** executor) {
+  uint64_t size = 0;
+  if (scratch_bytes > 0) {
+    auto padded = checked_align_up(scratch_bytes, kWorkspaceAlignment);
+    if (!padded || *padded > (uint64_t{1} << 62)) {
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "workspace of " + std::to_string(scratch_bytes) + " bytes is too large");
+    }
+    size = *padded + kWorkspaceAlignment;
+  }
+  *executor = registry().add(Entry{size, std::move(body)});
+  *workspace_size = size;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus run_executor(void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
+                         const char* api_name) {
+  clear_last_error();
+  const std::string api(api_name);
+  if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, api + ": executor is null");
+  std::unique_ptr<Entry> entry = registry().take(executor);
+  if (!entry) {
+    return fail(ACLNN_ERR_RUNTIME_ERROR,
+                api + ": executor is unknown or was already run (executors are single-use)");
+  }
+  if (workspace_size < entry->workspace_size) {
+    return fail(ACLNN_ERR_PARAM_INVALID, api + ": expected workspaceSize >= " +
+                                             std::to_string(entry->workspace_size) +
+                                             ", but got " + std::to_string(workspace_size));
+  }
+  if (entry->workspace_size > 0 && workspace == nullptr) {
+    return fail(ACLNN_ERR_PARAM_INVALID, api + ": workspace is null but its size is " +
+                                             std::to_string(entry->workspace_size));
+  }
+  std::byte* aligned = nullptr;
+  if (entry->workspace_size > 0) {
+    const auto address = reinterpret_cast<uintptr_t>(workspace);
+    aligned = reinterpret_cast<std::byte*>((address + kWorkspaceAlignment - 1) &
+                                           ~uintptr_t{kWorkspaceAlignment - 1});
+  }
+  try {
+    entry->body(aligned);
+  } catch (const std::exception& e) {
+    return fail(ACLNN_ERR_INNER, api + ": internal failure: " + e.what());
+  }
+  return ACLNN_SUCCESS;
+}
+
+int64_t live_executor_count() { return registry().size(); }
+
+}  // namespace gradconf
+
+extern "C" aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
+  if (executor == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
+  return gradconf::registry().take(executor) ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
+}

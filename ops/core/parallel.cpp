@@ -1,0 +1,139 @@
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace gradconf {
+namespace {
+constexpr int kMaxThreads = 256;
+
+int default_threads() {
+  if (const char* env = std::getenv("GRADCONF_NUM_THREADS")) {
+    const int value = std::atoi(env);
+    if (value > 0) return std::min(value, kMaxThreads);
+  }
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxThreads);
+}
+
+std::atomic<int>& configured_threads() {
+  static std::atomic<int> threads{default_threads()};
+  return threads;
+}
+
+thread_local int current_worker = 0;
+
+// Workers sleep between jobs; a job is one parallel_for call split into `parts` chunks, part i
+// run by worker i (the caller runs part 0).
+class Pool {
+ public:
+  void run(int parts, const std::function<void(int)>& part_fn) {
+    std::unique_lock call_lock(call_mutex_);  // one parallel_for at a time on the pool
+    ensure_workers(parts - 1);
+    {
+      std::lock_guard lock(mutex_);
+      job_ = &part_fn;
+      parts_ = parts;
+      pending_ = parts - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    part_fn(0);
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+
+  ~Pool() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& worker : workers_) worker.join();
+  }
+
+ private:
+  void ensure_workers(int count) {
+    while (static_cast<int>(workers_.size()) < count) {
+      const int index = static_cast<int>(workers_.size()) + 1;
+      workers_.emplace_back([this, index] { work(index); });
+    }
+  }
+
+  void work(int index) {
+    current_worker = index;
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int)>* job;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+        if (index >= parts_) continue;
+        job = job_;
+      }
+      (*job)(index);
+      std::lock_guard lock(mutex_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex call_mutex_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  std::vector<std::thread> workers_;
+  const std::function<void(int)>* job_ = nullptr;
+  int parts_ = 0;
+  int pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+};
+
+Pool& pool() {
+  static Pool instance;
+  return instance;
+}
+
+thread_local bool inside_parallel_region = false;
+}  // namespace
+
+int num_threads() { return configured_threads().load(std::memory_order_relaxed); }
+
+void set_num_threads(int threads) {
+  configured_threads().store(threads > 0 ? std::min(threads, kMaxThreads) : default_threads(),
+                             std::memory_order_relaxed);
+}
+
+int worker_index() { return current_worker; }
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain,
+                  const std::function<void(int64_t, int64_t)>& fn, int max_workers) {
+  if (end <= begin) return;
+  const int64_t count = end - begin;
+  const int64_t max_parts = std::max<int64_t>(1, count / std::max<int64_t>(1, grain));
+  const int parts = static_cast<int>(
+      std::min<int64_t>(std::min(num_threads(), std::max(1, max_workers)), max_parts));
+  // Nested calls run inline: the pool serves one level, and inline keeps the same results.
+  if (parts <= 1 || inside_parallel_region) {
+    fn(begin, end);
+    return;
+  }
+  const std::function<void(int)> part_fn = [&](int part) {
+    const int64_t lo = begin + count * part / parts;
+    const int64_t hi = begin + count * (part + 1) / parts;
+    const bool outer = inside_parallel_region;
+    inside_parallel_region = true;
+    if (lo < hi) fn(lo, hi);
+    inside_parallel_region = outer;
+  };
+  pool().run(parts, part_fn);
+}
+
+}  // namespace gradconf

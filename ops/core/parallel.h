@@ -1,0 +1,30 @@
+// A deterministic parallel_for. Kernels give every output element exactly one writer and compute
+// it in a fixed order, so results are bitwise identical for any thread count; the pool only
+// decides who runs which contiguous chunk of the index range.
+#ifndef GRADCONF_OPS_CORE_PARALLEL_H_
+#define GRADCONF_OPS_CORE_PARALLEL_H_
+
+#include <cstdint>
+#include <functional>
+
+namespace gradconf {
+
+/// Threads used by kernels: set_num_threads, else GRADCONF_NUM_THREADS, else the core count.
+int num_threads();
+/// `threads` <= 0 restores the default.
+void set_num_threads(int threads);
+
+/// Calls fn(chunk_begin, chunk_end) over disjoint chunks covering [begin, end). Chunks of fewer
+/// than `grain` indices are not split further, and at most `max_workers` chunks run (a kernel
+/// whose workspace holds one slice per worker passes the count it planned for). Returns when
+/// every chunk is done.
+void parallel_for(int64_t begin, int64_t end, int64_t grain,
+                  const std::function<void(int64_t, int64_t)>& fn, int max_workers = 1 << 30);
+
+/// The index of the calling worker in [0, num_threads()) inside parallel_for (0 outside), so a
+/// kernel can give each worker its own slice of the workspace.
+int worker_index();
+
+}  // namespace gradconf
+
+#endif  // GRADCONF_OPS_CORE_PARALLEL_H_

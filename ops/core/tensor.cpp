@@ -1,0 +1,193 @@
+#include "core/tensor.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "core/checked_math.h"
+#include "core/dtype.h"
+#include "core/status.h"
+
+namespace gradconf {
+
+int64_t numel(const aclTensor& t) { return checked_numel(t.view_dims).value_or(0); }
+
+namespace {
+// Above this many addressed elements the exact (bitmap) overlap test is too costly; such views
+// are judged by the sufficient nested-stride test alone.
+constexpr int64_t kExactOverlapLimit = int64_t{1} << 24;
+
+// Sorted by stride, each dim must step over everything the smaller dims span: this proves that
+// no two indices meet. It is sufficient, not necessary (interleaved views fail it).
+bool nested_strides_prove_disjoint(const aclTensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> stride_dim;
+  for (size_t i = 0; i < t.view_dims.size(); ++i) {
+    if (t.view_dims[i] > 1) stride_dim.emplace_back(t.strides[i], t.view_dims[i]);
+  }
+  std::sort(stride_dim.begin(), stride_dim.end());
+  int64_t span = 0;  // largest offset reachable with the smaller dims
+  for (auto [stride, dim] : stride_dim) {
+    if (stride <= span) return false;
+    auto reach = checked_mul(stride, dim - 1);
+    if (!reach) return false;
+    auto next = checked_add(span, *reach);
+    if (!next) return false;
+    span = *next;
+  }
+  return true;
+}
+}  // namespace
+
+bool has_overlap(const aclTensor& t) {
+  const int64_t count = numel(t);
+  if (count <= 1 || nested_strides_prove_disjoint(t)) return false;
+  if (count > kExactOverlapLimit) return true;
+  int64_t max_offset = 0;
+  for (size_t i = 0; i < t.view_dims.size(); ++i) max_offset += (t.view_dims[i] - 1) * t.strides[i];
+  if (max_offset >= kExactOverlapLimit * 4) return true;
+  std::vector<bool> seen(static_cast<size_t>(max_offset) + 1, false);
+  std::vector<int64_t> index(t.view_dims.size(), 0);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t offset = 0;
+    for (size_t i = 0; i < index.size(); ++i) offset += index[i] * t.strides[i];
+    if (seen[offset]) return true;
+    seen[offset] = true;
+    for (size_t i = index.size(); i-- > 0;) {
+      if (++index[i] < t.view_dims[i]) break;
+      index[i] = 0;
+    }
+  }
+  return false;
+}
+
+std::string describe(const aclTensor& t) {
+  return std::string(dtype_name(t.dtype)) + " tensor with sizes " +
+         format_dims(t.view_dims.data(), t.view_dims.size());
+}
+
+}  // namespace gradconf
+
+using gradconf::checked_add;
+using gradconf::checked_mul;
+using gradconf::checked_numel;
+
+extern "C" {
+
+aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t* stride, int64_t offset, aclFormat format,
+                           const int64_t* storageDims, uint64_t storageDimsNum, void* tensorData) {
+  if (viewDimsNum > gradconf::kMaxRank || storageDimsNum > gradconf::kMaxRank) return nullptr;
+  if (viewDimsNum > 0 && (viewDims == nullptr || stride == nullptr)) return nullptr;
+  if (storageDimsNum > 0 && storageDims == nullptr) return nullptr;
+  if (offset < 0) return nullptr;
+  std::span<const int64_t> view(viewDims, viewDimsNum);
+  std::span<const int64_t> strides(stride, viewDimsNum);
+  std::span<const int64_t> storage(storageDims, storageDimsNum);
+  auto view_count = checked_numel(view);
+  auto storage_count = checked_numel(storage);
+  if (!view_count || !storage_count) return nullptr;
+  if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s < 0; })) return nullptr;
+  const int64_t esize = gradconf::element_size(dataType);
+  if (esize > 0 && !checked_mul(*storage_count, esize)) return nullptr;
+  if (*view_count > 0) {
+    // The last element the view addresses must lie inside the storage.
+    int64_t last = offset;
+    for (uint64_t i = 0; i < viewDimsNum; ++i) {
+      auto reach = checked_mul(view[i] - 1, strides[i]);
+      auto next = reach ? checked_add(last, *reach) : std::nullopt;
+      if (!next) return nullptr;
+      last = *next;
+    }
+    if (last >= *storage_count) return nullptr;
+    if (tensorData == nullptr) return nullptr;
+  }
+  auto* t = new aclTensor;
+  t->view_dims.assign(view.begin(), view.end());
+  t->strides.assign(strides.begin(), strides.end());
+  t->storage_dims.assign(storage.begin(), storage.end());
+  t->offset = offset;
+  t->dtype = dataType;
+  t->format = format;
+  t->data = tensorData;
+  return t;
+}
+
+aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
+  if (size > 0 && value == nullptr) return nullptr;
+  return new aclIntArray{std::vector<int64_t>(value, value + size)};
+}
+
+aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
+  if (size > 0 && value == nullptr) return nullptr;
+  return new aclBoolArray{std::vector<bool>(value, value + size)};
+}
+
+aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
+  delete tensor;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyIntArray(const aclIntArray* array) {
+  delete array;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyBoolArray(const aclBoolArray* array) {
+  delete array;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetViewShape(const aclTensor* tensor, int64_t** viewDims, uint64_t* viewDimsNum) {
+  if (!tensor || !viewDims || !viewDimsNum) return ACLNN_ERR_PARAM_NULLPTR;
+  *viewDims = const_cast<int64_t*>(tensor->view_dims.data());
+  *viewDimsNum = tensor->view_dims.size();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetStorageShape(const aclTensor* tensor, int64_t** storageDims,
+                               uint64_t* storageDimsNum) {
+  if (!tensor || !storageDims || !storageDimsNum) return ACLNN_ERR_PARAM_NULLPTR;
+  *storageDims = const_cast<int64_t*>(tensor->storage_dims.data());
+  *storageDimsNum = tensor->storage_dims.size();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetViewStrides(const aclTensor* tensor, int64_t** stridesValue,
+                              uint64_t* stridesNum) {
+  if (!tensor || !stridesValue || !stridesNum) return ACLNN_ERR_PARAM_NULLPTR;
+  *stridesValue = const_cast<int64_t*>(tensor->strides.data());
+  *stridesNum = tensor->strides.size();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetViewOffset(const aclTensor* tensor, int64_t* offset) {
+  if (!tensor || !offset) return ACLNN_ERR_PARAM_NULLPTR;
+  *offset = tensor->offset;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetFormat(const aclTensor* tensor, aclFormat* format) {
+  if (!tensor || !format) return ACLNN_ERR_PARAM_NULLPTR;
+  *format = tensor->format;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetDataType(const aclTensor* tensor, aclDataType* dataType) {
+  if (!tensor || !dataType) return ACLNN_ERR_PARAM_NULLPTR;
+  *dataType = tensor->dtype;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetIntArraySize(const aclIntArray* array, uint64_t* size) {
+  if (!array || !size) return ACLNN_ERR_PARAM_NULLPTR;
+  *size = array->values.size();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetBoolArraySize(const aclBoolArray* array, uint64_t* size) {
+  if (!array || !size) return ACLNN_ERR_PARAM_NULLPTR;
+  *size = array->values.size();
+  return ACLNN_SUCCESS;
+}
+
+}  // extern "C"

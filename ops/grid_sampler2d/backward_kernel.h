@@ -1,0 +1,201 @@
+// NOTE [GridSampler2D backward kernel]
+// Three passes over a workspace laid out as [points | one accumulator plane per worker]:
+//   1. locate: every grid point (n, h, w) is located once (coords.h, in double) into `points`;
+//   2. gridGrad: one task per point sums its channel terms in channel order (in double for every
+//      dtype: C can be long) and writes both components;
+//   3. inputGrad: one task per plane (n, c) clears its worker's accumulator, scatters every point
+//      of batch n into it in point order, then writes the plane out.
+// Each output element has exactly one writer and a fixed summation order, so results are bitwise
+// identical for any thread count; no atomics. The scatter goes through a compute-type plane
+// because half outputs cannot accumulate in their own type. Empty problems need no workspace.
+#ifndef GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
+#define GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
+
+#include <algorithm>
+#include <optional>
+
+#include "core/checked_math.h"
+#include "core/dtype.h"
+#include "core/executor.h"
+#include "core/parallel.h"
+#include "core/view.h"
+#include "grid_sampler2d/coords.h"
+#include "grid_sampler2d/forward_kernel.h"
+#include "grid_sampler2d/plan.h"
+
+namespace gradconf::grid_sampler2d {
+
+struct BackwardLayout {
+  int64_t n_batch, channels, in_h, in_w, out_h, out_w;
+  explicit BackwardLayout(const BackwardPlan& plan)
+      : n_batch(plan.input.view_dims[0]),
+        channels(plan.input.view_dims[1]),
+        in_h(plan.input.view_dims[2]),
+        in_w(plan.input.view_dims[3]),
+        out_h(plan.grid.view_dims[1]),
+        out_w(plan.grid.view_dims[2]) {}
+  int64_t points() const { return out_h * out_w; }
+  bool empty() const { return n_batch == 0 || channels == 0 || points() == 0; }
+};
+
+/// Byte offsets of the workspace regions; nullopt when the sizes overflow.
+struct BackwardWorkspace {
+  uint64_t points_bytes = 0;
+  uint64_t plane_bytes = 0;  ///< one worker's accumulator plane
+  uint64_t total = 0;
+};
+
+template <typename T>
+std::optional<BackwardWorkspace> backward_workspace(const BackwardPlan& plan) {
+  const BackwardLayout l(plan);
+  BackwardWorkspace ws;
+  if (l.empty()) return ws;
+  auto points = checked_mul(l.n_batch, l.points());
+  auto points_bytes = points ? checked_mul(*points, sizeof(SourcePoint)) : std::nullopt;
+  auto plane = checked_mul(l.in_h, l.in_w);
+  auto plane_bytes = plane ? checked_mul(*plane, sizeof(compute_t<T>)) : std::nullopt;
+  if (!points_bytes || !plane_bytes) return std::nullopt;
+  auto points_aligned = checked_align_up(*points_bytes, kWorkspaceAlignment);
+  auto plane_aligned = checked_align_up(*plane_bytes, kWorkspaceAlignment);
+  if (!points_aligned || !plane_aligned) return std::nullopt;
+  ws.points_bytes = *points_aligned;
+  ws.plane_bytes = *plane_aligned;
+  auto planes = plan.want_input_grad ? checked_mul(static_cast<int64_t>(ws.plane_bytes), plan.workers)
+                                     : std::optional<int64_t>(0);
+  auto total = planes ? checked_add(static_cast<int64_t>(ws.points_bytes), *planes) : std::nullopt;
+  if (!total) return std::nullopt;
+  ws.total = static_cast<uint64_t>(*total);
+  return ws;
+}
+
+template <typename T, Fault kFault>
+void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
+  using Acc = compute_t<T>;
+  const BackwardLayout l(plan);
+  const auto grad_output = view_of<const T, 4>(plan.grad_output);
+  const auto input = view_of<const T, 4>(plan.input);
+  const auto grid = view_of<const T, 4>(plan.grid);
+  const auto input_grad = view_of<T, 4>(plan.input_grad);
+  const auto grid_grad = view_of<T, 4>(plan.grid_grad);
+  const Attributes& a = plan.attrs;
+  const bool nearest = a.interpolation == Interpolation::kNearest;
+  const int64_t points = l.points();
+
+  if (l.empty()) {
+    // Empty problems: whatever wanted output still has elements is zero (spec, E-GS-8).
+    if (plan.want_grid_grad && l.channels == 0) {
+      parallel_for(0, l.n_batch * points, 4096, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          grid_grad(i / points, (i % points) / l.out_w, i % l.out_w, 0) = T(0);
+          grid_grad(i / points, (i % points) / l.out_w, i % l.out_w, 1) = T(0);
+        }
+      });
+    }
+    if (plan.want_input_grad && points == 0) {
+      parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t nc = lo; nc < hi; ++nc) {
+          for (int64_t y = 0; y < l.in_h; ++y) {
+            for (int64_t x = 0; x < l.in_w; ++x) input_grad(nc / l.channels, nc % l.channels, y, x) = T(0);
+          }
+        }
+      });
+    }
+    return;
+  }
+
+  const BackwardWorkspace ws = *backward_workspace<T>(plan);
+  auto* located = reinterpret_cast<SourcePoint*>(workspace);
+  parallel_for(0, l.n_batch * points, 1024, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t n = i / points, h = (i % points) / l.out_w, w = i % l.out_w;
+      located[i] = locate_source<kFault>(static_cast<double>(grid(n, h, w, 0)),
+                                         static_cast<double>(grid(n, h, w, 1)), l.in_h, l.in_w,
+                                         a.interpolation, a.padding, a.align_corners);
+    }
+  });
+
+  if (plan.want_grid_grad) {
+    const int64_t grain = std::max<int64_t>(1, 4096 / l.channels);
+    parallel_for(0, l.n_batch * points, grain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        const int64_t n = i / points, h = (i % points) / l.out_w, w = i % l.out_w;
+        const SourcePoint& p = located[i];
+        double gx = 0, gy = 0;
+        if (p.addressable && !nearest) {
+          const BilinearTaps<double, kFault> taps(p, l.in_h, l.in_w);
+          // d weight / d ix and d weight / d iy of the taps, in tap order.
+          const double dwx[4] = {-(1 - p.ty), 1 - p.ty, -p.ty, p.ty};
+          const double dwy[4] = {-(1 - p.tx), -p.tx, 1 - p.tx, p.tx};
+          if constexpr (kFault == Fault::kThreadDependentSum) {
+            // Mutant: per-thread partial sums in the compute type, combined at the end.
+            const int parts = std::min(num_threads(), 8);
+            Acc part_x[8] = {}, part_y[8] = {};
+            for (int64_t c = 0; c < l.channels; ++c) {
+              const int part = static_cast<int>(c * parts / l.channels);
+              const Acc g = static_cast<Acc>(grad_output(n, c, h, w));
+              for (int k = 0; k < 4; ++k) {
+                if (!taps.inside[k]) continue;
+                const Acc v = static_cast<Acc>(input(n, c, taps.y[k], taps.x[k]));
+                part_x[part] += g * v * static_cast<Acc>(dwx[k]);
+                part_y[part] += g * v * static_cast<Acc>(dwy[k]);
+              }
+            }
+            for (int k = 0; k < parts; ++k) gx += part_x[k], gy += part_y[k];
+          } else {
+            for (int64_t c = 0; c < l.channels; ++c) {
+              const double g = static_cast<double>(grad_output(n, c, h, w));
+              for (int k = 0; k < 4; ++k) {
+                if (!taps.inside[k]) continue;
+                const double v = static_cast<double>(input(n, c, taps.y[k], taps.x[k]));
+                gx += g * v * dwx[k];
+                gy += g * v * dwy[k];
+              }
+            }
+          }
+          gx *= p.mult_x;
+          gy *= p.mult_y;
+        }
+        if constexpr (kFault == Fault::kSwappedGridGradXY) std::swap(gx, gy);
+        grid_grad(n, h, w, 0) = static_cast<T>(gx);
+        if constexpr (kFault == Fault::kIgnoredGridGradStride) {
+          (&grid_grad(n, h, w, 0))[1] = static_cast<T>(gy);
+        } else {
+          grid_grad(n, h, w, 1) = static_cast<T>(gy);
+        }
+      }
+    });
+  }
+
+  if (plan.want_input_grad) {
+    std::byte* planes = workspace + ws.points_bytes;
+    const int64_t plane_size = l.in_h * l.in_w;
+    parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
+      auto* acc = reinterpret_cast<Acc*>(planes + ws.plane_bytes * worker_index());
+      for (int64_t nc = lo; nc < hi; ++nc) {
+        const int64_t n = nc / l.channels, c = nc % l.channels;
+        if constexpr (kFault != Fault::kWorkspaceAssumedZero) std::fill(acc, acc + plane_size, Acc(0));
+        const SourcePoint* batch_points = located + n * points;
+        for (int64_t i = 0; i < points; ++i) {
+          const SourcePoint& p = batch_points[i];
+          if (!p.addressable) continue;
+          const Acc g = static_cast<Acc>(grad_output(n, c, i / l.out_w, i % l.out_w));
+          if (nearest) {
+            if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) acc[p.y0 * l.in_w + p.x0] += g;
+            continue;
+          }
+          const BilinearTaps<Acc, kFault> taps(p, l.in_h, l.in_w);
+          for (int k = 0; k < 4; ++k) {
+            if (taps.inside[k]) acc[taps.y[k] * l.in_w + taps.x[k]] += taps.weight[k] * g;
+          }
+        }
+        for (int64_t y = 0; y < l.in_h; ++y) {
+          for (int64_t x = 0; x < l.in_w; ++x) input_grad(n, c, y, x) = static_cast<T>(acc[y * l.in_w + x]);
+        }
+      }
+    }, plan.workers);
+  }
+}
+
+}  // namespace gradconf::grid_sampler2d
+
+#endif  // GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_

@@ -1,0 +1,230 @@
+// Each check returns nullopt when its clause holds, else "expected ..., but got ...". Checks may
+// assume that every earlier clause held (e.g. shape checks run on non-null, 4-D tensors).
+#include "grid_sampler2d/clauses.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/status.h"
+
+namespace gradconf::grid_sampler2d {
+namespace {
+using Check = std::optional<std::string>;
+constexpr ProfileSet kEvery = kAllProfiles;
+
+bool backward(const CallArgs& a) { return a.direction == Direction::kBackward; }
+
+struct Named {
+  const char* name;
+  const aclTensor* tensor;
+};
+
+// The tensors of the call, in the order of the C prototype.
+std::vector<Named> tensors(const CallArgs& a) {
+  if (backward(a)) {
+    return {{"gradOutput", a.grad_output}, {"input", a.input}, {"grid", a.grid},
+            {"inputGrad", a.input_grad}, {"gridGrad", a.grid_grad}};
+  }
+  return {{"input", a.input}, {"grid", a.grid}, {"out", a.out}};
+}
+
+std::vector<Named> outputs(const CallArgs& a) {
+  if (backward(a)) return {{"inputGrad", a.input_grad}, {"gridGrad", a.grid_grad}};
+  return {{"out", a.out}};
+}
+
+std::string got(const char* name, const aclTensor& t) {
+  return std::string(name) + " " + describe(t);
+}
+
+Check null_tensors(const CallArgs& a) {
+  for (const auto& [name, t] : tensors(a)) {
+    if (t == nullptr) return std::string("expected ") + name + " to be non-null, but got nullptr";
+  }
+  return std::nullopt;
+}
+
+Check null_out_pointers(const CallArgs& a) {
+  if (a.workspace_size == nullptr) return "expected workspaceSize to be non-null, but got nullptr";
+  if (a.executor == nullptr) return "expected executor to be non-null, but got nullptr";
+  return std::nullopt;
+}
+
+Check mask_null(const CallArgs& a) {
+  if (backward(a) && a.output_mask == nullptr) {
+    return "outputMask is null: nothing is computed (CANN behaviour)";
+  }
+  return std::nullopt;
+}
+
+Check mask_size(const CallArgs& a) {
+  if (!backward(a) || a.output_mask->values.size() == 2) return std::nullopt;
+  return "expected outputMask of size 2, but got size " +
+         std::to_string(a.output_mask->values.size());
+}
+
+Check dtype_supported(const CallArgs& a) {
+  for (const auto& [name, t] : tensors(a)) {
+    if (!is_floating(t->dtype)) {
+      return std::string("expected ") + name +
+             " dtype in {float32, float16, bfloat16, float64}, but got " + got(name, *t) +
+             " (aclDataType " + std::to_string(static_cast<int>(t->dtype)) + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+Check dtype_same(const CallArgs& a) {
+  for (const auto& [name, t] : tensors(a)) {
+    if (t->dtype != a.input->dtype) {
+      return std::string("expected ") + name + " to have input's dtype " +
+             std::string(dtype_name(a.input->dtype)) + ", but got " + got(name, *t);
+    }
+  }
+  return std::nullopt;
+}
+
+Check format_nd(const CallArgs& a) {
+  for (const auto& [name, t] : tensors(a)) {
+    if (t->format != ACL_FORMAT_ND && t->format != ACL_FORMAT_NCHW &&
+        t->format != ACL_FORMAT_NHWC) {
+      return std::string("expected ") + name + " format ND (or its 4-D aliases NCHW, NHWC), " +
+             "but got aclFormat " + std::to_string(static_cast<int>(t->format));
+    }
+  }
+  return std::nullopt;
+}
+
+Check interpolation(const CallArgs& a) {
+  if (a.interpolation_mode == 0 || a.interpolation_mode == 1) return std::nullopt;
+  return "expected interpolationMode in {0 bilinear, 1 nearest}, but got " +
+         std::to_string(a.interpolation_mode);
+}
+
+Check padding(const CallArgs& a) {
+  if (a.padding_mode == 0 || a.padding_mode == 1) return std::nullopt;
+  return "expected paddingMode in {0 zeros, 1 border}, but got " + std::to_string(a.padding_mode);
+}
+
+Check ranks(const CallArgs& a) {
+  std::vector<Named> checked = {{"input", a.input}, {"grid", a.grid}};
+  checked.insert(checked.begin(), Named{backward(a) ? "gradOutput" : "out",
+                                        backward(a) ? a.grad_output : a.out});
+  for (const auto& [name, t] : checked) {
+    if (rank(*t) != 4) return std::string("expected ") + name + " to be 4-D, but got " + got(name, *t);
+  }
+  return std::nullopt;
+}
+
+Check batch(const CallArgs& a) {
+  const int64_t n = a.input->view_dims[0];
+  if (a.grid->view_dims[0] != n) {
+    return "expected grid.dim(0) == input.dim(0), but got " + got("input", *a.input) + " and " +
+           got("grid", *a.grid);
+  }
+  if (backward(a) && a.grad_output->view_dims[0] != n) {
+    return "expected gradOutput.dim(0) == input.dim(0), but got " + got("input", *a.input) +
+           " and " + got("gradOutput", *a.grad_output);
+  }
+  return std::nullopt;
+}
+
+Check channels(const CallArgs& a) {
+  if (!backward(a) || a.grad_output->view_dims[1] == a.input->view_dims[1]) return std::nullopt;
+  return "expected gradOutput.dim(1) == input.dim(1), but got " + got("input", *a.input) + " and " +
+         got("gradOutput", *a.grad_output);
+}
+
+Check output_size(const CallArgs& a) {
+  if (!backward(a)) return std::nullopt;
+  const auto& g = a.grid->view_dims;
+  const auto& go = a.grad_output->view_dims;
+  if (g[1] == go[2] && g[2] == go[3]) return std::nullopt;
+  return "expected grid.dim(1), grid.dim(2) == gradOutput.dim(2), gradOutput.dim(3), but got " +
+         got("grid", *a.grid) + " and " + got("gradOutput", *a.grad_output);
+}
+
+Check grid_last_dim(const CallArgs& a) {
+  if (a.grid->view_dims[3] == 2) return std::nullopt;
+  return "expected grid.dim(3) == 2, but got " + got("grid", *a.grid);
+}
+
+Check input_spatial(const CallArgs& a) {
+  if (a.input->view_dims[2] != 0 && a.input->view_dims[3] != 0) return std::nullopt;
+  return "expected input.dim(2) and input.dim(3) to be non-zero, but got " + got("input", *a.input);
+}
+
+Check output_shapes(const CallArgs& a) {
+  if (backward(a)) {
+    if (a.input_grad->view_dims != a.input->view_dims) {
+      return "expected inputGrad shape == input shape, but got " + got("input", *a.input) +
+             " and " + got("inputGrad", *a.input_grad);
+    }
+    if (a.grid_grad->view_dims != a.grid->view_dims) {
+      return "expected gridGrad shape == grid shape, but got " + got("grid", *a.grid) + " and " +
+             got("gridGrad", *a.grid_grad);
+    }
+    return std::nullopt;
+  }
+  const std::vector<int64_t> expected = {a.input->view_dims[0], a.input->view_dims[1],
+                                         a.grid->view_dims[1], a.grid->view_dims[2]};
+  if (a.out->view_dims == expected) return std::nullopt;
+  return "expected out sizes " + format_dims(expected.data(), expected.size()) + ", but got " +
+         got("out", *a.out);
+}
+
+Check outputs_disjoint(const CallArgs& a) {
+  for (const auto& [name, t] : outputs(a)) {
+    if (has_overlap(*t)) {
+      return std::string("expected ") + name + " to address each element once, but got strides " +
+             format_dims(t->strides.data(), t->strides.size()) + " for sizes " +
+             format_dims(t->view_dims.data(), t->view_dims.size());
+    }
+  }
+  return std::nullopt;
+}
+
+constexpr const char* kSeed = "002 aclnnGridSampler2DBackwardGetWorkspaceSize 返回值";
+
+const std::array<Clause<CallArgs>, 17> kClauses = {{
+    {"GS-NULL-01", kEvery, ACLNN_ERR_PARAM_NULLPTR, kSeed, "a tensor argument is null",
+     null_tensors},
+    {"GS-NULL-02", kEvery, ACLNN_ERR_PARAM_NULLPTR, "spec README §1",
+     "workspaceSize or executor out-pointer is null", null_out_pointers},
+    {"GS-MASK-01", kEvery, ACLNN_SUCCESS, "Decision E-GS-7 (CANN code)",
+     "outputMask is null: success, workspace 0, nothing computed", mask_null},
+    {"GS-MASK-02", kEvery, ACLNN_ERR_PARAM_INVALID, "CANN code (op_api)",
+     "outputMask size != 2", mask_size},
+    {"GS-DTYPE-01", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed,
+     "a tensor's dtype is not FLOAT/FLOAT16/BFLOAT16/DOUBLE", dtype_supported},
+    {"GS-DTYPE-02", kEvery, ACLNN_ERR_PARAM_INVALID, "002 参数说明 (same dtype as input)",
+     "a tensor's dtype differs from input's", dtype_same},
+    {"GS-FORMAT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision)",
+     "a tensor's format is not ND (NCHW/NHWC accepted as aliases)", format_nd},
+    {"GS-ATTR-01", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed, "interpolationMode not in {0,1}",
+     interpolation},
+    {"GS-ATTR-02", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed, "paddingMode not in {0,1}", padding},
+    {"GS-RANK-01", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed,
+     "gradOutput (or out), input or grid is not 4-D", ranks},
+    {"GS-SHAPE-01", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed,
+     "input.dim0 != grid.dim0 or != gradOutput.dim0", batch},
+    {"GS-SHAPE-02", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed, "input.dim1 != gradOutput.dim1",
+     channels},
+    {"GS-SHAPE-03", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed,
+     "grid.dim1 != gradOutput.dim2 or grid.dim2 != gradOutput.dim3", output_size},
+    {"GS-SHAPE-04", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed, "grid.dim3 != 2", grid_last_dim},
+    {"GS-SHAPE-05", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed, "input.dim2 == 0 or input.dim3 == 0",
+     input_spatial},
+    {"GS-SHAPE-06", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed,
+     "inputGrad/gridGrad (or out) shape differs from input/grid (or (N,C,Hout,Wout))",
+     output_shapes},
+    {"GS-OUT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3",
+     "an output view has overlapping elements", outputs_disjoint},
+}};
+}  // namespace
+
+std::span<const Clause<CallArgs>> clause_table() { return kClauses; }
+
+}  // namespace gradconf::grid_sampler2d

@@ -1,0 +1,83 @@
+// Phase 1 of both entry points, templated on a planted Fault so mutation tests can build faulty
+// variants of the whole call path (mutants.cpp, a test-only target). api.cpp instantiates
+// Fault::kNone, the only variant the shipped library contains.
+#ifndef GRADCONF_OPS_GRID_SAMPLER2D_ENTRY_H_
+#define GRADCONF_OPS_GRID_SAMPLER2D_ENTRY_H_
+
+#include "core/executor.h"
+#include "core/status.h"
+#include "grid_sampler2d/backward_kernel.h"
+#include "grid_sampler2d/clauses.h"
+#include "grid_sampler2d/forward_kernel.h"
+
+namespace gradconf::grid_sampler2d {
+
+template <Fault kFault>
+Verdict validate(const CallArgs& args) {
+  const auto table = clause_table();
+  Verdict verdict = run_clauses(table, args, spec_profile());
+  if constexpr (kFault == Fault::kMissingClauseShape04) {
+    // Mutant: accepts grids with more than two components (never fewer: that would read past
+    // the grid), by resuming validation after the clause.
+    if (verdict.clause_id == "GS-SHAPE-04" && args.grid->view_dims[3] > 2) {
+      size_t next = 0;
+      while (table[next].id != "GS-SHAPE-04") ++next;
+      verdict = run_clauses(table.subspan(next + 1), args, spec_profile());
+    }
+  }
+  return verdict;
+}
+
+inline Attributes attributes_of(const CallArgs& args) {
+  return Attributes{static_cast<Interpolation>(args.interpolation_mode),
+                    static_cast<Padding>(args.padding_mode), args.align_corners};
+}
+
+template <Fault kFault>
+aclnnStatus forward_phase1(const CallArgs& args) {
+  clear_last_error();
+  const Verdict verdict = validate<kFault>(args);
+  if (!verdict.proceed()) return fail(verdict.status, verdict.message);
+  ForwardPlan plan{*args.input, *args.grid, *args.out, attributes_of(args)};
+  return make_executor(
+      0,
+      [plan](std::byte*) {
+        dispatch_floating(plan.input.dtype, [&](auto tag) {
+          forward_kernel<typename decltype(tag)::type, kFault>(plan);
+        });
+      },
+      args.workspace_size, args.executor);
+}
+
+template <Fault kFault>
+aclnnStatus backward_phase1(const CallArgs& args) {
+  clear_last_error();
+  const Verdict verdict = validate<kFault>(args);
+  if (verdict.early_out()) {
+    return make_executor(0, [](std::byte*) {}, args.workspace_size, args.executor);
+  }
+  if (!verdict.proceed()) return fail(verdict.status, verdict.message);
+  BackwardPlan plan{*args.grad_output, *args.input,  *args.grid,
+                    *args.input_grad,  *args.grid_grad, attributes_of(args),
+                    bool(args.output_mask->values[0]), bool(args.output_mask->values[1]),
+                    num_threads()};
+  const auto workspace = dispatch_floating(plan.input.dtype, [&](auto tag) {
+    return backward_workspace<typename decltype(tag)::type>(plan);
+  });
+  if (!workspace) {
+    return fail(ACLNN_ERR_PARAM_INVALID, "GS-SHAPE-06: the workspace for sizes " +
+                                             describe(plan.input) + " overflows 64 bits");
+  }
+  return make_executor(
+      workspace->total,
+      [plan](std::byte* scratch) {
+        dispatch_floating(plan.input.dtype, [&](auto tag) {
+          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+        });
+      },
+      args.workspace_size, args.executor);
+}
+
+}  // namespace gradconf::grid_sampler2d
+
+#endif  // GRADCONF_OPS_GRID_SAMPLER2D_ENTRY_H_

@@ -1,0 +1,21 @@
+#include "grid_sampler2d/faults.h"
+
+namespace gradconf::grid_sampler2d {
+
+std::string_view fault_name(Fault fault) {
+  switch (fault) {
+    case Fault::kNone: return "none";
+    case Fault::kWrongBilinearWeight: return "wrong_bilinear_weight";
+    case Fault::kDroppedBorderClamp: return "dropped_border_clamp";
+    case Fault::kSwappedGridGradXY: return "swapped_grid_grad_xy";
+    case Fault::kOffByOneTap: return "off_by_one_tap";
+    case Fault::kIgnoredGridGradStride: return "ignored_grid_grad_stride";
+    case Fault::kThreadDependentSum: return "thread_dependent_sum";
+    case Fault::kWorkspaceAssumedZero: return "workspace_assumed_zero";
+    case Fault::kMissingClauseShape04: return "missing_clause_shape04";
+    case Fault::kNearestRoundsHalfUp: return "nearest_rounds_half_up";
+  }
+  return "unknown";
+}
+
+}  // namespace gradconf::grid_sampler2d

@@ -1,0 +1,36 @@
+// Planted faults for mutation testing (properties/, tests/, reports/). The kernels are templates
+// on a Fault; the shipped entry points instantiate Fault::kNone only, where every fault branch
+// is an `if constexpr` that compiles away. Each fault is memory-safe by construction so a law can
+// observe it without a sanitizer report.
+#ifndef GRADCONF_OPS_GRID_SAMPLER2D_FAULTS_H_
+#define GRADCONF_OPS_GRID_SAMPLER2D_FAULTS_H_
+
+#include <array>
+#include <string_view>
+
+namespace gradconf::grid_sampler2d {
+
+enum class Fault {
+  kNone,
+  kWrongBilinearWeight,      ///< the (y1, x1) weight uses tx*tx instead of tx*ty
+  kDroppedBorderClamp,       ///< border padding neither clamps nor zeroes the multiplier
+  kSwappedGridGradXY,        ///< gridGrad[...,0] and [...,1] exchanged
+  kOffByOneTap,              ///< the last column is treated as out of bounds
+  kIgnoredGridGradStride,    ///< gridGrad's component stride taken as 1
+  kThreadDependentSum,       ///< gridGrad's channel sum split by thread count
+  kWorkspaceAssumedZero,     ///< the inputGrad accumulator is not cleared before use
+  kMissingClauseShape04,     ///< phase 1 skips GS-SHAPE-04 (grid.dim3 == 2)
+  kNearestRoundsHalfUp,      ///< nearest uses round-half-away instead of half-to-even
+};
+
+inline constexpr std::array kAllFaults = {
+    Fault::kWrongBilinearWeight, Fault::kDroppedBorderClamp,  Fault::kSwappedGridGradXY,
+    Fault::kOffByOneTap,         Fault::kIgnoredGridGradStride, Fault::kThreadDependentSum,
+    Fault::kWorkspaceAssumedZero, Fault::kMissingClauseShape04, Fault::kNearestRoundsHalfUp,
+};
+
+std::string_view fault_name(Fault fault);
+
+}  // namespace gradconf::grid_sampler2d
+
+#endif  // GRADCONF_OPS_GRID_SAMPLER2D_FAULTS_H_

@@ -1,0 +1,86 @@
+// NOTE [GridSampler2D forward kernel]
+// One task per grid point (n, h, w): the point is located once (coords.h, in double), then every
+// channel c samples input(n, c, ., .) at it and writes out(n, c, h, w). Each output element has
+// one writer, so any thread count gives the same bits. All tensors are read through their views.
+#ifndef GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
+#define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
+
+#include <algorithm>
+
+#include "core/dtype.h"
+#include "core/parallel.h"
+#include "core/view.h"
+#include "grid_sampler2d/coords.h"
+#include "grid_sampler2d/plan.h"
+
+namespace gradconf::grid_sampler2d {
+
+/// The four bilinear taps of a located point with their weights, in the fixed order
+/// (y0,x0) (y0,x1) (y1,x0) (y1,x1). Out-of-bounds taps are flagged, never read.
+template <typename Acc, Fault kFault>
+struct BilinearTaps {
+  int64_t y[4], x[4];
+  Acc weight[4];
+  bool inside[4];
+
+  BilinearTaps(const SourcePoint& p, int64_t h, int64_t w) {
+    const Acc tx = static_cast<Acc>(p.tx), ty = static_cast<Acc>(p.ty);
+    const Acc wx[2] = {Acc(1) - tx, tx};
+    const Acc wy[2] = {Acc(1) - ty, ty};
+    const int64_t last_column = kFault == Fault::kOffByOneTap ? w - 1 : w;
+    for (int k = 0; k < 4; ++k) {
+      const int dy = k >> 1, dx = k & 1;
+      y[k] = p.y0 + dy;
+      x[k] = p.x0 + dx;
+      weight[k] = wy[dy] * wx[dx];
+      inside[k] = in_bounds(y[k], x[k], h, last_column);
+    }
+    if constexpr (kFault == Fault::kWrongBilinearWeight) weight[3] = tx * tx;
+  }
+};
+
+template <typename T, Fault kFault>
+void forward_kernel(const ForwardPlan& plan) {
+  using Acc = compute_t<T>;
+  const auto input = view_of<const T, 4>(plan.input);
+  const auto grid = view_of<const T, 4>(plan.grid);
+  const auto out = view_of<T, 4>(plan.out);
+  const int64_t n_batch = input.dims[0], channels = input.dims[1];
+  const int64_t in_h = input.dims[2], in_w = input.dims[3];
+  const int64_t out_h = grid.dims[1], out_w = grid.dims[2];
+  const int64_t points = out_h * out_w;
+  const Attributes& a = plan.attrs;
+  // ~4k channel samples per task keeps the pool busy without drowning small problems in overhead.
+  const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
+  parallel_for(0, n_batch * points, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t n = i / points, h = (i % points) / out_w, w = i % out_w;
+      const SourcePoint p = locate_source<kFault>(
+          static_cast<double>(grid(n, h, w, 0)), static_cast<double>(grid(n, h, w, 1)), in_h, in_w,
+          a.interpolation, a.padding, a.align_corners);
+      if (!p.addressable) {
+        for (int64_t c = 0; c < channels; ++c) out(n, c, h, w) = T(0);
+        continue;
+      }
+      if (a.interpolation == Interpolation::kNearest) {
+        const bool inside = in_bounds(p.y0, p.x0, in_h, in_w);
+        for (int64_t c = 0; c < channels; ++c) {
+          out(n, c, h, w) = inside ? input(n, c, p.y0, p.x0) : T(0);
+        }
+        continue;
+      }
+      const BilinearTaps<Acc, kFault> taps(p, in_h, in_w);
+      for (int64_t c = 0; c < channels; ++c) {
+        Acc sum = 0;
+        for (int k = 0; k < 4; ++k) {
+          if (taps.inside[k]) sum += taps.weight[k] * static_cast<Acc>(input(n, c, taps.y[k], taps.x[k]));
+        }
+        out(n, c, h, w) = static_cast<T>(sum);
+      }
+    }
+  });
+}
+
+}  // namespace gradconf::grid_sampler2d
+
+#endif  // GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_

@@ -1,0 +1,35 @@
+// A validated call, as phase 1 hands it to phase 2: copies of the views (so the caller's
+// aclTensor objects may be destroyed between the phases) and the decoded attributes.
+#ifndef GRADCONF_OPS_GRID_SAMPLER2D_PLAN_H_
+#define GRADCONF_OPS_GRID_SAMPLER2D_PLAN_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "grid_sampler2d/coords.h"
+
+namespace gradconf::grid_sampler2d {
+
+struct Attributes {
+  Interpolation interpolation = Interpolation::kBilinear;
+  Padding padding = Padding::kZeros;
+  bool align_corners = false;
+};
+
+struct ForwardPlan {
+  aclTensor input, grid, out;
+  Attributes attrs;
+};
+
+struct BackwardPlan {
+  aclTensor grad_output, input, grid, input_grad, grid_grad;
+  Attributes attrs;
+  bool want_input_grad = true;
+  bool want_grid_grad = true;
+  int workers = 1;  ///< workspace slices planned in phase 1; phase 2 uses at most this many
+};
+
+}  // namespace gradconf::grid_sampler2d
+
+#endif  // GRADCONF_OPS_GRID_SAMPLER2D_PLAN_H_

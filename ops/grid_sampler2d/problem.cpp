@@ -1,0 +1,282 @@
+#include "grid_sampler2d/problem.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/dtype.h"
+#include "core/random.h"
+#include "core/repro.h"
+
+namespace gradconf::grid_sampler2d {
+
+namespace {
+constexpr std::array<std::string_view, kRoleCount> kRoleNames = {
+    "gradOutput", "input", "grid", "out", "inputGrad", "gridGrad"};
+constexpr std::string_view kForwardName = "grid_sampler2d";
+constexpr std::string_view kBackwardName = "grid_sampler2d_backward";
+// Repro lines are for test-sized problems; the limit keeps parse_repro from describing tensors
+// no harness could allocate.
+constexpr int64_t kMaxReproDim = int64_t{1} << 20;
+
+template <typename E, size_t N>
+std::optional<E> lookup(std::string_view text, const std::array<std::pair<std::string_view, E>, N>& names) {
+  for (const auto& [name, value] : names) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+template <typename E, size_t N>
+std::string_view name_of(E value, const std::array<std::pair<std::string_view, E>, N>& names) {
+  for (const auto& [name, v] : names) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+constexpr std::array<std::pair<std::string_view, Interpolation>, 2> kInterpNames = {
+    {{"bilinear", Interpolation::kBilinear}, {"nearest", Interpolation::kNearest}}};
+constexpr std::array<std::pair<std::string_view, Padding>, 2> kPadNames = {
+    {{"zeros", Padding::kZeros}, {"border", Padding::kBorder}}};
+constexpr std::array<std::pair<std::string_view, GridFill>, 4> kGridFillNames = {
+    {{"uniform", GridFill::kUniform}, {"specials", GridFill::kSpecials},
+     {"exact", GridFill::kExact}, {"smooth", GridFill::kSmooth}}};
+constexpr std::array<std::pair<std::string_view, ValueFill>, 2> kValueFillNames = {
+    {{"uniform", ValueFill::kUniform}, {"dyadic", ValueFill::kDyadic}}};
+constexpr std::array<std::pair<std::string_view, aclDataType>, 4> kDtypeNames = {
+    {{"f32", ACL_FLOAT}, {"f16", ACL_FLOAT16}, {"bf16", ACL_BF16}, {"f64", ACL_DOUBLE}}};
+
+// Normalized coordinate of pixel centre / edge `k` (in units of half pixels) along a size.
+double exact_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
+  const int64_t half_steps = 2 * size + 2;  // a margin of one pixel beyond each edge
+  const double k = static_cast<double>(rng.below(static_cast<uint64_t>(half_steps + 1))) - 1;
+  const double pixel = k / 2 - 0.5;  // ..., -0.5 (edge), 0 (centre), 0.5 (edge), ...
+  const double s = static_cast<double>(size);
+  return align_corners ? (size == 1 ? 0.0 : 2 * pixel / (s - 1) - 1) : (2 * pixel + 1) / s - 1;
+}
+
+double special_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
+  static constexpr double kSpecials[] = {1.0, -1.0, 0.0, -0.0,
+                                         std::numeric_limits<double>::quiet_NaN(),
+                                         std::numeric_limits<double>::infinity(),
+                                         -std::numeric_limits<double>::infinity(), 1e30, -1e30};
+  const uint64_t pick = rng.below(12);
+  if (pick < std::size(kSpecials)) return kSpecials[pick];
+  return exact_coordinate(rng, size, align_corners);
+}
+
+// A coordinate whose unnormalized value stays 2^-6 pixel away from integers and half-integers,
+// the kinks of bilinear and nearest, and inside the border clamp.
+double smooth_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
+  const double s = static_cast<double>(size);
+  for (;;) {
+    const double x = rng.uniform(-0.9, 0.9);
+    const double ix = align_corners ? (x + 1) / 2 * (s - 1) : ((x + 1) * s - 1) / 2;
+    const double frac = ix - std::floor(ix);
+    const double margin = 1.0 / 64;
+    const bool near_kink = frac < margin || frac > 1 - margin || std::fabs(frac - 0.5) < margin;
+    const bool near_border = ix < margin || ix > s - 1 - margin;
+    if (size == 1 || (!near_kink && !near_border)) return x;
+  }
+}
+}  // namespace
+
+std::string_view role_name(Role role) { return kRoleNames[static_cast<int>(role)]; }
+
+std::vector<int64_t> Problem::dims(Role role) const {
+  switch (role) {
+    case Role::kGradOutput:
+    case Role::kOut:
+      return {n, c, out_h, out_w};
+    case Role::kInput:
+    case Role::kInputGrad:
+      return {n, c, in_h, in_w};
+    case Role::kGrid:
+    case Role::kGridGrad:
+      return {n, out_h, out_w, 2};
+  }
+  return {};
+}
+
+std::vector<Role> Problem::inputs() const {
+  if (entry == Entry::kForward) return {Role::kInput, Role::kGrid};
+  return {Role::kGradOutput, Role::kInput, Role::kGrid};
+}
+
+std::vector<Role> Problem::outputs() const {
+  if (entry == Entry::kForward) return {Role::kOut};
+  return {Role::kInputGrad, Role::kGridGrad};
+}
+
+bool Problem::wants(Role output) const {
+  if (entry == Entry::kForward) return output == Role::kOut;
+  if (!output_mask) return false;
+  return output == Role::kInputGrad ? (*output_mask)[0] : (*output_mask)[1];
+}
+
+std::string_view Problem::op_name() const {
+  return entry == Entry::kForward ? "GridSampler2D" : "GridSampler2DBackward";
+}
+
+std::string Problem::to_repro() const {
+  const Problem defaults;
+  std::string line(entry == Entry::kForward ? kForwardName : kBackwardName);
+  auto option = [&](std::string_view key, std::string_view value) {
+    line += " --";
+    line += key;
+    line += '=';
+    line += value;
+  };
+  if (dtype != defaults.dtype) option("dt", name_of(dtype, kDtypeNames));
+  if (interpolation != defaults.interpolation) option("interp", name_of(interpolation, kInterpNames));
+  if (padding != defaults.padding) option("pad", name_of(padding, kPadNames));
+  if (align_corners) option("ac", "1");
+  if (entry == Entry::kBackward && output_mask != defaults.output_mask) {
+    option("mask", output_mask ? std::string{(*output_mask)[0] ? '1' : '0', (*output_mask)[1] ? '1' : '0'}
+                               : std::string("null"));
+  }
+  for (int r = 0; r < kRoleCount; ++r) {
+    const std::string text = layouts[r].to_string();
+    if (!text.empty()) option(std::string("layout-") + std::string(kRoleNames[r]), text);
+  }
+  if (grid_fill != defaults.grid_fill) option("grid", name_of(grid_fill, kGridFillNames));
+  if (value_fill != defaults.value_fill) option("values", name_of(value_fill, kValueFillNames));
+  if (seed != defaults.seed) option("seed", std::to_string(seed));
+  if (profile != defaults.profile) option("profile", profile_name(profile));
+  line += " n" + std::to_string(n) + "c" + std::to_string(c) + "_ih" + std::to_string(in_h) + "iw" +
+          std::to_string(in_w) + "_oh" + std::to_string(out_h) + "ow" + std::to_string(out_w);
+  return line;
+}
+
+std::optional<Problem> Problem::parse_repro(std::string_view text) {
+  auto line = tokenize_repro(text);
+  if (!line) return std::nullopt;
+  Problem p;
+  if (line->op == kForwardName) {
+    p.entry = Entry::kForward;
+  } else if (line->op != kBackwardName) {
+    return std::nullopt;
+  }
+  if (auto v = line->take("dt")) {
+    auto dt = lookup(*v, kDtypeNames);
+    if (!dt) return std::nullopt;
+    p.dtype = *dt;
+  }
+  if (auto v = line->take("interp")) {
+    auto mode = lookup(*v, kInterpNames);
+    if (!mode) return std::nullopt;
+    p.interpolation = *mode;
+  }
+  if (auto v = line->take("pad")) {
+    auto mode = lookup(*v, kPadNames);
+    if (!mode) return std::nullopt;
+    p.padding = *mode;
+  }
+  if (auto v = line->take("ac")) {
+    if (*v != "0" && *v != "1") return std::nullopt;
+    p.align_corners = *v == "1";
+  }
+  if (auto v = line->take("mask")) {
+    if (p.entry == Entry::kForward) return std::nullopt;
+    if (*v == "null") {
+      p.output_mask = std::nullopt;
+    } else if (v->size() == 2 && (*v)[0] >= '0' && (*v)[0] <= '1' && (*v)[1] >= '0' && (*v)[1] <= '1') {
+      p.output_mask = std::array<bool, 2>{(*v)[0] == '1', (*v)[1] == '1'};
+    } else {
+      return std::nullopt;
+    }
+  }
+  for (int r = 0; r < kRoleCount; ++r) {
+    if (auto v = line->take(std::string("layout-") + std::string(kRoleNames[r]))) {
+      auto spec = LayoutSpec::parse(*v, 4);
+      if (!spec) return std::nullopt;
+      p.layouts[r] = *spec;
+    }
+  }
+  if (auto v = line->take("grid")) {
+    auto fill = lookup(*v, kGridFillNames);
+    if (!fill) return std::nullopt;
+    p.grid_fill = *fill;
+  }
+  if (auto v = line->take("values")) {
+    auto fill = lookup(*v, kValueFillNames);
+    if (!fill) return std::nullopt;
+    p.value_fill = *fill;
+  }
+  if (auto v = line->take("seed")) {
+    auto seed = parse_int_in(*v, 0, std::numeric_limits<int64_t>::max());
+    if (!seed) return std::nullopt;
+    p.seed = static_cast<uint64_t>(*seed);
+  }
+  if (auto v = line->take("profile")) {
+    auto profile = parse_profile(*v);
+    if (!profile) return std::nullopt;
+    p.profile = *profile;
+  }
+  if (line->positional.size() != 1) return std::nullopt;
+  auto dims = parse_named_dims(line->positional[0], {"n", "c", "ih", "iw", "oh", "ow"}, kMaxReproDim);
+  if (!dims) return std::nullopt;
+  line->positional.clear();
+  p.n = (*dims)[0], p.c = (*dims)[1], p.in_h = (*dims)[2], p.in_w = (*dims)[3];
+  p.out_h = (*dims)[4], p.out_w = (*dims)[5];
+  if (!line->fully_consumed()) return std::nullopt;
+  return p;
+}
+
+std::ostream& operator<<(std::ostream& os, const Problem& problem) {
+  return os << problem.to_repro();
+}
+
+std::vector<double> make_values(const Problem& p, Role role) {
+  const std::vector<int64_t> dims = p.dims(role);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::vector<double> values(static_cast<size_t>(count));
+  SplitMix64 rng(p.seed, static_cast<uint64_t>(role));
+  const uint32_t broadcast = p.layout(role).broadcast;
+  // Along a broadcast dim every index reads storage index 0: copy from that element.
+  auto source_of = [&](int64_t flat) {
+    int64_t source = 0, stride = 1;
+    for (size_t d = dims.size(); d-- > 0;) {
+      const int64_t index = flat % dims[d];
+      flat /= dims[d];
+      if (!((broadcast >> d) & 1u)) source += index * stride;
+      stride *= dims[d];
+    }
+    return source;
+  };
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t source = source_of(i);
+    if (source != i) {
+      values[i] = values[source];  // source < i: row-major order visits it first
+      continue;
+    }
+    double v;
+    if (role == Role::kGrid) {
+      const bool is_x = i % 2 == 0;
+      const int64_t size = is_x ? p.in_w : p.in_h;
+      switch (p.grid_fill) {
+        case GridFill::kUniform:
+          v = rng.below(100) < 85 ? rng.uniform(-1.2, 1.2) : rng.uniform(-2, 2);
+          break;
+        case GridFill::kSpecials:
+          v = rng.below(2) ? rng.uniform(-1.2, 1.2) : special_coordinate(rng, size, p.align_corners);
+          break;
+        case GridFill::kExact:
+          v = exact_coordinate(rng, size, p.align_corners);
+          break;
+        case GridFill::kSmooth:
+          v = smooth_coordinate(rng, size, p.align_corners);
+          break;
+      }
+    } else if (p.value_fill == ValueFill::kDyadic) {
+      v = (static_cast<double>(rng.below(33)) - 16) / 4;
+    } else {
+      v = rng.uniform(-1, 1);
+    }
+    values[i] = round_to_dtype(p.dtype, v);
+  }
+  return values;
+}
+
+}  // namespace gradconf::grid_sampler2d

@@ -1,0 +1,247 @@
+// NOTE: Naive double-precision oracle for GridSampler2D; see reference.h for why it is kept
+// separate from the kernels. The helpers mirror the steps of the spec (unnormalize -> padding ->
+// range check
+// -> taps) one by one so that each can be checked against the spec text by eye. Speed is
+// irrelevant.
+#include "ops/grid_sampler2d/reference/reference.h"
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+
+namespace gradconf::grid_sampler2d::reference {
+namespace {
+
+constexpr int64_t kNearest = 1;
+constexpr int64_t kBorder = 1;
+
+// CANN and PyTorch CUDA refuse to cast a coordinate beyond the int32 range into an index and treat
+// the point as out of bounds instead (CANN's -100 sentinel, PyTorch's safe_downgrade_to_int_range).
+constexpr double kMaxSafeCoordinate = 2147483646.0;  // 2^31 - 2
+
+// A source coordinate in pixel units together with d(coordinate) / d(normalized grid value).
+struct SourceIndex {
+  double coord;
+  double grad;
+};
+
+// One sample position. `usable` is false when either coordinate failed the range check; such a
+// point reads 0 and has no gradient at all.
+struct SourcePoint {
+  bool usable;
+  SourceIndex x;
+  SourceIndex y;
+};
+
+// One bilinear corner: its pixel, its interpolation weight and the weight's partial derivatives
+// with respect to the unnormalized coordinates ix and iy (what the grid gradient is built from).
+struct Tap {
+  int64_t y;
+  int64_t x;
+  double weight;
+  double dweight_dx;
+  double dweight_dy;
+};
+
+// With align_corners, -1 and +1 are the centres of the corner pixels; without, their outer edges.
+double unnormalize(double coord, int64_t size, bool align_corners) {
+  if (align_corners) return (coord + 1.0) / 2.0 * static_cast<double>(size - 1);
+  return ((coord + 1.0) * static_cast<double>(size) - 1.0) / 2.0;
+}
+
+// d(unnormalize)/d(coord); a constant because unnormalize is affine.
+double unnormalize_grad(int64_t size, bool align_corners) {
+  return align_corners ? static_cast<double>(size - 1) / 2.0 : static_cast<double>(size) / 2.0;
+}
+
+// Border padding. The derivative is 0 at the borders themselves, not only beyond them: PyTorch's
+// convention, adopted by the spec. NaN fails both comparisons and passes through unchanged, so the
+// range check drops the point instead of clamping it to pixel 0 (PyTorch CPU does the latter).
+SourceIndex clip_coordinates_set_grad(double coord, int64_t size) {
+  const double high = static_cast<double>(size - 1);
+  if (coord <= 0.0) return {0.0, 0.0};
+  if (coord >= high) return {high, 0.0};
+  return {coord, 1.0};
+}
+
+SourceIndex compute_source_index_set_grad(double coord, int64_t size, const Attrs& attrs) {
+  const double unnormalized = unnormalize(coord, size, attrs.align_corners);
+  const double mult = unnormalize_grad(size, attrs.align_corners);
+  if (attrs.padding == kBorder) {
+    const SourceIndex clipped = clip_coordinates_set_grad(unnormalized, size);
+    return {clipped.coord, mult * clipped.grad};
+  }
+  return {unnormalized, mult};
+}
+
+// Applied after padding, so +-inf under border padding is a legal (clamped) coordinate, while under
+// zeros padding it drops the point. Passing this check also makes the int64 casts below safe.
+bool is_usable_coordinate(double coord) {
+  return std::isfinite(coord) && std::fabs(coord) <= kMaxSafeCoordinate;
+}
+
+bool within_bounds_2d(int64_t y, int64_t x, int64_t height, int64_t width) {
+  return y >= 0 && y < height && x >= 0 && x < width;
+}
+
+// Row-major offset of element (i0, i1, i2, i3) in a tensor of sizes (*, d1, d2, d3).
+std::size_t offset4(int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t d1, int64_t d2,
+                    int64_t d3) {
+  return static_cast<std::size_t>(((i0 * d1 + i1) * d2 + i2) * d3 + i3);
+}
+
+std::size_t count4(int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+  return static_cast<std::size_t>(d0 * d1 * d2 * d3);
+}
+
+std::size_t input_offset(const Dims& d, int64_t n, int64_t c, int64_t y, int64_t x) {
+  return offset4(n, c, y, x, d.c, d.in_h, d.in_w);
+}
+
+std::size_t output_offset(const Dims& d, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return offset4(n, c, h, w, d.c, d.out_h, d.out_w);
+}
+
+std::size_t grid_offset(const Dims& d, int64_t n, int64_t h, int64_t w, int64_t component) {
+  return offset4(n, h, w, component, d.out_h, d.out_w, 2);
+}
+
+SourcePoint source_point(const Dims& d, const Attrs& attrs, const std::vector<double>& grid,
+                         int64_t n, int64_t h, int64_t w) {
+  const SourceIndex x =
+      compute_source_index_set_grad(grid[grid_offset(d, n, h, w, 0)], d.in_w, attrs);
+  const SourceIndex y =
+      compute_source_index_set_grad(grid[grid_offset(d, n, h, w, 1)], d.in_h, attrs);
+  return {is_usable_coordinate(x.coord) && is_usable_coordinate(y.coord), x, y};
+}
+
+// The four corners around (ix, iy): (y0,x0), (y0,x0+1), (y0+1,x0), (y0+1,x0+1) in the spec's order
+// V00, V01, V10, V11. Precondition: both coordinates are usable.
+std::array<Tap, 4> bilinear_taps(double ix, double iy) {
+  const double fx0 = std::floor(ix);
+  const double fy0 = std::floor(iy);
+  const double tx = ix - fx0;
+  const double ty = iy - fy0;
+  const auto x0 = static_cast<int64_t>(fx0);
+  const auto y0 = static_cast<int64_t>(fy0);
+  return {{
+      {y0, x0, (1.0 - tx) * (1.0 - ty), -(1.0 - ty), -(1.0 - tx)},
+      {y0, x0 + 1, tx * (1.0 - ty), 1.0 - ty, -tx},
+      {y0 + 1, x0, (1.0 - tx) * ty, -ty, 1.0 - tx},
+      {y0 + 1, x0 + 1, tx * ty, ty, tx},
+  }};
+}
+
+// Round half to even, as PyTorch (std::nearbyint) and CANN (rint) do; assumes the default
+// floating-point rounding mode. Precondition: the coordinate is usable.
+int64_t nearest_index(double coord) { return static_cast<int64_t>(std::nearbyint(coord)); }
+
+// Input value at a tap, with zeros outside the image (both padding modes: border padding has
+// already moved the coordinate inside, so only its x0+1 / y0+1 neighbours can fall outside).
+double input_at(const Dims& d, const std::vector<double>& input, int64_t n, int64_t c, int64_t y,
+                int64_t x) {
+  if (!within_bounds_2d(y, x, d.in_h, d.in_w)) return 0.0;
+  return input[input_offset(d, n, c, y, x)];
+}
+
+double sample(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
+              const SourcePoint& p, int64_t n, int64_t c) {
+  if (!p.usable) return 0.0;
+  if (attrs.interpolation == kNearest) {
+    return input_at(d, input, n, c, nearest_index(p.y.coord), nearest_index(p.x.coord));
+  }
+  double value = 0.0;
+  for (const Tap& tap : bilinear_taps(p.x.coord, p.y.coord)) {
+    // Skip rather than multiply by a zero value: an out-of-range tap must not turn a zero weight
+    // into NaN, while an in-range inf/NaN pixel must still poison the result (as in PyTorch).
+    if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
+      value += tap.weight * input[input_offset(d, n, c, tap.y, tap.x)];
+    }
+  }
+  return value;
+}
+
+}  // namespace
+
+std::vector<double> forward(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
+                            const std::vector<double>& grid) {
+  std::vector<double> out(count4(d.n, d.c, d.out_h, d.out_w), 0.0);
+  for (int64_t n = 0; n < d.n; ++n) {
+    for (int64_t c = 0; c < d.c; ++c) {
+      for (int64_t h = 0; h < d.out_h; ++h) {
+        for (int64_t w = 0; w < d.out_w; ++w) {
+          const SourcePoint p = source_point(d, attrs, grid, n, h, w);
+          out[output_offset(d, n, c, h, w)] = sample(d, attrs, input, p, n, c);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>& grad_output,
+                   const std::vector<double>& input, const std::vector<double>& grid) {
+  Gradients result;
+  result.input_grad.assign(count4(d.n, d.c, d.in_h, d.in_w), 0.0);
+  result.grid_grad.assign(count4(d.n, d.out_h, d.out_w, 2), 0.0);
+
+  // input_grad is the transpose of the forward in `input`: each output element scatters its
+  // gradient back onto the pixels it read, with the same weights.
+  for (int64_t n = 0; n < d.n; ++n) {
+    for (int64_t c = 0; c < d.c; ++c) {
+      for (int64_t h = 0; h < d.out_h; ++h) {
+        for (int64_t w = 0; w < d.out_w; ++w) {
+          const SourcePoint p = source_point(d, attrs, grid, n, h, w);
+          if (!p.usable) continue;
+          const double g = grad_output[output_offset(d, n, c, h, w)];
+          if (attrs.interpolation == kNearest) {
+            const int64_t y = nearest_index(p.y.coord);
+            const int64_t x = nearest_index(p.x.coord);
+            if (within_bounds_2d(y, x, d.in_h, d.in_w)) {
+              result.input_grad[input_offset(d, n, c, y, x)] += g;
+            }
+            continue;
+          }
+          for (const Tap& tap : bilinear_taps(p.x.coord, p.y.coord)) {
+            if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
+              result.input_grad[input_offset(d, n, c, tap.y, tap.x)] += tap.weight * g;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Nearest is piecewise constant in the grid, and unusable points have no gradient: both keep
+  // the zero fill (explicitly 0, never 0 * something that could be NaN).
+  if (attrs.interpolation == kNearest) return result;
+  for (int64_t n = 0; n < d.n; ++n) {
+    for (int64_t h = 0; h < d.out_h; ++h) {
+      for (int64_t w = 0; w < d.out_w; ++w) {
+        const SourcePoint p = source_point(d, attrs, grid, n, h, w);
+        if (!p.usable) continue;
+        const std::array<Tap, 4> taps = bilinear_taps(p.x.coord, p.y.coord);
+        double gx = 0.0;  // d(loss)/d(ix), summed over channels
+        double gy = 0.0;  // d(loss)/d(iy)
+        for (int64_t c = 0; c < d.c; ++c) {
+          const double g = grad_output[output_offset(d, n, c, h, w)];
+          double dvalue_dx = 0.0;
+          double dvalue_dy = 0.0;
+          for (const Tap& tap : taps) {
+            const double v = input_at(d, input, n, c, tap.y, tap.x);
+            dvalue_dx += v * tap.dweight_dx;
+            dvalue_dy += v * tap.dweight_dy;
+          }
+          gx += g * dvalue_dx;
+          gy += g * dvalue_dy;
+        }
+        // Chain rule through padding and unnormalize; p.x.grad already holds both factors.
+        result.grid_grad[grid_offset(d, n, h, w, 0)] = p.x.grad * gx;
+        result.grid_grad[grid_offset(d, n, h, w, 1)] = p.y.grad * gy;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace gradconf::grid_sampler2d::reference

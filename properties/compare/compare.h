@@ -1,0 +1,51 @@
+// Comparator of one output against its golden values, in benchdnn's vocabulary: PASSED, FAILED,
+// or MISTRUSTED when the golden is so dominated by zeros that agreement proves little.
+#ifndef GRADCONF_PROPERTIES_COMPARE_COMPARE_H_
+#define GRADCONF_PROPERTIES_COMPARE_COMPARE_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compare/tolerance.h"
+
+namespace gradconf::props {
+
+enum class CompareStatus { kPassed, kFailed, kMistrusted };
+std::string_view status_name(CompareStatus status);
+
+/// Above this fraction of zero golden values a passing comparison is MISTRUSTED.
+inline constexpr double kMistrustZeroFraction = 0.95;
+
+struct Mismatch {
+  std::vector<int64_t> index;  ///< multi-index in the logical shape
+  double got = 0;
+  double expected = 0;
+};
+
+struct Comparison {
+  CompareStatus status = CompareStatus::kPassed;
+  int64_t count = 0;
+  int64_t matched = 0;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double mere = 0;  ///< mean of |a-g| / (|g| + 1e-7)
+  double mare = 0;  ///< max of the same
+  double zero_fraction = 0;
+  double effective_cap = 0;
+  std::vector<Mismatch> first_mismatches;  ///< at most 10
+  /// One line: status, counts, errors, first mismatches.
+  std::string summary() const;
+};
+
+/// NaN matches NaN and an infinity matches the same infinity; any other non-finite pair fails.
+Comparison compare(std::span<const double> got, std::span<const double> expected,
+                   std::span<const int64_t> shape, const Tolerance& tolerance);
+
+/// True when every element is bitwise equal (NaN payloads included).
+bool bitwise_equal(std::span<const double> a, std::span<const double> b);
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_COMPARE_COMPARE_H_

@@ -1,0 +1,48 @@
+#include "compare/tolerance.h"
+
+#include <array>
+#include <cmath>
+
+namespace gradconf::props {
+namespace {
+constexpr double p2(int e) { return e >= 0 ? double(int64_t{1} << e) : 1.0 / double(int64_t{1} << -e); }
+
+// CANN's current (experimental) precision standard, rows per dtype; MERE thresholds from the
+// older ecosystem standard (research/cann-source-notes.md §0.5).
+constexpr std::array kRows = {
+    ToleranceRow{"*", "*", ACL_FLOAT16,
+                 {p2(-9), p2(-9), 1e-1, false, 0.99, p2(-10),
+                  "CANN precision standard fp16: rtol=atol=2^-9 (2 ulp of fp16's 2^-10 eps: one "
+                  "for input rounding, one for output rounding), 99% match, cap 0.1"}},
+    ToleranceRow{"*", "*", ACL_BF16,
+                 {p2(-6), p2(-6), 1.0, false, 0.99, p2(-7),
+                  "CANN precision standard bf16: rtol=atol=2^-6 (2 ulp of bf16's 2^-7 eps), 99% "
+                  "match, cap 1"}},
+    ToleranceRow{"*", "*", ACL_FLOAT,
+                 {p2(-10), p2(-16), 1e-2, true, 1.0, p2(-13),
+                  "CANN precision standard fp32: rtol 2^-10, atol 2^-16, every element; the cap "
+                  "1e-2 scales with max|golden| because outputs are sums of many terms"}},
+    ToleranceRow{"*", "*", ACL_DOUBLE,
+                 {1e-10, 1e-12, 1e-8, true, 1.0, 1e-12,
+                  "double vs the double reference: only summation order differs (a few hundred "
+                  "ulp at most for the reductions here), every element"}},
+};
+}  // namespace
+
+const Tolerance& tolerance_for(std::string_view op, std::string_view output, aclDataType dtype) {
+  const ToleranceRow* best = nullptr;
+  int best_score = -1;
+  for (const auto& row : kRows) {
+    if (row.dtype != dtype) continue;
+    if (row.op != "*" && row.op != op) continue;
+    if (row.output != "*" && row.output != output) continue;
+    const int score = (row.op != "*") * 2 + (row.output != "*");
+    if (score > best_score) best = &row, best_score = score;
+  }
+  static const Tolerance kUnknown{0, 0, 0, false, 1, 0, "no row: exact match required"};
+  return best ? best->tolerance : kUnknown;
+}
+
+std::span<const ToleranceRow> tolerance_table() { return kRows; }
+
+}  // namespace gradconf::props

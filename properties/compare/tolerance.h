@@ -1,0 +1,37 @@
+// The one tolerance table (spec README §6). Every row says why its numbers are what they are; a
+// law may use a tighter derived bound, never a looser one.
+#ifndef GRADCONF_PROPERTIES_COMPARE_TOLERANCE_H_
+#define GRADCONF_PROPERTIES_COMPARE_TOLERANCE_H_
+
+#include <span>
+#include <string_view>
+
+#include "aclnn/acl_meta.h"
+
+namespace gradconf::props {
+
+struct Tolerance {
+  double rtol = 0;                 ///< element matches when |a - g| <= atol + rtol * |g|
+  double atol = 0;
+  double max_abs_cap = 0;          ///< the case fails when max |a - g| exceeds this ...
+  bool cap_scales_with_magnitude = false;  ///< ... times max(1, max |g|) when true
+  double min_match_fraction = 1;   ///< fraction of elements that must match
+  double mere_threshold = 0;       ///< older CANN standard: MERE < T and MARE < 10 T (reported)
+  std::string_view reason;
+};
+
+struct ToleranceRow {
+  std::string_view op;      ///< "*" for every op
+  std::string_view output;  ///< "*" for every output
+  aclDataType dtype;
+  Tolerance tolerance;
+};
+
+/// The most specific row for (op, output, dtype): exact op and output beat "*".
+const Tolerance& tolerance_for(std::string_view op, std::string_view output, aclDataType dtype);
+/// Every row, for the report.
+std::span<const ToleranceRow> tolerance_table();
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_COMPARE_TOLERANCE_H_

@@ -1,0 +1,250 @@
+#include "harness/harness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "acl/acl.h"
+#include "core/checked_math.h"
+#include "core/dtype.h"
+#include "core/parallel.h"
+
+namespace gradconf::props {
+namespace {
+constexpr uint8_t kOutputCanary = 0xA5;
+constexpr uint8_t kWorkspaceGuard = 0x5A;
+constexpr uint64_t kWorkspaceGuardBytes = 256;
+
+int64_t storage_element_size(aclDataType dtype) {
+  const int64_t size = element_size(dtype);
+  return size > 0 ? size : 4;  // unknown dtypes (error-contract tests) still get storage
+}
+
+// Storage offsets of the view's elements in logical row-major order.
+std::vector<int64_t> view_offsets(const std::vector<int64_t>& dims, const ViewGeometry& g) {
+  const int64_t count = checked_numel(dims).value_or(0);
+  std::vector<int64_t> offsets(static_cast<size_t>(count));
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t offset = g.offset;
+    for (size_t d = 0; d < dims.size(); ++d) offset += index[d] * g.strides[d];
+    offsets[i] = offset;
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  return offsets;
+}
+
+struct Storage {
+  void* device = nullptr;
+  size_t bytes = 0;
+  int64_t element_bytes = 0;
+  std::vector<uint8_t> before;
+  std::vector<int64_t> offsets;
+  aclTensor* tensor = nullptr;
+};
+
+void note(Outcome& outcome, const std::string& text) {
+  if (!outcome.violations.empty()) outcome.violations += "; ";
+  outcome.violations += text;
+}
+}  // namespace
+
+std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values) {
+  const int64_t size = storage_element_size(dtype);
+  std::vector<uint8_t> bytes(values.size() * static_cast<size_t>(size));
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint8_t* out = bytes.data() + i * static_cast<size_t>(size);
+    const double v = values[i];
+    switch (dtype) {
+      case ACL_FLOAT: { const float f = static_cast<float>(v); std::memcpy(out, &f, 4); break; }
+      case ACL_DOUBLE: std::memcpy(out, &v, 8); break;
+      case ACL_FLOAT16: { const half h(static_cast<float>(v)); std::memcpy(out, &h, 2); break; }
+      case ACL_BF16: { const bfloat16 b(static_cast<float>(v)); std::memcpy(out, &b, 2); break; }
+      case ACL_INT32: {
+        const int32_t x = std::isfinite(v) ? static_cast<int32_t>(std::clamp(v, -2147483648.0, 2147483647.0)) : 0;
+        std::memcpy(out, &x, 4);
+        break;
+      }
+      case ACL_INT64: {
+        const int64_t x = std::isfinite(v) ? static_cast<int64_t>(std::clamp(v, -0x1p62, 0x1p62)) : 0;
+        std::memcpy(out, &x, 8);
+        break;
+      }
+      default: std::memset(out, 0, static_cast<size_t>(size)); break;
+    }
+  }
+  return bytes;
+}
+
+std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes) {
+  const int64_t size = storage_element_size(dtype);
+  std::vector<double> values(bytes.size() / static_cast<size_t>(size));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint8_t* in = bytes.data() + i * static_cast<size_t>(size);
+    switch (dtype) {
+      case ACL_FLOAT: { float f; std::memcpy(&f, in, 4); values[i] = f; break; }
+      case ACL_DOUBLE: std::memcpy(&values[i], in, 8); break;
+      case ACL_FLOAT16: { half h; std::memcpy(&h, in, 2); values[i] = static_cast<float>(h); break; }
+      case ACL_BF16: { bfloat16 b; std::memcpy(&b, in, 2); values[i] = static_cast<float>(b); break; }
+      case ACL_INT32: { int32_t x; std::memcpy(&x, in, 4); values[i] = x; break; }
+      case ACL_INT64: { int64_t x; std::memcpy(&x, in, 8); values[i] = static_cast<double>(x); break; }
+      default: values[i] = 0; break;
+    }
+  }
+  return values;
+}
+
+Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phase2 phase2,
+                 const RunOptions& options) {
+  Outcome outcome;
+  outcome.values.resize(tensors.size());
+  outcome.view_untouched.assign(tensors.size(), true);
+  std::vector<Storage> storages(tensors.size());
+  std::vector<aclTensor*> handles(tensors.size(), nullptr);
+  auto release = [&] {
+    for (auto& s : storages) {
+      if (s.tensor) aclDestroyTensor(s.tensor);
+      if (s.device) aclrtFree(s.device);
+    }
+  };
+
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const TensorSpec& spec = tensors[t];
+    if (spec.null) continue;
+    Storage& s = storages[t];
+    auto geometry = make_geometry(spec.dims, spec.layout);
+    s.element_bytes = storage_element_size(spec.dtype);
+    auto bytes = geometry ? checked_mul(geometry->storage_numel, s.element_bytes) : std::nullopt;
+    if (!bytes || *bytes > (int64_t{1} << 32)) {
+      release();
+      outcome.status = ACLNN_ERR_INNER;
+      outcome.message = "harness: storage of " + spec.name + " is too large to allocate";
+      return outcome;
+    }
+    s.bytes = static_cast<size_t>(*bytes);
+    s.offsets = view_offsets(spec.dims, *geometry);
+    // Inputs: NaN everywhere the view does not reach, so a kernel reading a gap shows up.
+    if (spec.output) {
+      s.before.assign(s.bytes, kOutputCanary);
+    } else {
+      const std::vector<double> nan(static_cast<size_t>(geometry->storage_numel),
+                                    std::numeric_limits<double>::quiet_NaN());
+      s.before = encode(spec.dtype, nan);
+      const bool has_values = spec.values.size() == s.offsets.size();
+      for (size_t i = 0; i < s.offsets.size(); ++i) {
+        const double v = has_values ? spec.values[i] : 0.0;
+        const auto element = encode(spec.dtype, std::span<const double>(&v, 1));
+        std::memcpy(s.before.data() + s.offsets[i] * s.element_bytes, element.data(), element.size());
+      }
+    }
+    if (aclrtMalloc(&s.device, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+        aclrtMemcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE) !=
+            ACL_SUCCESS) {
+      release();
+      outcome.status = ACLNN_ERR_INNER;
+      outcome.message = "harness: cannot allocate " + spec.name;
+      return outcome;
+    }
+    const int64_t storage_dims[1] = {geometry->storage_numel};
+    s.tensor = aclCreateTensor(spec.dims.data(), spec.dims.size(), spec.dtype,
+                               geometry->strides.data(), geometry->offset, spec.format,
+                               storage_dims, 1, s.device);
+    if (s.tensor == nullptr) {
+      release();
+      outcome.status = ACLNN_ERR_INNER;
+      outcome.message = "harness: aclCreateTensor rejected " + spec.name;
+      return outcome;
+    }
+    handles[t] = s.tensor;
+  }
+
+  const int saved_threads = num_threads();
+  if (options.threads > 0) set_num_threads(options.threads);
+  aclrtStream stream = nullptr;
+  aclrtCreateStream(&stream);
+
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus status = phase1(handles, &workspace_size, &executor);
+  if (status == ACLNN_SUCCESS && options.query_twice) {
+    uint64_t second_size = 0;
+    aclOpExecutor* second = nullptr;
+    status = phase1(handles, &second_size, &second);
+    outcome.workspace_sizes_agree = status == ACLNN_SUCCESS && second_size == workspace_size;
+    aclDestroyAclOpExecutor(executor);
+    executor = second;
+    workspace_size = second_size;
+  }
+  outcome.workspace_size = workspace_size;
+  if (status != ACLNN_SUCCESS) {
+    outcome.failed_phase = 1;
+    outcome.message = aclGetRecentErrMsg();
+  } else {
+    const uint64_t total = workspace_size + kWorkspaceGuardBytes;
+    std::vector<uint8_t> image(total, options.workspace_fill == WorkspaceFill::kZero ? 0 : 0xFF);
+    std::memset(image.data() + workspace_size, kWorkspaceGuard, kWorkspaceGuardBytes);
+    void* workspace = nullptr;
+    aclrtMalloc(&workspace, total, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemcpy(workspace, total, image.data(), total, ACL_MEMCPY_HOST_TO_DEVICE);
+    const uint64_t passed = workspace_size - std::min(workspace_size, options.workspace_shortfall);
+    status = phase2(workspace, passed, executor, stream);
+    if (status == ACLNN_SUCCESS) aclrtSynchronizeStream(stream);
+    if (status != ACLNN_SUCCESS) {
+      outcome.failed_phase = 2;
+      outcome.message = aclGetRecentErrMsg();
+    }
+    aclrtMemcpy(image.data(), total, workspace, total, ACL_MEMCPY_DEVICE_TO_HOST);
+    for (uint64_t i = passed; i < total; ++i) {
+      if (i >= workspace_size && image[i] != kWorkspaceGuard) {
+        outcome.workspace_guard_intact = false;
+        note(outcome, "workspace written past workspaceSize");
+        break;
+      }
+    }
+    aclrtFree(workspace);
+  }
+  outcome.status = status;
+  aclrtDestroyStream(stream);
+  if (options.threads > 0) set_num_threads(saved_threads);
+
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const TensorSpec& spec = tensors[t];
+    Storage& s = storages[t];
+    if (spec.null) continue;
+    std::vector<uint8_t> after(s.bytes);
+    aclrtMemcpy(after.data(), s.bytes, s.device, s.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+    if (!spec.output) {
+      if (after != s.before) {
+        outcome.inputs_untouched = false;
+        note(outcome, "input " + spec.name + " was modified");
+      }
+      continue;
+    }
+    std::vector<bool> in_view(s.bytes, false);
+    std::vector<uint8_t> view_bytes(s.offsets.size() * static_cast<size_t>(s.element_bytes));
+    for (size_t i = 0; i < s.offsets.size(); ++i) {
+      const size_t at = static_cast<size_t>(s.offsets[i] * s.element_bytes);
+      for (int64_t b = 0; b < s.element_bytes; ++b) {
+        in_view[at + b] = true;
+        if (after[at + b] != kOutputCanary) outcome.view_untouched[t] = false;
+      }
+      std::memcpy(view_bytes.data() + i * s.element_bytes, after.data() + at, s.element_bytes);
+    }
+    outcome.values[t] = decode(spec.dtype, view_bytes);
+    for (size_t b = 0; b < s.bytes; ++b) {
+      if (!in_view[b] && after[b] != kOutputCanary) {
+        outcome.outside_views_untouched = false;
+        note(outcome, "output " + spec.name + " written outside its view (byte " + std::to_string(b) + ")");
+        break;
+      }
+    }
+  }
+  release();
+  return outcome;
+}
+
+}  // namespace gradconf::props

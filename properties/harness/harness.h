@@ -1,0 +1,81 @@
+// The one place that turns a call description into aclTensors and runs the two phases. It is
+// backend-agnostic like the seed call example: storage comes from aclrtMalloc, data moves only
+// through aclrtMemcpy, views are made with aclCreateTensor, and a tensor's data pointer is never
+// dereferenced; so the same laws run against any linked aclnn implementation.
+//
+// Every storage is larger than its view: inputs carry NaN in gaps, outputs are pre-filled with a
+// canary byte pattern, and a guard follows the workspace. After the call the harness reads every
+// storage back and reports what was written where it should not have been.
+#ifndef GRADCONF_PROPERTIES_HARNESS_HARNESS_H_
+#define GRADCONF_PROPERTIES_HARNESS_HARNESS_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "aclnn/acl_meta.h"
+#include "core/layout.h"
+
+namespace gradconf::props {
+
+/// One tensor argument of a call.
+struct TensorSpec {
+  std::string name;            ///< the C API parameter name
+  std::vector<int64_t> dims;
+  aclDataType dtype = ACL_FLOAT;
+  aclFormat format = ACL_FORMAT_ND;
+  LayoutSpec layout;
+  bool output = false;
+  bool null = false;           ///< pass nullptr instead of a tensor
+  std::vector<double> values;  ///< inputs: logical row-major values (already in the dtype)
+};
+
+/// Phase 1 of one op, given the created tensors in TensorSpec order (nullptr where `null`).
+using Phase1 =
+    std::function<aclnnStatus(std::span<aclTensor* const> tensors, uint64_t* workspace_size,
+                              aclOpExecutor** executor)>;
+using Phase2 = aclnnStatus (*)(void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
+                               aclrtStream stream);
+
+enum class WorkspaceFill { kZero, kGarbage };
+
+struct RunOptions {
+  WorkspaceFill workspace_fill = WorkspaceFill::kZero;
+  uint64_t workspace_shortfall = 0;  ///< pass workspaceSize minus this to phase 2
+  int threads = 0;                   ///< >0: gradconf::set_num_threads for this run
+  bool query_twice = false;          ///< call phase 1 twice (idempotence), run the second
+};
+
+struct Outcome {
+  aclnnStatus status = ACLNN_SUCCESS;
+  std::string message;      ///< aclGetRecentErrMsg() after the failing phase
+  int failed_phase = 0;     ///< 0 none, 1 or 2
+  uint64_t workspace_size = 0;
+  bool workspace_sizes_agree = true;  ///< query_twice: both phase-1 calls gave the same size
+  /// Per TensorSpec: outputs' logical values read back through the view (empty for inputs).
+  std::vector<std::vector<double>> values;
+  /// Per TensorSpec: true when no element of the output's view changed (still the canary).
+  std::vector<bool> view_untouched;
+  bool inputs_untouched = true;     ///< no byte of any input storage changed
+  bool outside_views_untouched = true;  ///< gaps, offsets and tails of outputs unchanged
+  bool workspace_guard_intact = true;   ///< nothing written past workspaceSize
+  std::string violations;              ///< human-readable list of the above failures
+
+  bool ok() const { return status == ACLNN_SUCCESS; }
+};
+
+/// Runs one call. Tensors whose storage cannot be created (aclCreateTensor returns nullptr) make
+/// the outcome fail with ACLNN_ERR_INNER and a message naming the tensor.
+Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phase2 phase2,
+                 const RunOptions& options = {});
+
+/// Storage bytes of `count` values of `dtype` (round to nearest even for 16-bit types).
+std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values);
+std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes);
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_HARNESS_HARNESS_H_
