@@ -70,7 +70,7 @@ std::optional<BackwardWorkspace> backward_workspace(const BackwardPlan& plan) {
 
 template <typename T, Fault kFault>
 void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
-  using Acc = compute_t<T>;
+  using Acc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, compute_t<T>>;
   const BackwardLayout l(plan);
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
   const auto input = view_of<const T, 4>(plan.input);
@@ -143,7 +143,8 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
             for (int k = 0; k < parts; ++k) gx += part_x[k], gy += part_y[k];
           } else {
             for (int64_t c = 0; c < l.channels; ++c) {
-              const double g = static_cast<double>(grad_output(n, c, h, w));
+              double g = static_cast<double>(grad_output(n, c, h, w));
+              if constexpr (kFault == Fault::kAbsIncomingGradient) g = std::fabs(g);
               for (int k = 0; k < 4; ++k) {
                 if (!taps.inside[k]) continue;
                 const double v = static_cast<double>(input(n, c, taps.y[k], taps.x[k]));
@@ -174,7 +175,8 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
       for (int64_t nc = lo; nc < hi; ++nc) {
         const int64_t n = nc / l.channels, c = nc % l.channels;
         if constexpr (kFault != Fault::kWorkspaceAssumedZero) std::fill(acc, acc + plane_size, Acc(0));
-        const SourcePoint* batch_points = located + n * points;
+        const SourcePoint* batch_points =
+            located + (kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points);
         for (int64_t i = 0; i < points; ++i) {
           const SourcePoint& p = batch_points[i];
           if (!p.addressable) continue;
@@ -183,7 +185,10 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
             if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) acc[p.y0 * l.in_w + p.x0] += g;
             continue;
           }
-          const BilinearTaps<Acc, kFault> taps(p, l.in_h, l.in_w);
+          BilinearTaps<Acc, kFault> taps(p, l.in_h, l.in_w);
+          if constexpr (kFault == Fault::kBackwardSwapsTapWeights) {
+            std::swap(taps.weight[1], taps.weight[2]);
+          }
           for (int k = 0; k < 4; ++k) {
             if (taps.inside[k]) acc[taps.y[k] * l.in_w + taps.x[k]] += taps.weight[k] * g;
           }

@@ -61,6 +61,17 @@ aclnnStatus backward_phase1(const CallArgs& args) {
                     *args.input_grad,  *args.grid_grad, attributes_of(args),
                     bool(args.output_mask->values[0]), bool(args.output_mask->values[1]),
                     num_threads()};
+  if constexpr (kFault == Fault::kPhase1WritesOutputs) {
+    // Mutant: "helpfully" clears gridGrad while planning.
+    dispatch_floating(plan.grid_grad.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const auto grid_grad = view_of<T, 4>(plan.grid_grad);
+      for (int64_t n = 0; n < grid_grad.dims[0]; ++n)
+        for (int64_t h = 0; h < grid_grad.dims[1]; ++h)
+          for (int64_t w = 0; w < grid_grad.dims[2]; ++w)
+            for (int64_t k = 0; k < grid_grad.dims[3]; ++k) grid_grad(n, h, w, k) = T(0);
+    });
+  }
   const auto workspace = dispatch_floating(plan.input.dtype, [&](auto tag) {
     return backward_workspace<typename decltype(tag)::type>(plan);
   });

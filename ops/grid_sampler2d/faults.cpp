@@ -14,6 +14,11 @@ std::string_view fault_name(Fault fault) {
     case Fault::kWorkspaceAssumedZero: return "workspace_assumed_zero";
     case Fault::kMissingClauseShape04: return "missing_clause_shape04";
     case Fault::kNearestRoundsHalfUp: return "nearest_rounds_half_up";
+    case Fault::kBackwardSwapsTapWeights: return "backward_swaps_tap_weights";
+    case Fault::kAbsIncomingGradient: return "abs_incoming_gradient";
+    case Fault::kDoubleComputedInFloat: return "double_computed_in_float";
+    case Fault::kGridOfFirstBatchOnly: return "grid_of_first_batch_only";
+    case Fault::kPhase1WritesOutputs: return "phase1_writes_outputs";
   }
   return "unknown";
 }

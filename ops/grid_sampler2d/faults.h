@@ -21,12 +21,19 @@ enum class Fault {
   kWorkspaceAssumedZero,     ///< the inputGrad accumulator is not cleared before use
   kMissingClauseShape04,     ///< phase 1 skips GS-SHAPE-04 (grid.dim3 == 2)
   kNearestRoundsHalfUp,      ///< nearest uses round-half-away instead of half-to-even
+  kBackwardSwapsTapWeights,  ///< inputGrad scatters the (y0,x1) weight to (y1,x0) and back
+  kAbsIncomingGradient,      ///< gridGrad uses |gradOutput| (not linear in the gradient)
+  kDoubleComputedInFloat,    ///< float64 problems interpolate in float
+  kGridOfFirstBatchOnly,     ///< inputGrad of every batch uses batch 0's grid
+  kPhase1WritesOutputs,      ///< phase 1 zero-fills gridGrad
 };
 
 inline constexpr std::array kAllFaults = {
     Fault::kWrongBilinearWeight, Fault::kDroppedBorderClamp,  Fault::kSwappedGridGradXY,
     Fault::kOffByOneTap,         Fault::kIgnoredGridGradStride, Fault::kThreadDependentSum,
     Fault::kWorkspaceAssumedZero, Fault::kMissingClauseShape04, Fault::kNearestRoundsHalfUp,
+    Fault::kBackwardSwapsTapWeights, Fault::kAbsIncomingGradient, Fault::kDoubleComputedInFloat,
+    Fault::kGridOfFirstBatchOnly, Fault::kPhase1WritesOutputs,
 };
 
 std::string_view fault_name(Fault fault);

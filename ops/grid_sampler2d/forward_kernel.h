@@ -41,7 +41,7 @@ struct BilinearTaps {
 
 template <typename T, Fault kFault>
 void forward_kernel(const ForwardPlan& plan) {
-  using Acc = compute_t<T>;
+  using Acc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, compute_t<T>>;
   const auto input = view_of<const T, 4>(plan.input);
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto out = view_of<T, 4>(plan.out);

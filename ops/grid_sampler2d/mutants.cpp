@@ -63,6 +63,11 @@ Backend mutant_backend(Fault fault) {
     case Fault::kWorkspaceAssumedZero: return make_backend<Fault::kWorkspaceAssumedZero>();
     case Fault::kMissingClauseShape04: return make_backend<Fault::kMissingClauseShape04>();
     case Fault::kNearestRoundsHalfUp: return make_backend<Fault::kNearestRoundsHalfUp>();
+    case Fault::kBackwardSwapsTapWeights: return make_backend<Fault::kBackwardSwapsTapWeights>();
+    case Fault::kAbsIncomingGradient: return make_backend<Fault::kAbsIncomingGradient>();
+    case Fault::kDoubleComputedInFloat: return make_backend<Fault::kDoubleComputedInFloat>();
+    case Fault::kGridOfFirstBatchOnly: return make_backend<Fault::kGridOfFirstBatchOnly>();
+    case Fault::kPhase1WritesOutputs: return make_backend<Fault::kPhase1WritesOutputs>();
   }
   return default_backend();
 }

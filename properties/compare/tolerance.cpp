@@ -45,4 +45,39 @@ const Tolerance& tolerance_for(std::string_view op, std::string_view output, acl
 
 std::span<const ToleranceRow> tolerance_table() { return kRows; }
 
+double machine_epsilon(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT16: return p2(-10);
+    case ACL_BF16: return p2(-7);
+    case ACL_DOUBLE: return p2(-52);
+    default: return p2(-23);
+  }
+}
+
+double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magnitude) {
+  // Each term w*u is formed with <= 3 roundings (weight product, multiply) and summed into a
+  // sum of <= K terms (K roundings, first order) in the compute type, on each side, plus one
+  // rounding of every output to the dtype on each side; the host dot products are in double.
+  const double compute_eps = machine_epsilon(dtype == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT);
+  const double per_term = 2 * machine_epsilon(dtype) +
+                          2 * (3 + static_cast<double>(accumulation_length)) * compute_eps;
+  return per_term * magnitude + 1e-300;
+}
+
+Tolerance linearity_tolerance(std::string_view op, std::string_view output, aclDataType dtype) {
+  Tolerance t = tolerance_for(op, output, dtype);
+  t.rtol *= 2;
+  t.atol *= 2;
+  t.max_abs_cap *= 2;
+  t.reason = "twice the precision standard: both sides are within it of the exact value";
+  return t;
+}
+
+double finite_difference_bound(double magnitude) {
+  // Double, step h = 2^-10: truncation h^2 |f'''| / 6 is ~1.6e-7 relative for f with O(1)
+  // third derivative (0 for GridSampler's piecewise-bilinear forward), rounding eps |f| / h is
+  // ~2e-13 relative; 1e-6 covers both with margin while a wrong gradient is off by O(1).
+  return 1e-6 * magnitude + 1e-12;
+}
+
 }  // namespace gradconf::props

@@ -32,6 +32,26 @@ const Tolerance& tolerance_for(std::string_view op, std::string_view output, acl
 /// Every row, for the report.
 std::span<const ToleranceRow> tolerance_table();
 
+// Bounds derived for the laws. Each is written here once, with its derivation.
+
+/// Machine epsilon (spacing at 1) of a floating dtype.
+double machine_epsilon(aclDataType dtype);
+
+/// Bound on |<forward(u), g> - <u, backward(g)>|, given M = sum of |terms| of the bilinear form
+/// and the longest accumulation K in either kernel (in the compute type).
+double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magnitude);
+
+/// backward(a g1 + b g2) vs a backward(g1) + b backward(g2): each side meets the precision
+/// standard against the exact value, so they differ by at most twice its rtol and atol.
+Tolerance linearity_tolerance(std::string_view op, std::string_view output, aclDataType dtype);
+
+/// Bound on |central difference - <gradient, direction>| in double, given
+/// M = sum_i |gradient_i * direction_i|.
+double finite_difference_bound(double magnitude);
+
+/// Step of the central differences, relative to max(1, max |x|).
+inline constexpr double kFiniteDifferenceStep = 1.0 / 1024;
+
 }  // namespace gradconf::props
 
 #endif  // GRADCONF_PROPERTIES_COMPARE_TOLERANCE_H_

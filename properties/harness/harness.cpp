@@ -183,6 +183,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
   if (status != ACLNN_SUCCESS) {
     outcome.failed_phase = 1;
     outcome.message = aclGetRecentErrMsg();
+  } else if (options.skip_phase2) {
+    aclDestroyAclOpExecutor(executor);
   } else {
     const uint64_t total = workspace_size + kWorkspaceGuardBytes;
     std::vector<uint8_t> image(total, options.workspace_fill == WorkspaceFill::kZero ? 0 : 0xFF);
@@ -196,6 +198,9 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     if (status != ACLNN_SUCCESS) {
       outcome.failed_phase = 2;
       outcome.message = aclGetRecentErrMsg();
+    }
+    if (options.run_phase2_twice) {
+      outcome.second_run_status = phase2(workspace, passed, executor, stream);
     }
     aclrtMemcpy(image.data(), total, workspace, total, ACL_MEMCPY_DEVICE_TO_HOST);
     for (uint64_t i = passed; i < total; ++i) {

@@ -47,6 +47,8 @@ struct RunOptions {
   uint64_t workspace_shortfall = 0;  ///< pass workspaceSize minus this to phase 2
   int threads = 0;                   ///< >0: gradconf::set_num_threads for this run
   bool query_twice = false;          ///< call phase 1 twice (idempotence), run the second
+  bool skip_phase2 = false;          ///< phase 1 only (the executor is destroyed unrun)
+  bool run_phase2_twice = false;     ///< run the executor again after it ran (single use)
 };
 
 struct Outcome {
@@ -55,6 +57,7 @@ struct Outcome {
   int failed_phase = 0;     ///< 0 none, 1 or 2
   uint64_t workspace_size = 0;
   bool workspace_sizes_agree = true;  ///< query_twice: both phase-1 calls gave the same size
+  aclnnStatus second_run_status = ACLNN_SUCCESS;  ///< run_phase2_twice: status of the rerun
   /// Per TensorSpec: outputs' logical values read back through the view (empty for inputs).
   std::vector<std::vector<double>> values;
   /// Per TensorSpec: true when no element of the output's view changed (still the canary).

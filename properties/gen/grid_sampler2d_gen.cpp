@@ -1,0 +1,323 @@
+#include "gen/grid_sampler2d_gen.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <utility>
+
+#include "core/dtype.h"
+#include "gen/grid_sampler2d_ranges.h"
+
+namespace gradconf {
+
+void showValue(const LayoutSpec& layout, std::ostream& os) {
+  const std::string text = layout.to_string();
+  os << (text.empty() ? std::string("contiguous") : text);
+}
+
+}  // namespace gradconf
+
+namespace gradconf::props::gs {
+namespace {
+
+namespace ranges = gs_ranges;
+using grid_sampler2d::Interpolation;
+using grid_sampler2d::kRoleCount;
+using grid_sampler2d::Padding;
+
+struct SizeLimits {
+  int64_t batch;
+  int64_t channels;
+  int64_t spatial;
+};
+// kMaxBatch * kMaxChannels * kMaxSpatial^2 = 14739 elements per tensor at most: a case runs in
+// well under a millisecond on average (a few at most), so thousands fit in a test's budget.
+constexpr SizeLimits kProblemLimits = {ranges::kMaxBatch, ranges::kMaxChannels,
+                                       ranges::kMaxSpatial};
+constexpr SizeLimits kBoundaryLimits = {ranges::kBoundaryMaxBatch, ranges::kBoundaryMaxChannels,
+                                        ranges::kBoundaryMaxSpatial};
+
+// A size in [0 or 1, max], biased to the values kernels treat specially: 1, the boundary sizes
+// (vector widths and their neighbours), and the limit. The sized uniform part grows with
+// RapidCheck's size, so early cases are small. Zero (an empty tensor) comes about once in 40.
+rc::Gen<int64_t> gen_size(int64_t max, bool allow_zero) {
+  std::vector<int64_t> boundary;
+  for (int64_t size : ranges::kBoundarySizes) {
+    if (size <= max) boundary.push_back(size);
+  }
+  return rc::gen::weightedOneOf<int64_t>({
+      {2, rc::gen::just(int64_t{1})},
+      {8, rc::gen::elementOf(boundary)},
+      {3, rc::gen::just(max)},
+      {26, rc::gen::inRange<int64_t>(1, max + 1)},
+      {allow_zero ? 1u : 0u, rc::gen::just(int64_t{0})},
+  });
+}
+
+std::vector<int> as_order(const std::array<int, 4>& order) {
+  // The identity is spelled as the empty order, as LayoutSpec::parse returns it, so that a
+  // generated problem survives the repro round trip unchanged.
+  if (order == std::array<int, 4>{0, 1, 2, 3}) return {};
+  return {order.begin(), order.end()};
+}
+
+rc::Gen<std::vector<int>> gen_order(bool include_identity) {
+  std::vector<std::vector<int>> orders;
+  for (const auto& order : ranges::kOrders) {
+    if (include_identity || as_order(order).size() == 4) orders.push_back(as_order(order));
+  }
+  return rc::gen::elementOf(orders);
+}
+
+rc::Gen<std::optional<std::array<bool, 2>>> gen_mask(bool allow_null) {
+  using Mask = std::optional<std::array<bool, 2>>;
+  return rc::gen::weightedElement<Mask>({
+      {4, std::array<bool, 2>{true, true}},
+      {2, std::array<bool, 2>{true, false}},
+      {2, std::array<bool, 2>{false, true}},
+      {1, std::array<bool, 2>{false, false}},
+      {allow_null ? 1u : 0u, std::nullopt},
+  });
+}
+
+rc::Gen<std::array<LayoutSpec, kRoleCount>> gen_layouts(Entry entry, bool strided) {
+  std::vector<rc::Gen<LayoutSpec>> per_role(kRoleCount, rc::gen::just(LayoutSpec{}));
+  if (strided) {
+    Problem probe;
+    probe.entry = entry;
+    for (Role role : probe.inputs()) per_role[static_cast<size_t>(role)] = gen_layout(true);
+    for (Role role : probe.outputs()) per_role[static_cast<size_t>(role)] = gen_layout(false);
+  }
+  return rc::gen::apply(
+      [](LayoutSpec a, LayoutSpec b, LayoutSpec c, LayoutSpec d, LayoutSpec e, LayoutSpec f) {
+        return std::array<LayoutSpec, kRoleCount>{a, b, c, d, e, f};
+      },
+      per_role[0], per_role[1], per_role[2], per_role[3], per_role[4], per_role[5]);
+}
+
+rc::Gen<GridFill> gen_grid_fill(const GenOptions& options) {
+  if (options.grid_fill) return rc::gen::just(*options.grid_fill);
+  return rc::gen::weightedElement<GridFill>({
+      {6, GridFill::kUniform},
+      {options.allow_specials ? 2u : 0u, GridFill::kSpecials},
+      {2, GridFill::kExact},
+  });
+}
+
+rc::Gen<ValueFill> gen_value_fill(const GenOptions& options) {
+  if (options.value_fill) return rc::gen::just(*options.value_fill);
+  return rc::gen::weightedElement<ValueFill>({{3, ValueFill::kUniform}, {1, ValueFill::kDyadic}});
+}
+
+rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits) {
+  const auto entries = options.entry ? rc::gen::just(*options.entry)
+                                     : rc::gen::element(Entry::kBackward, Entry::kForward);
+  return rc::gen::mapcat(entries, [options, limits](Entry entry) {
+    const bool empty = options.allow_empty;
+    const auto mask = entry == Entry::kBackward ? gen_mask(options.allow_null_mask)
+                                                : rc::gen::just(Problem{}.output_mask);
+    const auto dtype =
+        options.dtype ? rc::gen::just(*options.dtype) : rc::gen::elementOf(ranges::kFloatDtypes);
+    return rc::gen::build<Problem>(
+        rc::gen::set(&Problem::entry, rc::gen::just(entry)), rc::gen::set(&Problem::dtype, dtype),
+        rc::gen::set(&Problem::n, gen_size(limits.batch, empty)),
+        rc::gen::set(&Problem::c, gen_size(limits.channels, empty)),
+        // GS-SHAPE-05: the input's spatial sizes are never empty.
+        rc::gen::set(&Problem::in_h, gen_size(limits.spatial, false)),
+        rc::gen::set(&Problem::in_w, gen_size(limits.spatial, false)),
+        rc::gen::set(&Problem::out_h, gen_size(limits.spatial, empty)),
+        rc::gen::set(&Problem::out_w, gen_size(limits.spatial, empty)),
+        rc::gen::set(&Problem::interpolation,
+                     rc::gen::element(Interpolation::kBilinear, Interpolation::kNearest)),
+        rc::gen::set(&Problem::padding, rc::gen::element(Padding::kZeros, Padding::kBorder)),
+        rc::gen::set(&Problem::align_corners, rc::gen::element(false, true)),
+        rc::gen::set(&Problem::output_mask, mask),
+        rc::gen::set(&Problem::layouts, gen_layouts(entry, options.strided)),
+        rc::gen::set(&Problem::grid_fill, gen_grid_fill(options)),
+        rc::gen::set(&Problem::value_fill, gen_value_fill(options)),
+        // Repro lines carry seeds as non-negative int64.
+        rc::gen::set(&Problem::seed,
+                     rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
+        rc::gen::set(&Problem::profile, rc::gen::just(options.profile)));
+  });
+}
+
+std::string_view short_dtype(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT:
+      return "f32";
+    case ACL_FLOAT16:
+      return "f16";
+    case ACL_BF16:
+      return "bf16";
+    case ACL_DOUBLE:
+      return "f64";
+    default:
+      return dtype_name(dtype);
+  }
+}
+
+std::string_view grid_fill_name(GridFill fill) {
+  switch (fill) {
+    case GridFill::kUniform:
+      return "uniform";
+    case GridFill::kSpecials:
+      return "specials";
+    case GridFill::kExact:
+      return "exact";
+    case GridFill::kSmooth:
+      return "smooth";
+  }
+  return "?";
+}
+
+// "contiguous", or the non-default parts joined by '+', e.g. "permuted+padded".
+std::string layout_kind(const LayoutSpec& layout) {
+  if (layout.contiguous()) return "contiguous";
+  std::string kind;
+  auto add = [&](const char* part) {
+    if (!kind.empty()) kind += '+';
+    kind += part;
+  };
+  bool identity = true;
+  for (size_t i = 0; i < layout.order.size(); ++i) {
+    identity = identity && layout.order[i] == static_cast<int>(i);
+  }
+  if (!identity) add("permuted");
+  if (layout.pad != 0) add("padded");
+  if (layout.offset != 0) add("offset");
+  if (layout.broadcast != 0) add("broadcast");
+  return kind;
+}
+
+}  // namespace
+
+rc::Gen<LayoutSpec> gen_layout(bool is_input) {
+  const auto pad = rc::gen::inRange<int64_t>(1, ranges::kMaxLayoutPad + 1);
+  const auto offset = rc::gen::inRange<int64_t>(1, ranges::kMaxLayoutOffset + 1);
+  const auto broadcast = rc::gen::inRange<uint32_t>(1, 16);
+  const auto combined = rc::gen::build<LayoutSpec>(
+      rc::gen::set(&LayoutSpec::order, gen_order(true)),
+      rc::gen::set(&LayoutSpec::pad, rc::gen::inRange<int64_t>(0, ranges::kMaxLayoutPad + 1)),
+      rc::gen::set(&LayoutSpec::offset, rc::gen::inRange<int64_t>(0, ranges::kMaxLayoutOffset + 1)),
+      rc::gen::set(&LayoutSpec::broadcast,
+                   is_input ? rc::gen::inRange<uint32_t>(0, 16) : rc::gen::just(0u)));
+  return rc::gen::weightedOneOf<LayoutSpec>({
+      {14, rc::gen::just(LayoutSpec{})},
+      {3, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::order, gen_order(false)))},
+      {3, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::pad, pad))},
+      {2, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::offset, offset))},
+      {is_input ? 2u : 0u,
+       rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::broadcast, broadcast))},
+      {4, combined},
+  });
+}
+
+rc::Gen<Problem> gen_problem(const GenOptions& options) {
+  return gen_problem_within(options, kProblemLimits);
+}
+
+rc::Gen<BoundaryCase> gen_boundary_case(const GenOptions& options) {
+  std::vector<const ClauseBreaker*> breakers;
+  for (const ClauseBreaker& breaker : clause_breakers()) {
+    if (!options.entry || breaker.applies_to(*options.entry)) breakers.push_back(&breaker);
+  }
+  // Uniform over clauses first, then over the entries the clause applies to: a clause that only
+  // the backward has is drawn as often as any other.
+  return rc::gen::mapcat(rc::gen::elementOf(breakers), [options](const ClauseBreaker* breaker) {
+    std::vector<Entry> entries;
+    for (Entry entry : {Entry::kBackward, Entry::kForward}) {
+      if (breaker->applies_to(entry) && (!options.entry || *options.entry == entry)) {
+        entries.push_back(entry);
+      }
+    }
+    return rc::gen::mapcat(rc::gen::elementOf(entries), [options, breaker](Entry entry) {
+      GenOptions base = options;
+      base.entry = entry;
+      base.allow_empty = false;
+      base.allow_null_mask = false;
+      return rc::gen::map(
+          rc::gen::tuple(gen_problem_within(base, kBoundaryLimits), rc::gen::arbitrary<uint64_t>(),
+                         rc::gen::arbitrary<bool>()),
+          [breaker](const std::tuple<Problem, uint64_t, bool>& drawn) {
+            BoundaryCase boundary_case;
+            boundary_case.problem = std::get<0>(drawn);
+            boundary_case.choice = std::get<1>(drawn);
+            boundary_case.just_valid = std::get<2>(drawn);
+            boundary_case.clause_id = std::string(breaker->clause_id);
+            boundary_case.call = make_call(boundary_case.problem);
+            breaker->apply(boundary_case.call, boundary_case.choice, boundary_case.just_valid);
+            boundary_case.expected_status =
+                boundary_case.just_valid ? ACLNN_SUCCESS : clause_status(breaker->clause_id);
+            return boundary_case;
+          });
+    });
+  });
+}
+
+std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
+  std::vector<std::string> tags;
+  const bool backward = p.entry == Entry::kBackward;
+  if (axes & kAxisEntry) tags.push_back(backward ? "entry=backward" : "entry=forward");
+  if (axes & kAxisDtype) tags.push_back("dtype=" + std::string(short_dtype(p.dtype)));
+  if (axes & kAxisInterpolation) {
+    tags.push_back(p.interpolation == Interpolation::kNearest ? "interp=nearest"
+                                                              : "interp=bilinear");
+  }
+  if (axes & kAxisPadding) {
+    tags.push_back(p.padding == Padding::kBorder ? "pad=border" : "pad=zeros");
+  }
+  if (axes & kAxisAlignCorners) tags.push_back(p.align_corners ? "ac=1" : "ac=0");
+  if ((axes & kAxisMask) && backward) {
+    tags.push_back(p.output_mask ? std::string("mask=") + ((*p.output_mask)[0] ? '1' : '0') +
+                                       ((*p.output_mask)[1] ? '1' : '0')
+                                 : std::string("mask=null"));
+  }
+  if (axes & kAxisLayouts) {
+    std::vector<Role> roles = p.inputs();
+    for (Role role : p.outputs()) roles.push_back(role);
+    for (Role role : roles) {
+      tags.push_back("layout:" + std::string(grid_sampler2d::role_name(role)) + "=" +
+                     layout_kind(p.layout(role)));
+    }
+  }
+  if ((axes & kAxisEmpty) && (p.n == 0 || p.c == 0 || p.out_h == 0 || p.out_w == 0)) {
+    tags.push_back("empty");
+  }
+  if (axes & kAxisBoundarySizes) {
+    const std::array<std::pair<const char*, int64_t>, 6> sizes = {
+        {{"n", p.n}, {"c", p.c}, {"ih", p.in_h}, {"iw", p.in_w}, {"oh", p.out_h}, {"ow", p.out_w}}};
+    for (const auto& [name, value] : sizes) {
+      const auto& boundary = ranges::kBoundarySizes;
+      if (std::find(boundary.begin(), boundary.end(), value) != boundary.end()) {
+        tags.push_back(std::string("boundary:") + name + "=" + std::to_string(value));
+      }
+    }
+  }
+  if (axes & kAxisGridFill) tags.push_back("grid=" + std::string(grid_fill_name(p.grid_fill)));
+  if (axes & kAxisValueFill) {
+    tags.push_back(p.value_fill == ValueFill::kDyadic ? "values=dyadic" : "values=uniform");
+  }
+  return tags;
+}
+
+void classify(const Problem& problem, uint32_t axes) {
+  for (const std::string& tag : problem_tags(problem, axes)) RC_TAG(tag);
+}
+
+void classify(const BoundaryCase& boundary_case) {
+  RC_TAG(boundary_case.clause_id);
+  RC_TAG(boundary_case.just_valid ? "just-valid" : "just-invalid");
+  RC_TAG(boundary_case.problem.entry == Entry::kBackward ? "backward" : "forward");
+}
+
+void showValue(const Call& call, std::ostream& os) { os << summarize(call); }
+
+std::ostream& operator<<(std::ostream& os, const BoundaryCase& boundary_case) {
+  return os << boundary_case.problem.to_repro() << " --break=" << boundary_case.clause_id
+            << " --side=" << (boundary_case.just_valid ? "just-valid" : "just-invalid")
+            << " --choice=" << boundary_case.choice
+            << "\n  call: " << summarize(boundary_case.call);
+}
+
+}  // namespace gradconf::props::gs

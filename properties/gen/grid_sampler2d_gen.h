@@ -1,0 +1,119 @@
+// RapidCheck generators of GridSampler2D problems and of boundary cases (one clause broken at
+// its boundary, or the same edit kept just valid), and the classification that makes their
+// coverage visible in a property's output. Built from gen::build / mapcat / oneOf only, so every
+// value shrinks field by field (sizes toward 1, layouts toward contiguous, choices toward 0).
+#ifndef GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_GEN_H_
+#define GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_GEN_H_
+
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "aclnn/acl_meta.h"
+#include "core/layout.h"
+#include "core/profile.h"
+#include "gen/grid_sampler2d_breakers.h"
+#include "grid_sampler2d/problem.h"
+#include "harness/grid_sampler2d_harness.h"
+
+namespace gradconf {
+/// Prints a layout in counterexamples ("contiguous" or its repro text, e.g. "o0231.p3").
+void showValue(const LayoutSpec& layout, std::ostream& os);
+}  // namespace gradconf
+
+namespace gradconf::props::gs {
+
+using grid_sampler2d::GridFill;
+using grid_sampler2d::ValueFill;
+
+/// A 4-D layout: contiguous about half of the time; otherwise permuted (gs_ranges::kOrders), padded
+/// strides, a leading offset, for inputs zero-stride (broadcast) dims, or a combination.
+///
+/// @param is_input  Broadcast bits are drawn only for inputs: an output with a zero stride on a
+///                  dim > 1 is invalid (GS-OUT-01).
+rc::Gen<LayoutSpec> gen_layout(bool is_input);
+
+/// What gen_problem may draw. Unset optionals mean "every value".
+struct GenOptions {
+  SpecProfile profile = SpecProfile::kSeed;
+  std::optional<aclDataType> dtype;
+  std::optional<Entry> entry;
+  bool strided = true;         ///< false: every tensor contiguous
+  bool allow_empty = true;     ///< N, C, Hout or Wout = 0 now and then
+  bool allow_specials = true;  ///< GridFill::kSpecials (NaN, +-inf, 1e30, ...) now and then
+  std::optional<GridFill> grid_fill;
+  std::optional<ValueFill> value_fill;
+  bool allow_null_mask =
+      false;  ///< backward: a null outputMask (GS-MASK-01 early-out) now and then
+};
+
+/// Valid problems within gs_ranges limits: sizes biased to gs_ranges::kBoundarySizes, 1 and the
+/// limit; every entry, dtype, interpolation, padding, alignCorners and outputMask (00 included);
+/// layouts per role from gen_layout; grid fill mostly uniform, some specials and exact; value fill
+/// uniform or dyadic; a random seed. Each case stays under ~15k elements per tensor.
+///
+/// @param options  Restrictions; see GenOptions.
+rc::Gen<Problem> gen_problem(const GenOptions& options = {});
+
+/// One call at one clause's boundary, made by a breaker from a valid base problem.
+struct BoundaryCase {
+  Problem problem;  ///< the valid base problem
+  Call call;        ///< make_call(problem) edited by the clause's breaker
+  std::string clause_id;
+  /// Just-invalid: the clause's status. Just-valid: ACLNN_SUCCESS. GS-MASK-01 expects
+  /// ACLNN_SUCCESS on both sides: the null mask (the clause fires: early-out, nothing written)
+  /// and the all-false mask {0, 0} (validation proceeds, nothing requested).
+  aclnnStatus expected_status = ACLNN_SUCCESS;
+  bool just_valid = false;
+  uint64_t choice =
+      0;  ///< the breaker's choice: (problem, clause_id, just_valid, choice) replays it
+};
+
+/// Boundary cases: a clause drawn uniformly among the breakers that apply (to options.entry if
+/// set), a small valid base problem (gs_ranges::kBoundaryMax*, no empty tensors, non-null mask),
+/// either side of the boundary, and a choice among the breaker's ways.
+///
+/// @param options  Restrictions on the base problem (allow_empty and allow_null_mask ignored).
+rc::Gen<BoundaryCase> gen_boundary_case(const GenOptions& options = {});
+
+/// The axes a problem is classified along; combine with |.
+enum ClassifyAxis : uint32_t {
+  kAxisEntry = 1u << 0,
+  kAxisDtype = 1u << 1,
+  kAxisInterpolation = 1u << 2,
+  kAxisPadding = 1u << 3,
+  kAxisAlignCorners = 1u << 4,
+  kAxisMask = 1u << 5,
+  kAxisLayouts = 1u << 6,  ///< per role: contiguous, permuted, padded, offset, broadcast
+  kAxisEmpty = 1u << 7,
+  kAxisBoundarySizes = 1u << 8,  ///< per size in gs_ranges::kBoundarySizes
+  kAxisGridFill = 1u << 9,
+  kAxisValueFill = 1u << 10,
+  kAllAxes = (1u << 11) - 1,
+};
+
+/// The tags of a problem along `axes`, e.g. "dtype=bf16", "layout:grid=permuted+padded",
+/// "boundary:iw", "empty". RapidCheck prints the distribution of whole tag sets, so properties
+/// that want readable counts pass a few axes; marginal counts per tag come from this list.
+std::vector<std::string> problem_tags(const Problem& problem, uint32_t axes = kAllAxes);
+
+/// RC_TAGs the current test case with problem_tags(problem, axes). Call inside a property.
+void classify(const Problem& problem, uint32_t axes = kAllAxes);
+
+/// RC_TAGs the clause id, the side ("just-valid"/"just-invalid") and the entry.
+void classify(const BoundaryCase& boundary_case);
+
+/// Prints summarize(call) in counterexamples.
+void showValue(const Call& call, std::ostream& os);
+
+/// "<problem repro> --break=<clause> --side=<just-valid|just-invalid> --choice=<n>" and, on a
+/// second line, summarize(call): what a counterexample prints.
+std::ostream& operator<<(std::ostream& os, const BoundaryCase& boundary_case);
+
+}  // namespace gradconf::props::gs
+
+#endif  // GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_GEN_H_

@@ -1,0 +1,54 @@
+// Law 6: the same problem in every floating dtype agrees with the double reference under that
+// dtype's precision standard, and each low-precision run agrees with the backend's own float64
+// run on the same (rounded) inputs: one dispatch per dtype, one semantics.
+#ifndef GRADCONF_PROPERTIES_LAWS_DTYPE_AGREEMENT_H_
+#define GRADCONF_PROPERTIES_LAWS_DTYPE_AGREEMENT_H_
+
+#include <array>
+
+#include "core/dtype.h"
+#include "core/profile.h"
+#include "laws/law.h"
+#include "laws/matches_reference.h"
+
+namespace gradconf::props {
+
+template <typename Traits>
+LawResult dtype_agreement(const typename Traits::Problem& p, const typename Traits::Backend& backend) {
+  LawResult result;
+  for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE}) {
+    const auto typed = Traits::with_dtype(p, dtype);
+    LawResult vs_reference = matches_reference<Traits>(typed, backend);
+    if (!vs_reference.holds) {
+      vs_reference.detail = "dtype_agreement: " + vs_reference.detail;
+      return vs_reference;
+    }
+    result.mistrusted = result.mistrusted || vs_reference.mistrusted;
+    if (dtype == ACL_DOUBLE) continue;
+    // The same rounded inputs in float64: only the kernel's precision differs.
+    const auto call = Traits::make_call(typed);
+    auto wide = call;
+    for (auto& tensor : wide.tensors) tensor.dtype = ACL_DOUBLE;
+    wide.profile = SpecProfile::kExtended;
+    const Outcome narrow_run = Traits::run(call, {}, backend);
+    const Outcome wide_run = Traits::run(wide, {}, backend);
+    if (!narrow_run.ok() || !wide_run.ok()) {
+      return law_failure("dtype_agreement", Traits::repro(typed),
+                         describe_status(narrow_run) + " / float64 " + describe_status(wide_run));
+    }
+    for (int out : Traits::wanted_outputs(typed, call)) {
+      const auto o = static_cast<size_t>(out);
+      const Comparison c = compare(narrow_run.values[o], wide_run.values[o], call.tensors[o].dims,
+                                   tolerance_for(Traits::op_name(typed), call.tensors[o].name, dtype));
+      if (c.status == CompareStatus::kFailed) {
+        return law_failure("dtype_agreement", Traits::repro(typed),
+                           call.tensors[o].name + " vs the float64 run: " + c.summary());
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_LAWS_DTYPE_AGREEMENT_H_

@@ -1,0 +1,69 @@
+// Law 3: in double, away from kinks, every gradient the backward returns agrees with central
+// differences of L(x) = <forward(x), g> along a random direction d:
+//   (L(x + h d) - L(x - h d)) / 2h  ==  <dL/dx, d>,  h = 2^-10 max(1, max|x|).
+// Both sides use the backend under test, so a backward that is not the derivative of its own
+// forward fails even when both look plausible.
+#ifndef GRADCONF_PROPERTIES_LAWS_FINITE_DIFFERENCES_H_
+#define GRADCONF_PROPERTIES_LAWS_FINITE_DIFFERENCES_H_
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/random.h"
+#include "laws/law.h"
+
+namespace gradconf::props {
+
+template <typename Traits>
+LawResult finite_differences(const typename Traits::Problem& p0, const typename Traits::Backend& backend,
+                             uint64_t direction_seed) {
+  const auto p = Traits::as_backward(Traits::smooth_double(p0));
+  const auto backward = Traits::make_call(p);
+  const std::string repro = Traits::repro(p);
+  const Outcome b = Traits::run(backward, {}, backend);
+  if (!b.ok()) return law_failure("finite_differences", repro, "backward " + describe_status(b));
+  const auto forward = Traits::make_call(Traits::as_forward(p));
+  for (const Differentiable& d : Traits::differentiable(p)) {
+    const auto& x = forward.tensors[static_cast<size_t>(d.forward_input)].values;
+    const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
+    const auto& gradient = b.values[static_cast<size_t>(d.backward_gradient)];
+    SplitMix64 rng(direction_seed, static_cast<uint64_t>(d.forward_input));
+    std::vector<double> direction(x.size());
+    for (double& v : direction) v = rng.uniform(-1, 1);
+    double scale = 1;
+    for (double v : x) scale = std::max(scale, std::fabs(v));
+    const double h = kFiniteDifferenceStep * scale;
+    auto loss_at = [&](double step, double* out) {
+      auto shifted = forward;
+      auto& values = shifted.tensors[static_cast<size_t>(d.forward_input)].values;
+      for (size_t i = 0; i < values.size(); ++i) values[i] += step * direction[i];
+      const Outcome f = Traits::run(shifted, {}, backend);
+      if (!f.ok()) return f;
+      *out = dot(f.values[static_cast<size_t>(d.forward_output)], g);
+      return f;
+    };
+    double plus = 0, minus = 0;
+    for (double step : {h, -h}) {
+      const Outcome f = loss_at(step, step > 0 ? &plus : &minus);
+      if (!f.ok()) return law_failure("finite_differences", repro, "forward " + describe_status(f));
+    }
+    const double numeric = (plus - minus) / (2 * h);
+    const double analytic = dot(gradient, direction);
+    double magnitude = 0;
+    for (size_t i = 0; i < gradient.size(); ++i) magnitude += std::fabs(gradient[i] * direction[i]);
+    const double bound = finite_difference_bound(magnitude);
+    if (!(std::fabs(numeric - analytic) <= bound)) {
+      std::ostringstream why;
+      why.precision(17);
+      why << backward.tensors[static_cast<size_t>(d.backward_gradient)].name << ": central difference "
+          << numeric << " vs <gradient, d> " << analytic << ", |diff| " << std::fabs(numeric - analytic)
+          << " > bound " << bound << " (h " << h << ", direction seed " << direction_seed << ")";
+      return law_failure("finite_differences", repro, why.str());
+    }
+  }
+  return {};
+}
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_LAWS_FINITE_DIFFERENCES_H_

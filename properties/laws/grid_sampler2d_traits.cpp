@@ -1,0 +1,86 @@
+#include "laws/grid_sampler2d_traits.h"
+
+#include <cmath>
+
+#include "ops/grid_sampler2d/reference/reference.h"
+
+namespace gradconf::props {
+
+using grid_sampler2d::Entry;
+using grid_sampler2d::Role;
+
+GridSampler2DTraits::Problem GridSampler2DTraits::as_forward(Problem p) {
+  p.entry = Entry::kForward;
+  p.output_mask = std::array<bool, 2>{true, true};
+  return p;
+}
+
+GridSampler2DTraits::Problem GridSampler2DTraits::as_backward(Problem p) {
+  p.entry = Entry::kBackward;
+  return p;
+}
+
+std::vector<ExpectedOutput> GridSampler2DTraits::reference(const Problem& p, const Call& call) {
+  std::vector<ExpectedOutput> expected;
+  for (auto& [role, values] : gs::reference_outputs(p, call)) {
+    if (!p.wants(role)) continue;
+    expected.push_back({call.index_of(role), std::string(grid_sampler2d::role_name(role)),
+                        p.dims(role), std::move(values)});
+  }
+  return expected;
+}
+
+std::vector<int> GridSampler2DTraits::wanted_outputs(const Problem& p, const Call& call) {
+  std::vector<int> indices;
+  for (Role role : p.outputs()) {
+    if (p.wants(role)) indices.push_back(call.index_of(role));
+  }
+  return indices;
+}
+
+GridSampler2DTraits::Problem GridSampler2DTraits::with_dtype(Problem p, aclDataType dtype) {
+  p.dtype = dtype;
+  return p;
+}
+
+GridSampler2DTraits::Problem GridSampler2DTraits::contiguous(Problem p) {
+  for (auto& layout : p.layouts) layout = LayoutSpec{};
+  return p;
+}
+
+std::vector<Differentiable> GridSampler2DTraits::differentiable(const Problem&) {
+  // Forward call: input 0, grid 1, out 2. Backward: gradOutput 0, input 1, grid 2,
+  // inputGrad 3, gridGrad 4 (C-prototype order, as make_call builds them).
+  return {Differentiable{0, 2, 0, 3, true}, Differentiable{1, 2, 0, 4, false}};
+}
+
+double GridSampler2DTraits::adjoint_magnitude(const Problem& p, const Call& forward,
+                                              const Call& backward, const Differentiable& d) {
+  namespace ref = grid_sampler2d::reference;
+  std::vector<double> abs_input = forward.tensors[static_cast<size_t>(d.forward_input)].values;
+  for (double& v : abs_input) v = std::fabs(v);
+  const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
+  const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
+                         p.align_corners};
+  // Bilinear and nearest weights are non-negative: forward(|u|) sums |w u| per output.
+  const auto abs_out = ref::forward(dims, attrs, abs_input, forward.tensor(Role::kGrid).values);
+  const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
+  double magnitude = 0;
+  for (size_t j = 0; j < abs_out.size() && j < g.size(); ++j) magnitude += abs_out[j] * std::fabs(g[j]);
+  return magnitude;
+}
+
+GridSampler2DTraits::Problem GridSampler2DTraits::smooth_double(Problem p) {
+  p.dtype = ACL_DOUBLE;
+  p.profile = SpecProfile::kExtended;
+  p.grid_fill = grid_sampler2d::GridFill::kSmooth;
+  p.output_mask = std::array<bool, 2>{true, true};
+  return p;
+}
+
+std::vector<int> GridSampler2DTraits::incoming_gradients(const Call& backward) {
+  const int index = backward.index_of(Role::kGradOutput);
+  return index < 0 ? std::vector<int>{} : std::vector<int>{index};
+}
+
+}  // namespace gradconf::props

@@ -1,0 +1,32 @@
+// Law 1: every wanted output agrees with the double reference under the tolerance table.
+#ifndef GRADCONF_PROPERTIES_LAWS_MATCHES_REFERENCE_H_
+#define GRADCONF_PROPERTIES_LAWS_MATCHES_REFERENCE_H_
+
+#include "laws/law.h"
+
+namespace gradconf::props {
+
+template <typename Traits>
+LawResult matches_reference(const typename Traits::Problem& p, const typename Traits::Backend& backend) {
+  const auto call = Traits::make_call(p);
+  const Outcome outcome = Traits::run(call, {}, backend);
+  const std::string repro = Traits::repro(p);
+  if (!outcome.ok() || !outcome.violations.empty()) {
+    return law_failure("matches_reference", repro, describe_status(outcome));
+  }
+  LawResult result;
+  for (const ExpectedOutput& expected : Traits::reference(p, call)) {
+    const auto& got = outcome.values[static_cast<size_t>(expected.tensor)];
+    const Comparison c = compare(got, expected.values, expected.dims,
+                                 tolerance_for(Traits::op_name(p), expected.name, Traits::dtype(p)));
+    if (c.status == CompareStatus::kFailed) {
+      return law_failure("matches_reference", repro, expected.name + ": " + c.summary());
+    }
+    result.mistrusted = result.mistrusted || c.status == CompareStatus::kMistrusted;
+  }
+  return result;
+}
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_LAWS_MATCHES_REFERENCE_H_

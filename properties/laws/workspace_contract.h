@@ -1,0 +1,69 @@
+// Law 9: the two-phase contract (spec README §1). Phase 1 is pure (writes no input or output
+// byte) and idempotent (same size twice); a garbage-filled workspace gives the same bits as a
+// zeroed one and nothing is written past workspaceSize; a workspace one byte short is rejected
+// with 161002 before any output byte is written; an executor runs once (361001 after).
+#ifndef GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
+#define GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
+
+#include "laws/law.h"
+
+namespace gradconf::props {
+
+template <typename Traits>
+LawResult workspace_contract(const typename Traits::Problem& p, const typename Traits::Backend& backend) {
+  const auto call = Traits::make_call(p);
+  const std::string repro = Traits::repro(p);
+  auto fail = [&](const std::string& why) { return law_failure("workspace_contract", repro, why); };
+
+  RunOptions plan_only;
+  plan_only.skip_phase2 = true;
+  plan_only.query_twice = true;
+  const Outcome planned = Traits::run(call, plan_only, backend);
+  if (!planned.ok()) return fail("phase 1 " + describe_status(planned));
+  if (!planned.workspace_sizes_agree) return fail("phase 1 returned different workspace sizes");
+  for (size_t t = 0; t < call.tensors.size(); ++t) {
+    if (call.tensors[t].output && !planned.view_untouched[t]) {
+      return fail("phase 1 wrote into " + call.tensors[t].name);
+    }
+  }
+  if (!planned.inputs_untouched || !planned.outside_views_untouched) return fail(planned.violations);
+
+  RunOptions zeroed, garbage;
+  garbage.workspace_fill = WorkspaceFill::kGarbage;
+  garbage.run_phase2_twice = true;
+  const Outcome clean = Traits::run(call, zeroed, backend);
+  const Outcome dirty = Traits::run(call, garbage, backend);
+  if (!clean.ok() || !dirty.ok()) return fail(describe_status(clean) + " / " + describe_status(dirty));
+  if (!dirty.workspace_guard_intact || !dirty.violations.empty()) return fail(dirty.violations);
+  if (dirty.second_run_status != ACLNN_ERR_RUNTIME_ERROR) {
+    return fail("running an executor twice returned " + std::to_string(dirty.second_run_status) +
+                ", expected 361001");
+  }
+  for (int out : Traits::wanted_outputs(p, call)) {
+    const auto o = static_cast<size_t>(out);
+    const int64_t at = first_bit_difference(clean.values[o], dirty.values[o]);
+    if (at >= 0) {
+      return fail(call.tensors[o].name + " depends on the workspace's prior content (flat index " +
+                  std::to_string(at) + ")");
+    }
+  }
+
+  if (planned.workspace_size > 0) {
+    RunOptions short_by_one;
+    short_by_one.workspace_shortfall = 1;
+    const Outcome rejected = Traits::run(call, short_by_one, backend);
+    if (rejected.status != ACLNN_ERR_PARAM_INVALID || rejected.failed_phase != 2) {
+      return fail("a workspace one byte short gave " + describe_status(rejected) + ", expected 161002");
+    }
+    for (size_t t = 0; t < call.tensors.size(); ++t) {
+      if (call.tensors[t].output && !rejected.view_untouched[t]) {
+        return fail("a rejected phase 2 wrote into " + call.tensors[t].name);
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package gradconf needs to build, test and fuzz. Idempotent: when all
+# packages are already installed it does nothing (no apt-get update). Run as root.
+#   --with-torch   also install python3-torch (~800 MB) for the optional PyTorch cross-checks
+#                  and benchmarks; never needed by CI.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build git
+  libeigen3-dev libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev
+  clang-14 libclang-rt-14-dev llvm-14
+  python3 python3-numpy zip
+)
+if [[ "${1:-}" == "--with-torch" ]]; then
+  packages+=(python3-torch)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
