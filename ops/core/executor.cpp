@@ -55,7 +55,7 @@ aclnnStatus make_executor(uint64_t scratch_bytes, ExecutorBody body, uint64_t* w
   uint64_t size = 0;
   if (scratch_bytes > 0) {
     auto padded = checked_align_up(scratch_bytes, kWorkspaceAlignment);
-    if (!padded || *padded > (uint64_t{1} << 62)) {
+    if (!padded || *padded > kMaxWorkspaceBytes) {
       return fail(ACLNN_ERR_PARAM_INVALID,
                   "workspace of " + std::to_string(scratch_bytes) + " bytes is too large");
     }

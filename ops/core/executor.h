@@ -16,6 +16,8 @@ namespace gradconf {
 /// Alignment of the workspace pointer a body receives; phase 1 reserves this much slack so any
 /// caller pointer can be aligned up inside the caller's buffer.
 inline constexpr uint64_t kWorkspaceAlignment = 64;
+/// Largest workspace phase 1 hands out; ops name the clause that enforces it (GS-LIMIT-01).
+inline constexpr uint64_t kMaxWorkspaceBytes = uint64_t{1} << 62;
 
 /// Runs the computation. `workspace` is kWorkspaceAlignment-aligned, holds at least the bytes
 /// requested from make_executor, and may contain garbage.

@@ -57,11 +57,11 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
 }
 
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy) {
-  if (devPtr == nullptr) return ACL_ERROR_INVALID_PARAM;
-  // Size 0 still gets a unique block so empty tensors have a valid address.
+  // The device runtime refuses zero-byte blocks; code that runs here must run there too.
+  if (devPtr == nullptr || size == 0) return ACL_ERROR_INVALID_PARAM;
   const size_t rounded = (size + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
   if (rounded < size) return ACL_ERROR_BAD_ALLOC;
-  void* p = std::aligned_alloc(kDeviceAlignment, rounded == 0 ? kDeviceAlignment : rounded);
+  void* p = std::aligned_alloc(kDeviceAlignment, rounded);
   if (p == nullptr) return ACL_ERROR_BAD_ALLOC;
   *devPtr = p;
   return ACL_SUCCESS;

@@ -13,51 +13,85 @@ namespace gradconf {
 int64_t numel(const aclTensor& t) { return checked_numel(t.view_dims).value_or(0); }
 
 namespace {
-// Above this many addressed elements the exact (bitmap) overlap test is too costly; such views
-// are judged by the sufficient nested-stride test alone.
-constexpr int64_t kExactOverlapLimit = int64_t{1} << 24;
+struct Axis {
+  int64_t stride, size;
+};
 
-// Sorted by stride, each dim must step over everything the smaller dims span: this proves that
-// no two indices meet. It is sufficient, not necessary (interleaved views fail it).
-bool nested_strides_prove_disjoint(const aclTensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> stride_dim;
+/// The axes that step (size > 1), sorted by stride.
+std::vector<Axis> stepping_axes(const aclTensor& t) {
+  std::vector<Axis> axes;
   for (size_t i = 0; i < t.view_dims.size(); ++i) {
-    if (t.view_dims[i] > 1) stride_dim.emplace_back(t.strides[i], t.view_dims[i]);
+    if (t.view_dims[i] > 1) axes.push_back({t.strides[i], t.view_dims[i]});
   }
-  std::sort(stride_dim.begin(), stride_dim.end());
-  int64_t span = 0;  // largest offset reachable with the smaller dims
-  for (auto [stride, dim] : stride_dim) {
+  std::sort(axes.begin(), axes.end(), [](Axis a, Axis b) { return a.stride < b.stride; });
+  return axes;
+}
+
+// Sorted by stride, each axis must step over everything the smaller axes span: this proves that
+// no two indices meet. It is sufficient, not necessary (interleaved views fail it).
+bool nested_strides_prove_disjoint(const std::vector<Axis>& axes) {
+  int64_t span = 0;  // largest offset reachable with the smaller axes
+  for (auto [stride, size] : axes) {
     if (stride <= span) return false;
-    auto reach = checked_mul(stride, dim - 1);
-    if (!reach) return false;
-    auto next = checked_add(span, *reach);
+    auto reach = checked_mul(stride, size - 1);
+    auto next = reach ? checked_add(span, *reach) : std::nullopt;
     if (!next) return false;
     span = *next;
   }
   return true;
 }
-}  // namespace
 
-bool has_overlap(const aclTensor& t) {
-  const int64_t count = numel(t);
-  if (count <= 1 || nested_strides_prove_disjoint(t)) return false;
-  if (count > kExactOverlapLimit) return true;
-  int64_t max_offset = 0;
-  for (size_t i = 0; i < t.view_dims.size(); ++i) max_offset += (t.view_dims[i] - 1) * t.strides[i];
-  if (max_offset >= kExactOverlapLimit * 4) return true;
-  std::vector<bool> seen(static_cast<size_t>(max_offset) + 1, false);
-  std::vector<int64_t> index(t.view_dims.size(), 0);
-  for (int64_t n = 0; n < count; ++n) {
-    int64_t offset = 0;
-    for (size_t i = 0; i < index.size(); ++i) offset += index[i] * t.strides[i];
-    if (seen[offset]) return true;
-    seen[offset] = true;
-    for (size_t i = index.size(); i-- > 0;) {
-      if (++index[i] < t.view_dims[i]) break;
+/// Calls visit(offset) for every view index, innermost axis fastest; stops when visit is true.
+template <typename Visit>
+bool any_offset(const std::vector<Axis>& axes, Visit visit) {
+  std::vector<int64_t> index(axes.size(), 0);
+  int64_t offset = 0;
+  while (true) {
+    if (visit(offset)) return true;
+    size_t i = 0;
+    for (; i < axes.size(); ++i) {
+      offset += axes[i].stride;
+      if (++index[i] < axes[i].size) break;
+      offset -= axes[i].stride * axes[i].size;
       index[i] = 0;
     }
+    if (i == axes.size()) return false;
   }
-  return false;
+}
+}  // namespace
+
+Overlap overlap_of(const aclTensor& t) {
+  const std::vector<Axis> axes = stepping_axes(t);
+  if (axes.empty() || nested_strides_prove_disjoint(axes)) return Overlap::kDisjoint;
+  if (axes.front().stride == 0) return Overlap::kOverlapping;
+  // aclCreateTensor checked that the last offset fits in the storage, so these cannot overflow.
+  int64_t count = 1, max_offset = 0;
+  for (auto [stride, size] : axes) {
+    count *= size;
+    max_offset += stride * (size - 1);
+  }
+  if (count > max_offset + 1) return Overlap::kOverlapping;  // pigeonhole
+  if (max_offset < kOverlapBudget) {
+    std::vector<bool> seen(static_cast<size_t>(max_offset) + 1, false);
+    const bool repeated = any_offset(axes, [&](int64_t offset) {
+      if (seen[offset]) return true;
+      seen[offset] = true;
+      return false;
+    });
+    return repeated ? Overlap::kOverlapping : Overlap::kDisjoint;
+  }
+  if (count <= kOverlapBudget / 64) {  // sparse: a sorted list costs 64 bits per offset
+    std::vector<int64_t> offsets;
+    offsets.reserve(static_cast<size_t>(count));
+    any_offset(axes, [&](int64_t offset) {
+      offsets.push_back(offset);
+      return false;
+    });
+    std::sort(offsets.begin(), offsets.end());
+    const bool repeated = std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
+    return repeated ? Overlap::kOverlapping : Overlap::kDisjoint;
+  }
+  return Overlap::kUndecided;
 }
 
 std::string describe(const aclTensor& t) {

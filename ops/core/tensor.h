@@ -40,8 +40,17 @@ inline constexpr uint64_t kMaxRank = 8;
 inline int64_t rank(const aclTensor& t) { return static_cast<int64_t>(t.view_dims.size()); }
 /// Element count of the view (cannot overflow: checked at creation).
 int64_t numel(const aclTensor& t);
-/// True when two distinct view indices address the same storage element.
-bool has_overlap(const aclTensor& t);
+enum class Overlap {
+  kDisjoint,     ///< every view index addresses its own storage element
+  kOverlapping,  ///< two distinct view indices address the same element
+  kUndecided,    ///< interleaved and too large to decide within kOverlapBudget
+};
+/// Interleaved views (not provably disjoint by nesting) are decided exactly by enumerating their
+/// offsets into a bitmap or a sorted list; beyond this many bits/offsets phase 1 would spend
+/// absurd memory on a view it cannot yet trust, so the answer is kUndecided.
+inline constexpr int64_t kOverlapBudget = int64_t{1} << 28;
+Overlap overlap_of(const aclTensor& t);
+inline bool has_overlap(const aclTensor& t) { return overlap_of(t) != Overlap::kDisjoint; }
 /// "tensor with sizes [2, 3, 7, 3]".
 std::string describe(const aclTensor& t);
 

@@ -6,8 +6,8 @@
 //   3. inputGrad: one task per plane (n, c) clears its worker's accumulator, scatters every point
 //      of batch n into it in point order, then writes the plane out.
 // Each output element has exactly one writer and a fixed summation order, so results are bitwise
-// identical for any thread count; no atomics. The scatter goes through a compute-type plane
-// because half outputs cannot accumulate in their own type. Empty problems need no workspace.
+// identical for any thread count; no atomics. The scatter goes through a double plane because a
+// plane element can gather every point of its batch (half outputs could not even hold the sum). Empty problems need no workspace.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
 
@@ -22,55 +22,16 @@
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/plan.h"
+#include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
-
-struct BackwardLayout {
-  int64_t n_batch, channels, in_h, in_w, out_h, out_w;
-  explicit BackwardLayout(const BackwardPlan& plan)
-      : n_batch(plan.input.view_dims[0]),
-        channels(plan.input.view_dims[1]),
-        in_h(plan.input.view_dims[2]),
-        in_w(plan.input.view_dims[3]),
-        out_h(plan.grid.view_dims[1]),
-        out_w(plan.grid.view_dims[2]) {}
-  int64_t points() const { return out_h * out_w; }
-  bool empty() const { return n_batch == 0 || channels == 0 || points() == 0; }
-};
-
-/// Byte offsets of the workspace regions; nullopt when the sizes overflow.
-struct BackwardWorkspace {
-  uint64_t points_bytes = 0;
-  uint64_t plane_bytes = 0;  ///< one worker's accumulator plane
-  uint64_t total = 0;
-};
-
-template <typename T>
-std::optional<BackwardWorkspace> backward_workspace(const BackwardPlan& plan) {
-  const BackwardLayout l(plan);
-  BackwardWorkspace ws;
-  if (l.empty()) return ws;
-  auto points = checked_mul(l.n_batch, l.points());
-  auto points_bytes = points ? checked_mul(*points, sizeof(SourcePoint)) : std::nullopt;
-  auto plane = checked_mul(l.in_h, l.in_w);
-  auto plane_bytes = plane ? checked_mul(*plane, sizeof(compute_t<T>)) : std::nullopt;
-  if (!points_bytes || !plane_bytes) return std::nullopt;
-  auto points_aligned = checked_align_up(*points_bytes, kWorkspaceAlignment);
-  auto plane_aligned = checked_align_up(*plane_bytes, kWorkspaceAlignment);
-  if (!points_aligned || !plane_aligned) return std::nullopt;
-  ws.points_bytes = *points_aligned;
-  ws.plane_bytes = *plane_aligned;
-  auto planes = plan.want_input_grad ? checked_mul(static_cast<int64_t>(ws.plane_bytes), plan.workers)
-                                     : std::optional<int64_t>(0);
-  auto total = planes ? checked_add(static_cast<int64_t>(ws.points_bytes), *planes) : std::nullopt;
-  if (!total) return std::nullopt;
-  ws.total = static_cast<uint64_t>(*total);
-  return ws;
-}
 
 template <typename T, Fault kFault>
 void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   using Acc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, compute_t<T>>;
+  // inputGrad sums over every grid point of the batch (thousands of terms, cancelling), so its
+  // accumulator plane is double for every dtype (spec README §3).
+  using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
   const BackwardLayout l(plan);
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
   const auto input = view_of<const T, 4>(plan.input);
@@ -103,7 +64,7 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
     return;
   }
 
-  const BackwardWorkspace ws = *backward_workspace<T>(plan);
+  const BackwardWorkspace ws = *backward_workspace(l, plan.want_input_grad, plan.workers);
   auto* located = reinterpret_cast<SourcePoint*>(workspace);
   parallel_for(0, l.n_batch * points, 1024, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
@@ -171,21 +132,21 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
     std::byte* planes = workspace + ws.points_bytes;
     const int64_t plane_size = l.in_h * l.in_w;
     parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
-      auto* acc = reinterpret_cast<Acc*>(planes + ws.plane_bytes * worker_index());
+      auto* acc = reinterpret_cast<PlaneAcc*>(planes + ws.plane_bytes * worker_index());
       for (int64_t nc = lo; nc < hi; ++nc) {
         const int64_t n = nc / l.channels, c = nc % l.channels;
-        if constexpr (kFault != Fault::kWorkspaceAssumedZero) std::fill(acc, acc + plane_size, Acc(0));
+        if constexpr (kFault != Fault::kWorkspaceAssumedZero) std::fill(acc, acc + plane_size, PlaneAcc(0));
         const SourcePoint* batch_points =
             located + (kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points);
         for (int64_t i = 0; i < points; ++i) {
           const SourcePoint& p = batch_points[i];
           if (!p.addressable) continue;
-          const Acc g = static_cast<Acc>(grad_output(n, c, i / l.out_w, i % l.out_w));
+          const PlaneAcc g = static_cast<PlaneAcc>(grad_output(n, c, i / l.out_w, i % l.out_w));
           if (nearest) {
             if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) acc[p.y0 * l.in_w + p.x0] += g;
             continue;
           }
-          BilinearTaps<Acc, kFault> taps(p, l.in_h, l.in_w);
+          BilinearTaps<PlaneAcc, kFault> taps(p, l.in_h, l.in_w);
           if constexpr (kFault == Fault::kBackwardSwapsTapWeights) {
             std::swap(taps.weight[1], taps.weight[2]);
           }

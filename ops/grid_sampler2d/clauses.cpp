@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/parallel.h"
 #include "core/status.h"
+#include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
 namespace {
@@ -175,10 +177,10 @@ Check output_shapes(const CallArgs& a) {
          got("out", *a.out);
 }
 
-Check outputs_disjoint(const CallArgs& a) {
+Check output_overlap_is(const CallArgs& a, Overlap verdict, const char* expectation) {
   for (const auto& [name, t] : outputs(a)) {
-    if (has_overlap(*t)) {
-      return std::string("expected ") + name + " to address each element once, but got strides " +
+    if (overlap_of(*t) == verdict) {
+      return std::string("expected ") + name + " " + expectation + ", but got strides " +
              format_dims(t->strides.data(), t->strides.size()) + " for sizes " +
              format_dims(t->view_dims.data(), t->view_dims.size());
     }
@@ -186,9 +188,31 @@ Check outputs_disjoint(const CallArgs& a) {
   return std::nullopt;
 }
 
+Check outputs_disjoint(const CallArgs& a) {
+  return output_overlap_is(a, Overlap::kOverlapping, "to address each element once");
+}
+
+Check outputs_decidable(const CallArgs& a) {
+  return output_overlap_is(a, Overlap::kUndecided,
+                           "to be nested or to span fewer than 2^28 elements (interleaved views "
+                           "are checked element by element)");
+}
+
+Check workspace_representable(const CallArgs& a) {
+  if (!backward(a)) return std::nullopt;
+  const bool want_input_grad = a.output_mask->values[0];
+  if (backward_workspace(BackwardLayout(*a.input, *a.grid), want_input_grad, num_threads())) {
+    return std::nullopt;
+  }
+  return "expected a workspace of at most 2^62 bytes, but got " + std::to_string(a.input->view_dims[0]) +
+         " x " + std::to_string(a.grid->view_dims[1]) + " x " +
+         std::to_string(a.grid->view_dims[2]) + " grid points and " +
+         std::to_string(num_threads()) + " accumulator planes of " + describe(*a.input);
+}
+
 constexpr const char* kSeed = "002 aclnnGridSampler2DBackwardGetWorkspaceSize 返回值";
 
-const std::array<Clause<CallArgs>, 17> kClauses = {{
+const std::array<Clause<CallArgs>, 19> kClauses = {{
     {"GS-NULL-01", kEvery, ACLNN_ERR_PARAM_NULLPTR, kSeed, "a tensor argument is null",
      null_tensors},
     {"GS-NULL-02", kEvery, ACLNN_ERR_PARAM_NULLPTR, "spec README §1",
@@ -222,6 +246,11 @@ const std::array<Clause<CallArgs>, 17> kClauses = {{
      output_shapes},
     {"GS-OUT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3",
      "an output view has overlapping elements", outputs_disjoint},
+    {"GS-LIMIT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision, documented limit)",
+     "the backward's workspace exceeds 2^62 bytes", workspace_representable},
+    {"GS-LIMIT-02", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision, documented limit)",
+     "an interleaved output view spans 2^28 elements or more (disjointness undecided)",
+     outputs_decidable},
 }};
 }  // namespace
 

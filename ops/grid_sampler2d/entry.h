@@ -72,13 +72,9 @@ aclnnStatus backward_phase1(const CallArgs& args) {
             for (int64_t k = 0; k < grid_grad.dims[3]; ++k) grid_grad(n, h, w, k) = T(0);
     });
   }
-  const auto workspace = dispatch_floating(plan.input.dtype, [&](auto tag) {
-    return backward_workspace<typename decltype(tag)::type>(plan);
-  });
-  if (!workspace) {
-    return fail(ACLNN_ERR_PARAM_INVALID, "GS-SHAPE-06: the workspace for sizes " +
-                                             describe(plan.input) + " overflows 64 bits");
-  }
+  // GS-LIMIT-01 sized this call with the same thread count, so the plan fits.
+  const auto workspace =
+      backward_workspace(BackwardLayout(plan), plan.want_input_grad, plan.workers);
   return make_executor(
       workspace->total,
       [plan](std::byte* scratch) {
