@@ -76,7 +76,10 @@ double smooth_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
     const double margin = 1.0 / 64;
     const bool near_kink = frac < margin || frac > 1 - margin || std::fabs(frac - 0.5) < margin;
     const bool near_border = ix < margin || ix > s - 1 - margin;
-    if (size == 1 || (!near_kink && !near_border)) return x;
+    // A single aligned pixel maps every x to 0 (no kink to avoid). A single unaligned pixel has
+    // no interior, so only the kinks (its centre, and +-1 beyond) are avoided.
+    if (size == 1 && align_corners) return x;
+    if (!near_kink && (size == 1 || !near_border)) return x;
   }
 }
 }  // namespace

@@ -41,9 +41,11 @@ double machine_epsilon(aclDataType dtype);
 /// and the longest accumulation K in either kernel (in the compute type).
 double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magnitude);
 
-/// backward(a g1 + b g2) vs a backward(g1) + b backward(g2): each side meets the precision
-/// standard against the exact value, so they differ by at most twice its rtol and atol.
-Tolerance linearity_tolerance(std::string_view op, std::string_view output, aclDataType dtype);
+/// |backward(a g1 + b g2) - (a backward(g1) + b backward(g2))| for one output element, given the
+/// three outputs as returned (mixed = backward(a g1 + b g2), part1 = a backward(g1), part2 =
+/// b backward(g2)); a g1 + b g2 is exact by construction, so the exact values are linear.
+double linearity_bound(std::string_view op, std::string_view output, aclDataType dtype, double mixed,
+                       double part1, double part2);
 
 /// Bound on |central difference - <gradient, direction>| in double, given
 /// M = sum_i |gradient_i * direction_i|.

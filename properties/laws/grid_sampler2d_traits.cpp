@@ -43,11 +43,6 @@ GridSampler2DTraits::Problem GridSampler2DTraits::with_dtype(Problem p, aclDataT
   return p;
 }
 
-GridSampler2DTraits::Problem GridSampler2DTraits::contiguous(Problem p) {
-  for (auto& layout : p.layouts) layout = LayoutSpec{};
-  return p;
-}
-
 std::vector<Differentiable> GridSampler2DTraits::differentiable(const Problem&) {
   // Forward call: input 0, grid 1, out 2. Backward: gradOutput 0, input 1, grid 2,
   // inputGrad 3, gridGrad 4 (C-prototype order, as make_call builds them).
@@ -75,6 +70,7 @@ GridSampler2DTraits::Problem GridSampler2DTraits::smooth_double(Problem p) {
   p.profile = SpecProfile::kExtended;
   p.grid_fill = grid_sampler2d::GridFill::kSmooth;
   p.output_mask = std::array<bool, 2>{true, true};
+  for (auto& layout : p.layouts) layout.broadcast = 0;
   return p;
 }
 

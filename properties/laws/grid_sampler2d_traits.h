@@ -27,7 +27,6 @@ struct GridSampler2DTraits {
   static aclDataType dtype(const Problem& p) { return p.dtype; }
   static std::string_view op_name(const Problem& p) { return p.op_name(); }
   static Problem with_dtype(Problem p, aclDataType dtype);
-  static Problem contiguous(Problem p);
   /// Backward problems with every output wanted (laws that need all gradients).
   static Problem with_all_outputs(Problem p) {
     p.output_mask = std::array<bool, 2>{true, true};
@@ -39,7 +38,8 @@ struct GridSampler2DTraits {
   /// sum_j |g_j| * sum_taps w |u_tap|: the sum of |terms| of <forward(u), g>.
   static double adjoint_magnitude(const Problem& p, const Call& forward, const Call& backward,
                                   const Differentiable& d);
-  /// Double, extended profile, both outputs, grid drawn away from every kink.
+  /// Double, extended profile, both outputs, grid drawn away from every kink, no broadcast
+  /// layouts (a perturbation of one logical element is not constant along a broadcast dim).
   static Problem smooth_double(Problem p);
   static std::vector<int> incoming_gradients(const Call& backward);
   /// Longest sum in the compute type: the inputGrad scatter visits every point of a batch.

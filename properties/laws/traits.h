@@ -11,7 +11,6 @@
 //   static std::vector<ExpectedOutput> reference(const Problem&, const Call&);  // wanted outputs
 //   static std::vector<int> wanted_outputs(const Problem&, const Call&);
 //   static aclDataType dtype(const Problem&);  static Problem with_dtype(Problem, aclDataType);
-//   static Problem contiguous(Problem);
 //   static std::vector<Differentiable> differentiable(const Problem&);
 //   static double adjoint_magnitude(const Problem&, const Call& forward, const Differentiable&);
 //   static Problem smooth_double(Problem);     // finite differences: double, away from kinks
