@@ -75,7 +75,7 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
     }
   });
 
-  if (plan.want_grid_grad) {
+  if (plan.want_grid_grad || kFault == Fault::kIgnoresOutputMask) {
     const int64_t grain = std::max<int64_t>(1, 4096 / l.channels);
     parallel_for(0, l.n_batch * points, grain, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) {

@@ -19,6 +19,7 @@ std::string_view fault_name(Fault fault) {
     case Fault::kDoubleComputedInFloat: return "double_computed_in_float";
     case Fault::kGridOfFirstBatchOnly: return "grid_of_first_batch_only";
     case Fault::kPhase1WritesOutputs: return "phase1_writes_outputs";
+    case Fault::kIgnoresOutputMask: return "ignores_output_mask";
   }
   return "unknown";
 }

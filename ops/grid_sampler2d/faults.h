@@ -26,6 +26,7 @@ enum class Fault {
   kDoubleComputedInFloat,    ///< float64 problems interpolate in float
   kGridOfFirstBatchOnly,     ///< inputGrad of every batch uses batch 0's grid
   kPhase1WritesOutputs,      ///< phase 1 zero-fills gridGrad
+  kIgnoresOutputMask,        ///< gridGrad is computed and written even when outputMask[1] is false
 };
 
 inline constexpr std::array kAllFaults = {
@@ -33,7 +34,7 @@ inline constexpr std::array kAllFaults = {
     Fault::kOffByOneTap,         Fault::kIgnoredGridGradStride, Fault::kThreadDependentSum,
     Fault::kWorkspaceAssumedZero, Fault::kMissingClauseShape04, Fault::kNearestRoundsHalfUp,
     Fault::kBackwardSwapsTapWeights, Fault::kAbsIncomingGradient, Fault::kDoubleComputedInFloat,
-    Fault::kGridOfFirstBatchOnly, Fault::kPhase1WritesOutputs,
+    Fault::kGridOfFirstBatchOnly, Fault::kPhase1WritesOutputs,  Fault::kIgnoresOutputMask,
 };
 
 std::string_view fault_name(Fault fault);

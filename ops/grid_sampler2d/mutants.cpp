@@ -68,6 +68,7 @@ Backend mutant_backend(Fault fault) {
     case Fault::kDoubleComputedInFloat: return make_backend<Fault::kDoubleComputedInFloat>();
     case Fault::kGridOfFirstBatchOnly: return make_backend<Fault::kGridOfFirstBatchOnly>();
     case Fault::kPhase1WritesOutputs: return make_backend<Fault::kPhase1WritesOutputs>();
+    case Fault::kIgnoresOutputMask: return make_backend<Fault::kIgnoresOutputMask>();
   }
   return default_backend();
 }

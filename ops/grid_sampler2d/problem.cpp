@@ -254,7 +254,7 @@ std::vector<double> make_values(const Problem& p, Role role) {
       values[i] = values[source];  // source < i: row-major order visits it first
       continue;
     }
-    double v;
+    double v = 0;
     if (role == Role::kGrid) {
       const bool is_x = i % 2 == 0;
       const int64_t size = is_x ? p.in_w : p.in_h;

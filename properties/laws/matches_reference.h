@@ -2,6 +2,8 @@
 #ifndef GRADCONF_PROPERTIES_LAWS_MATCHES_REFERENCE_H_
 #define GRADCONF_PROPERTIES_LAWS_MATCHES_REFERENCE_H_
 
+#include <algorithm>
+
 #include "laws/law.h"
 
 namespace gradconf::props {
@@ -13,6 +15,14 @@ LawResult matches_reference(const typename Traits::Problem& p, const typename Tr
   const std::string repro = Traits::repro(p);
   if (!outcome.ok() || !outcome.violations.empty()) {
     return law_failure("matches_reference", repro, describe_status(outcome));
+  }
+  // Outputs the call does not want (outputMask false, null mask early-out) keep their canaries.
+  const auto wanted = Traits::wanted_outputs(p, call);
+  for (size_t t = 0; t < call.tensors.size(); ++t) {
+    const bool is_wanted = std::find(wanted.begin(), wanted.end(), static_cast<int>(t)) != wanted.end();
+    if (call.tensors[t].output && !call.tensors[t].null && !is_wanted && !outcome.view_untouched[t]) {
+      return law_failure("matches_reference", repro, call.tensors[t].name + " is not wanted but was written");
+    }
   }
   LawResult result;
   for (const ExpectedOutput& expected : Traits::reference(p, call)) {

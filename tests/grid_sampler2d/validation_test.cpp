@@ -882,6 +882,8 @@ TEST(GridSampler2DValidation, limit_02_undecidable_interleaved_output_is_refused
     const aclnnStatus status = backward_phase1_with_input_grad(
         {1, 1, size, size}, {last + 1, last + 1, q, p}, last + 1, &message);
     EXPECT_EQ(status, expected) << message;
-    if (expected != ACLNN_SUCCESS) EXPECT_EQ(message.rfind("GS-LIMIT-02: ", 0), 0u) << message;
+    if (expected != ACLNN_SUCCESS) {
+      EXPECT_EQ(message.rfind("GS-LIMIT-02: ", 0), 0u) << message;
+    }
   }
 }

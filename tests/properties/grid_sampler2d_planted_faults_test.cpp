@@ -70,6 +70,7 @@ const PlantedFault kProblemLawRows[] = {
     {"matches_reference", Fault::kBackwardSwapsTapWeights, Entry::kBackward, 50},
     {"matches_reference", Fault::kGridOfFirstBatchOnly, Entry::kBackward, 100},
     {"matches_reference", Fault::kDoubleComputedInFloat, std::nullopt, 200},
+    {"matches_reference", Fault::kIgnoresOutputMask, Entry::kBackward, 200},
     {"adjoint_identity", Fault::kBackwardSwapsTapWeights, Entry::kBackward, 100},
     {"finite_differences", Fault::kWrongBilinearWeight, Entry::kBackward, 50},
     {"finite_differences", Fault::kSwappedGridGradXY, Entry::kBackward, 50},
