@@ -6,8 +6,14 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default -j2 --target gradconf
+mkdir -p out
 for case in examples/cases/*/; do
   name=$(basename "$case")
   ./build/default/cli/gradconf replay "$case" --out "out/$name"
   cat "out/$name/status.json"; echo
 done
+# Property/validation smoke: every law on the shipped kernels (1000 cases each; scale with
+# GRADCONF_PROPERTY_SCALE), one line per law.
+cmake --build --preset default -j2 --target gradconf_property_tests
+./build/default/tests/gradconf_property_tests --gtest_filter='GridSampler2DLaws.*' \
+  2>&1 | tee out/property-smoke.txt | grep -E '^\[ *(OK|FAILED|PASSED) *\]|Falsifiable|failed for'

@@ -46,6 +46,7 @@ std::optional<int64_t> parse_int(std::string_view text) {
 }  // namespace
 
 std::optional<LayoutSpec> LayoutSpec::parse(std::string_view text, size_t rank) {
+  const std::string_view original = text;
   LayoutSpec spec;
   while (!text.empty()) {
     const size_t dot = text.find('.');
@@ -86,12 +87,19 @@ std::optional<LayoutSpec> LayoutSpec::parse(std::string_view text, size_t rank) 
         return std::nullopt;
     }
   }
+  // Only the canonical spelling (to_string's) is accepted, so a repro line round-trips exactly:
+  // no repeated or reordered parts, no identity order, no zero values.
+  if (spec.to_string() != original) return std::nullopt;
   return spec;
 }
 
 std::vector<int64_t> contiguous_strides(std::span<const int64_t> dims) {
+  // Saturates at INT64_MAX instead of overflowing: no storage can hold such a view, so
+  // aclCreateTensor rejects it, which is what a caller passing such dims must see.
   std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
+  for (size_t i = dims.size(); i-- > 1;) {
+    strides[i - 1] = checked_mul(strides[i], std::max<int64_t>(dims[i], 1)).value_or(INT64_MAX);
+  }
   return strides;
 }
 

@@ -36,7 +36,7 @@ struct ViewGeometry {
 /// sizes overflow.
 std::optional<ViewGeometry> make_geometry(std::span<const int64_t> dims, const LayoutSpec& spec);
 
-/// Row-major strides.
+/// Row-major strides (saturated at INT64_MAX when the product of dims overflows).
 std::vector<int64_t> contiguous_strides(std::span<const int64_t> dims);
 
 }  // namespace gradconf

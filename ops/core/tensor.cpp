@@ -61,6 +61,8 @@ bool any_offset(const std::vector<Axis>& axes, Visit visit) {
 }  // namespace
 
 Overlap overlap_of(const aclTensor& t) {
+  // An empty view addresses nothing (and its strides were never bounded by its storage).
+  if (numel(t) == 0) return Overlap::kDisjoint;
   const std::vector<Axis> axes = stepping_axes(t);
   if (axes.empty() || nested_strides_prove_disjoint(axes)) return Overlap::kDisjoint;
   if (axes.front().stride == 0) return Overlap::kOverlapping;

@@ -30,7 +30,9 @@ struct StridedView {
 template <typename T, int Rank>
 StridedView<T, Rank> view_of(const aclTensor& t) {
   StridedView<T, Rank> v;
-  v.origin = static_cast<T*>(t.data) + (t.data ? t.offset : 0);
+  // An empty view addresses nothing, so aclCreateTensor does not bound its offset: never form
+  // that pointer (it may lie far outside any object).
+  v.origin = static_cast<T*>(t.data) + (t.data && numel(t) > 0 ? t.offset : 0);
   for (int d = 0; d < Rank; ++d) {
     v.dims[d] = t.view_dims[d];
     v.strides[d] = t.strides[d];

@@ -1,5 +1,6 @@
 #include "grid_sampler2d/problem.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -189,10 +190,15 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
       return std::nullopt;
     }
   }
+  const std::vector<Role> inputs = p.inputs(), outputs = p.outputs();
   for (int r = 0; r < kRoleCount; ++r) {
     if (auto v = line->take(std::string("layout-") + std::string(kRoleNames[r]))) {
+      // Only roles the entry has: a layout for another would make two lines for one call.
+      const Role role = static_cast<Role>(r);
+      const bool has_role = std::find(inputs.begin(), inputs.end(), role) != inputs.end() ||
+                            std::find(outputs.begin(), outputs.end(), role) != outputs.end();
       auto spec = LayoutSpec::parse(*v, 4);
-      if (!spec) return std::nullopt;
+      if (!spec || !has_role) return std::nullopt;
       p.layouts[r] = *spec;
     }
   }

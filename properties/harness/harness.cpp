@@ -229,19 +229,26 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
       }
       continue;
     }
-    std::vector<bool> in_view(s.bytes, false);
-    std::vector<uint8_t> view_bytes(s.offsets.size() * static_cast<size_t>(s.element_bytes));
+    // Element granularity: a view element is either canary on every byte or written.
+    const size_t esize = static_cast<size_t>(s.element_bytes);
+    std::vector<uint8_t> canary(esize, kOutputCanary);
+    std::vector<uint8_t> in_view(s.bytes / esize, 0);
+    std::vector<uint8_t> view_bytes(s.offsets.size() * esize);
     for (size_t i = 0; i < s.offsets.size(); ++i) {
-      const size_t at = static_cast<size_t>(s.offsets[i] * s.element_bytes);
-      for (int64_t b = 0; b < s.element_bytes; ++b) {
-        in_view[at + b] = true;
-        if (after[at + b] != kOutputCanary) outcome.view_untouched[t] = false;
-      }
-      std::memcpy(view_bytes.data() + i * s.element_bytes, after.data() + at, s.element_bytes);
+      const size_t element = static_cast<size_t>(s.offsets[i]);
+      const uint8_t* bytes = after.data() + element * esize;
+      in_view[element] = 1;
+      if (std::memcmp(bytes, canary.data(), esize) != 0) outcome.view_untouched[t] = false;
+      std::memcpy(view_bytes.data() + i * esize, bytes, esize);
     }
     outcome.values[t] = decode(spec.dtype, view_bytes);
     for (size_t b = 0; b < s.bytes; ++b) {
-      if (!in_view[b] && after[b] != kOutputCanary) {
+      const size_t element = b / esize;
+      if (element < in_view.size() && in_view[element]) {
+        b = (element + 1) * esize - 1;  // skip the rest of a view element
+        continue;
+      }
+      if (after[b] != kOutputCanary) {
         outcome.outside_views_untouched = false;
         note(outcome, "output " + spec.name + " written outside its view (byte " + std::to_string(b) + ")");
         break;

@@ -20,13 +20,13 @@ typedef int aclError;
 #define ACL_ERROR_BAD_ALLOC 200000
 #define ACL_ERROR_RT_PARAM_INVALID 107000
 
-typedef enum {
+typedef enum ACL_ENUM_BASE {
   ACL_MEM_MALLOC_HUGE_FIRST = 0,
   ACL_MEM_MALLOC_HUGE_ONLY = 1,
   ACL_MEM_MALLOC_NORMAL_ONLY = 2
 } aclrtMemMallocPolicy;
 
-typedef enum {
+typedef enum ACL_ENUM_BASE {
   ACL_MEMCPY_HOST_TO_HOST = 0,
   ACL_MEMCPY_HOST_TO_DEVICE = 1,
   ACL_MEMCPY_DEVICE_TO_HOST = 2,

@@ -18,7 +18,17 @@ typedef int32_t aclnnStatus;
 #define ACLNN_ERR_RUNTIME_ERROR 361001
 #define ACLNN_ERR_INNER 561000
 
-typedef enum {
+#ifndef ACL_ENUM_BASE
+/* C callers can pass any int32 where an enum is expected; in C++ an int32 underlying type makes
+   every such value a valid enum value, so validation can reject it without undefined behaviour. */
+#ifdef __cplusplus
+#define ACL_ENUM_BASE : int32_t
+#else
+#define ACL_ENUM_BASE
+#endif
+#endif
+
+typedef enum ACL_ENUM_BASE {
   ACL_DT_UNDEFINED = -1,
   ACL_FLOAT = 0,
   ACL_FLOAT16 = 1,
@@ -38,7 +48,7 @@ typedef enum {
   ACL_BF16 = 27
 } aclDataType;
 
-typedef enum {
+typedef enum ACL_ENUM_BASE {
   ACL_FORMAT_UNDEFINED = -1,
   ACL_FORMAT_NCHW = 0,
   ACL_FORMAT_NHWC = 1,

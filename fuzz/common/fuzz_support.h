@@ -1,0 +1,67 @@
+// What every fuzz target shares: picking from the shared range tables with a FuzzedDataProvider,
+// and the one way a target reports a finding (print the repro, then trap so libFuzzer saves the
+// input and the g++ replay build fails).
+#ifndef GRADCONF_FUZZ_COMMON_FUZZ_SUPPORT_H_
+#define GRADCONF_FUZZ_COMMON_FUZZ_SUPPORT_H_
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+
+#include "laws/law.h"
+
+namespace gradconf::fuzz {
+
+/// One element of `values`, chosen by the input (the first one when the input is exhausted, so
+/// short inputs decode to the simplest case).
+template <typename T>
+T pick(FuzzedDataProvider& fdp, std::span<const T> values) {
+  return values[fdp.ConsumeIntegralInRange<size_t>(0, values.size() - 1)];
+}
+template <typename T, size_t N>
+T pick(FuzzedDataProvider& fdp, const std::array<T, N>& values) {
+  return pick(fdp, std::span<const T>(values));
+}
+
+/// A size in [lo, hi]: mostly uniform in [max(lo, 1), hi], often one of `boundary`, and 0 (when
+/// lo is 0) one time in sixteen. An exhausted input gives max(lo, 1).
+template <size_t N>
+int64_t pick_size(FuzzedDataProvider& fdp, int64_t lo, int64_t hi, const std::array<int64_t, N>& boundary) {
+  const int kind = fdp.ConsumeIntegralInRange<int>(0, 15);
+  if (kind == 15 && lo == 0) return 0;
+  if (kind >= 9) {
+    const int64_t b = pick(fdp, boundary);
+    if (b >= lo && b <= hi) return b;
+  }
+  return fdp.ConsumeIntegralInRange<int64_t>(std::max<int64_t>(lo, 1), hi);
+}
+
+/// Records a coverage tag ("dtype=bf16", "clause=GS-SHAPE-04 just-invalid", ...) for the current
+/// input when the replay driver asked for tags (--tags, --require-tags); a no-op otherwise, and
+/// always under libFuzzer. This is how a corpus proves what it covers.
+void tag(std::string_view name);
+/// Turns tag recording on and returns the counts (tag -> inputs that hit it).
+std::map<std::string, int, std::less<>>& enable_tags();
+/// Starts a new input: tags count once per input however often they are recorded.
+void begin_input();
+
+/// Reports a finding: `what` first (it carries the repro line), then a trap.
+[[noreturn]] inline void finding(const std::string& what) {
+  std::fprintf(stderr, "gradconf fuzz finding: %s\n", what.c_str());
+  std::fflush(stderr);
+  __builtin_trap();
+}
+
+inline void require(const props::LawResult& result) {
+  if (!result.holds) finding(result.detail);
+}
+
+}  // namespace gradconf::fuzz
+
+#endif  // GRADCONF_FUZZ_COMMON_FUZZ_SUPPORT_H_

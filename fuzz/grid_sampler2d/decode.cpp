@@ -1,0 +1,83 @@
+#include "grid_sampler2d/decode.h"
+
+#include <array>
+#include <limits>
+#include <vector>
+
+#include "common/fuzz_support.h"
+#include "gen/grid_sampler2d_ranges.h"
+
+namespace gradconf::fuzz::gs {
+namespace {
+
+namespace ranges = props::gs_ranges;
+using grid_sampler2d::GridFill;
+using grid_sampler2d::Interpolation;
+using grid_sampler2d::Padding;
+using grid_sampler2d::Role;
+using grid_sampler2d::ValueFill;
+
+LayoutSpec decode_layout(FuzzedDataProvider& fdp, bool is_input) {
+  LayoutSpec layout;
+  if (fdp.ConsumeBool()) return layout;  // contiguous about half of the time, as the generator
+  const auto& order = pick(fdp, ranges::kOrders);
+  // The identity is spelled as the empty order, as LayoutSpec::parse returns it.
+  if (order != std::array<int, 4>{0, 1, 2, 3}) layout.order.assign(order.begin(), order.end());
+  if (fdp.ConsumeBool()) layout.pad = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxLayoutPad);
+  if (fdp.ConsumeBool()) layout.offset = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxLayoutOffset);
+  if (is_input && fdp.ConsumeBool()) layout.broadcast = fdp.ConsumeIntegralInRange<uint32_t>(1, 15);
+  return layout;
+}
+
+int64_t decode_size(FuzzedDataProvider& fdp, int64_t max, bool allow_zero) {
+  return pick_size(fdp, allow_zero ? 0 : 1, max, ranges::kBoundarySizes);
+}
+
+}  // namespace
+
+Problem decode_problem(FuzzedDataProvider& fdp, Entry entry) {
+  Problem p;
+  p.entry = entry;
+  p.dtype = pick(fdp, ranges::kFloatDtypes);
+  p.n = decode_size(fdp, ranges::kMaxBatch, true);
+  p.c = decode_size(fdp, ranges::kMaxChannels, true);
+  p.in_h = decode_size(fdp, ranges::kMaxSpatial, false);  // GS-SHAPE-05
+  p.in_w = decode_size(fdp, ranges::kMaxSpatial, false);
+  p.out_h = decode_size(fdp, ranges::kMaxSpatial, true);
+  p.out_w = decode_size(fdp, ranges::kMaxSpatial, true);
+  p.interpolation = fdp.ConsumeBool() ? Interpolation::kNearest : Interpolation::kBilinear;
+  p.padding = fdp.ConsumeBool() ? Padding::kBorder : Padding::kZeros;
+  p.align_corners = fdp.ConsumeBool();
+  if (entry == Entry::kBackward) {
+    switch (fdp.ConsumeIntegralInRange<int>(0, 4)) {
+      case 0: p.output_mask = std::array<bool, 2>{true, true}; break;
+      case 1: p.output_mask = std::array<bool, 2>{true, false}; break;
+      case 2: p.output_mask = std::array<bool, 2>{false, true}; break;
+      case 3: p.output_mask = std::array<bool, 2>{false, false}; break;
+      default: p.output_mask = std::nullopt; break;  // GS-MASK-01 early-out
+    }
+  }
+  for (Role role : p.inputs()) p.layout(role) = decode_layout(fdp, true);
+  for (Role role : p.outputs()) p.layout(role) = decode_layout(fdp, false);
+  p.grid_fill = pick(fdp, std::array{GridFill::kUniform, GridFill::kSpecials, GridFill::kExact,
+                                     GridFill::kSmooth});
+  p.value_fill = fdp.ConsumeBool() ? ValueFill::kDyadic : ValueFill::kUniform;
+  // Repro lines carry seeds as positive int64.
+  p.seed = fdp.ConsumeIntegralInRange<uint64_t>(1, std::numeric_limits<int64_t>::max());
+  p.profile = fdp.ConsumeBool() ? SpecProfile::kExtended : SpecProfile::kSeed;
+  return p;
+}
+
+BoundaryEdit decode_boundary_edit(FuzzedDataProvider& fdp, Entry entry) {
+  std::vector<const props::gs::ClauseBreaker*> breakers;
+  for (const auto& breaker : props::gs::clause_breakers()) {
+    if (breaker.applies_to(entry)) breakers.push_back(&breaker);
+  }
+  BoundaryEdit edit;
+  edit.breaker = pick(fdp, std::span<const props::gs::ClauseBreaker* const>(breakers));
+  edit.just_valid = fdp.ConsumeBool();
+  edit.choice = fdp.ConsumeIntegral<uint64_t>();
+  return edit;
+}
+
+}  // namespace gradconf::fuzz::gs

@@ -1,0 +1,35 @@
+// Bytes -> GridSampler2D problems and boundary edits, over the same ranges and enums as the
+// RapidCheck generators (properties/gen/grid_sampler2d_ranges.h), plus the specials. Short or
+// exhausted inputs decode to the simplest valid problem, so libFuzzer starts from the middle of
+// the space and grows outward.
+#ifndef GRADCONF_FUZZ_GRID_SAMPLER2D_DECODE_H_
+#define GRADCONF_FUZZ_GRID_SAMPLER2D_DECODE_H_
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <optional>
+
+#include "gen/grid_sampler2d_breakers.h"
+#include "grid_sampler2d/problem.h"
+
+namespace gradconf::fuzz::gs {
+
+using grid_sampler2d::Entry;
+using grid_sampler2d::Problem;
+
+/// A valid problem of `entry` within gs_ranges limits (empty tensors and null masks included).
+Problem decode_problem(FuzzedDataProvider& fdp, Entry entry);
+
+/// One clause broken at its boundary (or the same edit kept valid), as gen_boundary_case does.
+struct BoundaryEdit {
+  const props::gs::ClauseBreaker* breaker = nullptr;
+  uint64_t choice = 0;
+  bool just_valid = false;
+};
+
+/// A breaker that applies to `entry`, a side and a choice.
+BoundaryEdit decode_boundary_edit(FuzzedDataProvider& fdp, Entry entry);
+
+}  // namespace gradconf::fuzz::gs
+
+#endif  // GRADCONF_FUZZ_GRID_SAMPLER2D_DECODE_H_
