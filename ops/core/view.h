@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 #include "core/tensor.h"
 
@@ -19,10 +20,15 @@ struct StridedView {
   template <typename... I>
   T& operator()(I... index) const {
     static_assert(sizeof...(I) == Rank);
-    const std::array<int64_t, Rank> idx{static_cast<int64_t>(index)...};
-    int64_t offset = 0;
-    for (int d = 0; d < Rank; ++d) offset += idx[d] * strides[d];
-    return origin[offset];
+    return origin[offset_of(std::make_index_sequence<Rank>{}, static_cast<int64_t>(index)...)];
+  }
+
+ private:
+  // A fold over the dims, so -O2 emits straight-line multiply-adds (a loop over a local index
+  // array stayed a loop through memory and cost a quarter of the kernels' time).
+  template <size_t... D, typename... I>
+  int64_t offset_of(std::index_sequence<D...>, I... index) const {
+    return ((index * strides[D]) + ...);
   }
 };
 

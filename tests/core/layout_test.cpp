@@ -59,4 +59,20 @@ TEST(LayoutSpec, text_round_trip) {
   EXPECT_FALSE(LayoutSpec::parse("x1", 4));
 }
 
+// Found by fuzz_problem_repro: "o0231.b15.o0123" parsed (the last order won) but printed back
+// differently. Only to_string's own spelling is accepted.
+TEST(LayoutSpec, only_the_canonical_spelling_parses) {
+  for (const char* text : {"o0123", "p0", "f0", "b0", "p1.p2", "o0231.b15.o0123", "b1.p3", "f5.p3", "p03"}) {
+    EXPECT_FALSE(LayoutSpec::parse(text, 4)) << text;
+  }
+  EXPECT_TRUE(LayoutSpec::parse("o0231.p3.f5.b1", 4));
+}
+
+// Found by fuzz_grid_sampler2d_backward_args: row-major strides of dims whose product overflows.
+TEST(ContiguousStrides, saturate_instead_of_overflowing) {
+  const std::vector<int64_t> dims = {2, int64_t{1} << 32, int64_t{1} << 31, 3};
+  const std::vector<int64_t> strides = gradconf::contiguous_strides(dims);
+  EXPECT_EQ(strides, (std::vector<int64_t>{INT64_MAX, int64_t{3} << 31, 3, 1}));
+}
+
 }  // namespace

@@ -269,4 +269,19 @@ TEST(HasOverlap, agrees_with_brute_force_on_small_views) {
   }
 }
 
+// Found by fuzz_grid_sampler2d_backward_args: an empty view's offset and strides are not bounded
+// by its storage (it addresses nothing), so neither the overlap check nor a kernel may do
+// arithmetic with them.
+TEST(AclCreateTensor, empty_view_with_wild_offset_and_strides_is_disjoint) {
+  const int64_t dims[4] = {0, 5, 5, 2};
+  const int64_t strides[4] = {1, int64_t{1} << 62, int64_t{1} << 62, 1};
+  const int64_t storage[1] = {1};
+  float data[1] = {};
+  aclTensor* t = aclCreateTensor(dims, 4, ACL_FLOAT, strides, int64_t{1} << 61, ACL_FORMAT_ND,
+                                 storage, 1, data);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(gradconf::overlap_of(*t), gradconf::Overlap::kDisjoint);
+  aclDestroyTensor(t);
+}
+
 }  // namespace
