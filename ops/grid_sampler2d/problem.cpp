@@ -87,6 +87,15 @@ double smooth_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
 
 std::string_view role_name(Role role) { return kRoleNames[static_cast<int>(role)]; }
 
+std::string_view grid_fill_name(GridFill fill) { return name_of(fill, kGridFillNames); }
+
+std::string_view dtype_repro_name(aclDataType dtype) {
+  for (const auto& [name, value] : kDtypeNames) {
+    if (value == dtype) return name;
+  }
+  return dtype_name(dtype);
+}
+
 std::vector<int64_t> Problem::dims(Role role) const {
   switch (role) {
     case Role::kGradOutput:

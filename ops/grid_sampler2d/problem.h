@@ -40,6 +40,11 @@ enum class ValueFill : uint8_t {
   kDyadic,   ///< k/4 for integer |k| <= 16: exact in every dtype, so sums are exact
 };
 
+/// The names repro lines use: "uniform", "specials", ...; "f32", "f16", "bf16", "f64" (other
+/// dtypes: their aclDataType name).
+std::string_view grid_fill_name(GridFill fill);
+std::string_view dtype_repro_name(aclDataType dtype);
+
 struct Problem {
   Entry entry = Entry::kBackward;
   aclDataType dtype = ACL_FLOAT;

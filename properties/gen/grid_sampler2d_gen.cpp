@@ -142,35 +142,6 @@ rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits
   });
 }
 
-std::string_view short_dtype(aclDataType dtype) {
-  switch (dtype) {
-    case ACL_FLOAT:
-      return "f32";
-    case ACL_FLOAT16:
-      return "f16";
-    case ACL_BF16:
-      return "bf16";
-    case ACL_DOUBLE:
-      return "f64";
-    default:
-      return dtype_name(dtype);
-  }
-}
-
-std::string_view grid_fill_name(GridFill fill) {
-  switch (fill) {
-    case GridFill::kUniform:
-      return "uniform";
-    case GridFill::kSpecials:
-      return "specials";
-    case GridFill::kExact:
-      return "exact";
-    case GridFill::kSmooth:
-      return "smooth";
-  }
-  return "?";
-}
-
 // "contiguous", or the non-default parts joined by '+', e.g. "permuted+padded".
 std::string layout_kind(const LayoutSpec& layout) {
   if (layout.contiguous()) return "contiguous";
@@ -259,7 +230,7 @@ std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
   std::vector<std::string> tags;
   const bool backward = p.entry == Entry::kBackward;
   if (axes & kAxisEntry) tags.push_back(backward ? "entry=backward" : "entry=forward");
-  if (axes & kAxisDtype) tags.push_back("dtype=" + std::string(short_dtype(p.dtype)));
+  if (axes & kAxisDtype) tags.push_back("dtype=" + std::string(grid_sampler2d::dtype_repro_name(p.dtype)));
   if (axes & kAxisInterpolation) {
     tags.push_back(p.interpolation == Interpolation::kNearest ? "interp=nearest"
                                                               : "interp=bilinear");
@@ -294,7 +265,7 @@ std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
       }
     }
   }
-  if (axes & kAxisGridFill) tags.push_back("grid=" + std::string(grid_fill_name(p.grid_fill)));
+  if (axes & kAxisGridFill) tags.push_back("grid=" + std::string(grid_sampler2d::grid_fill_name(p.grid_fill)));
   if (axes & kAxisValueFill) {
     tags.push_back(p.value_fill == ValueFill::kDyadic ? "values=dyadic" : "values=uniform");
   }

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "grid_sampler2d/problem.h"
 #include "support/grid_sampler2d_tester.h"
 
 namespace {
@@ -142,7 +143,7 @@ TEST_P(Determinism, concurrent_calls_from_application_threads) {
 INSTANTIATE_TEST_SUITE_P(GridSampler2DBackward, Determinism,
                          ::testing::Values(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
                          [](const ::testing::TestParamInfo<aclDataType>& info) {
-                           return std::string(gradconf::testing::dtype_tag(info.param));
+                           return std::string(gradconf::grid_sampler2d::dtype_repro_name(info.param));
                          });
 
 }  // namespace

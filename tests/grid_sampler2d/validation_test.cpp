@@ -701,6 +701,22 @@ struct DeclaredTensor {
   ~DeclaredTensor() { aclDestroyTensor(tensor); }
 };
 
+// Phase 1 (bilinear, zeros, unaligned) on declared tensors; returns its status and message.
+aclnnStatus declared_backward_phase1(const DeclaredTensor& grad_output, const DeclaredTensor& input,
+                                     const DeclaredTensor& grid, const DeclaredTensor& input_grad,
+                                     const DeclaredTensor& grid_grad, std::vector<bool> mask_values,
+                                     std::string* message) {
+  BoolArray mask(std::move(mask_values));
+  uint64_t ws = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnGridSampler2DBackwardGetWorkspaceSize(
+      grad_output.tensor, input.tensor, grid.tensor, 0, 0, false, mask.get(), input_grad.tensor,
+      grid_grad.tensor, &ws, &executor);
+  *message = aclGetRecentErrMsg();
+  if (status == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
+  return status;
+}
+
 // Phase 1 of a backward call whose inputGrad has the given (disjoint) view; returns its status.
 aclnnStatus backward_phase1_with_input_grad(std::vector<int64_t> dims, std::vector<int64_t> strides,
                                             int64_t storage_numel, std::string* message) {
@@ -711,15 +727,8 @@ aclnnStatus backward_phase1_with_input_grad(std::vector<int64_t> dims, std::vect
   DeclaredTensor grid_grad({n, 1, 1, 2}, {2, 2, 2, 1}, ACL_FLOAT, 2 * n);
   DeclaredTensor grad_output({n, c, 1, 1}, {c, 1, 1, 1}, ACL_FLOAT, n * c);
   EXPECT_NE(input_grad.tensor, nullptr);
-  BoolArray mask({true, true});
-  uint64_t ws = 0;
-  aclOpExecutor* executor = nullptr;
-  const aclnnStatus status = aclnnGridSampler2DBackwardGetWorkspaceSize(
-      grad_output.tensor, input.tensor, grid.tensor, 0, 0, false, mask.get(), input_grad.tensor,
-      grid_grad.tensor, &ws, &executor);
-  *message = aclGetRecentErrMsg();
-  if (status == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
-  return status;
+  return declared_backward_phase1(grad_output, input, grid, input_grad, grid_grad, {true, true},
+                                  message);
 }
 
 // GS-OUT-01 must reject overlap only (spec README §3). A 3x3 inputGrad plane with strides
@@ -845,15 +854,8 @@ aclnnStatus grid_grad_only_phase1(int64_t wout, std::string* message) {
   DeclaredTensor grid_grad({1, 1, wout, 2}, {2 * wout, 2 * wout, 2, 1}, ACL_FLOAT16, 2 * wout);
   DeclaredTensor grad_output({1, 1, 1, wout}, {0, 0, 0, 0}, ACL_FLOAT16, 1);
   EXPECT_NE(grid_grad.tensor, nullptr);
-  BoolArray mask({false, true});
-  uint64_t ws = 0;
-  aclOpExecutor* executor = nullptr;
-  const aclnnStatus status = aclnnGridSampler2DBackwardGetWorkspaceSize(
-      grad_output.tensor, input.tensor, grid.tensor, 0, 0, false, mask.get(), input_grad.tensor,
-      grid_grad.tensor, &ws, &executor);
-  *message = aclGetRecentErrMsg();
-  if (status == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
-  return status;
+  return declared_backward_phase1(grad_output, input, grid, input_grad, grid_grad, {false, true},
+                                  message);
 }
 }  // namespace
 

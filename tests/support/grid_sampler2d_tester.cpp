@@ -11,6 +11,7 @@
 #include "acl/acl.h"
 #include "compare/tolerance.h"
 #include "core/parallel.h"
+#include "grid_sampler2d/problem.h"
 #include "ops/grid_sampler2d/reference/reference.h"
 #include "support/device_tensor.h"
 
@@ -36,21 +37,6 @@ const char* role_name(Role role) {
   return "?";
 }
 
-const char* dtype_tag(aclDataType dtype) {
-  switch (dtype) {
-    case ACL_FLOAT:
-      return "f32";
-    case ACL_FLOAT16:
-      return "f16";
-    case ACL_BF16:
-      return "bf16";
-    case ACL_DOUBLE:
-      return "f64";
-    default:
-      return "?";
-  }
-}
-
 bool Evaluation::any_comparison_failed() const {
   for (const auto& c : comparisons) {
     if (c.comparison.status == gradconf::props::CompareStatus::kFailed) return true;
@@ -70,7 +56,7 @@ GridSampler2DBackwardTester::GridSampler2DBackwardTester()
 
 std::string GridSampler2DBackwardTester::describe() const {
   std::ostringstream s;
-  s << (forward_ ? "GridSampler2D" : "GridSampler2DBackward") << " " << dtype_tag(dtype_)
+  s << (forward_ ? "GridSampler2D" : "GridSampler2DBackward") << " " << gradconf::grid_sampler2d::dtype_repro_name(dtype_)
     << " N=" << n_ << " C=" << c_ << " in=" << in_h_ << "x" << in_w_ << " out=" << out_h_ << "x"
     << out_w_ << " interp=" << interpolation_ << " pad=" << padding_ << " align=" << align_corners_;
   if (!forward_) {

@@ -181,8 +181,6 @@ class GridSampler2DBackwardTester {
   gradconf::grid_sampler2d::Backend backend_;
 };
 
-/// Short dtype tag for messages: "f32", "f16", "bf16", "f64".
-const char* dtype_tag(aclDataType dtype);
 
 }  // namespace gradconf::testing
 
