@@ -144,10 +144,13 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
         if constexpr (kFault != Fault::kWorkspaceAssumedZero) std::fill(acc, acc + plane_size, PlaneAcc(0));
         const SourcePoint* batch_points =
             located + (kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points);
-        for (int64_t i = 0; i < points; ++i) {
+        // gradOutput(n, c, ., .) walked row by row: no division per point.
+        const T* go_plane = &grad_output(n, c, 0, 0);
+        const int64_t go_row = grad_output.strides[2], go_col = grad_output.strides[3];
+        for (int64_t i = 0, h = 0, w = 0; i < points; ++i, w = w + 1 == l.out_w ? (++h, 0) : w + 1) {
           const SourcePoint& p = batch_points[i];
           if (!p.addressable) continue;
-          const PlaneAcc g = static_cast<PlaneAcc>(grad_output(n, c, i / l.out_w, i % l.out_w));
+          const PlaneAcc g = static_cast<PlaneAcc>(go_plane[h * go_row + w * go_col]);
           if (nearest) {
             if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) acc[p.y0 * l.in_w + p.x0] += g;
             continue;
