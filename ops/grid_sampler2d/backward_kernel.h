@@ -1,13 +1,17 @@
 // NOTE [GridSampler2D backward kernel]
-// Three passes over a workspace laid out as [points | one accumulator plane per worker]:
-//   1. locate: every grid point (n, h, w) is located once (coords.h, in double) into `points`;
+// Three passes over a workspace laid out as [points | scatter taps | one accumulator plane per
+// worker] (workspace.h):
+//   1. locate: every grid point (n, h, w) is located once (coords.h, in double) into `points`,
+//      and, when inputGrad is wanted, its four tap offsets and weights into `scatter taps`;
 //   2. gridGrad: one task per point sums its channel terms in channel order (in double for every
 //      dtype: C can be long) and writes both components;
 //   3. inputGrad: one task per plane (n, c) clears its worker's accumulator, scatters every point
-//      of batch n into it in point order, then writes the plane out.
+//      of batch n into it in point order (taps outside the input land in a trash slot past the
+//      plane, so the loop has no branch), then writes the plane out.
 // Each output element has exactly one writer and a fixed summation order, so results are bitwise
 // identical for any thread count; no atomics. The scatter goes through a double plane because a
-// plane element can gather every point of its batch (half outputs could not even hold the sum). Empty problems need no workspace.
+// plane element can gather every point of its batch (half outputs could not even hold the sum).
+// Empty problems need no workspace.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
 
@@ -25,6 +29,30 @@
 #include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
+
+/// The scatter taps of a located point (see ScatterTaps), weights in the accumulator's type.
+template <typename PlaneAcc, Fault kFault>
+ScatterTaps scatter_taps(const SourcePoint& p, const BackwardLayout& l, bool nearest) {
+  const int64_t trash = l.in_h * l.in_w;
+  ScatterTaps s{{trash, trash, trash, trash}, {0, 0, 0, 0}};
+  if (!p.addressable) return s;
+  if (nearest) {
+    if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) {
+      s.offset[0] = p.y0 * l.in_w + p.x0;
+      s.weight[0] = 1;  // 1 * g == g exactly, NaN and inf included
+    }
+    return s;
+  }
+  BilinearTaps<PlaneAcc, kFault> taps(p, l.in_h, l.in_w);
+  if constexpr (kFault == Fault::kBackwardSwapsTapWeights) std::swap(taps.weight[1], taps.weight[2]);
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    if (!taps.inside[k]) continue;
+    s.offset[k] = taps.y[k] * l.in_w + taps.x[k];
+    s.weight[k] = static_cast<double>(taps.weight[k]);
+  }
+  return s;
+}
 
 template <typename T, Fault kFault>
 void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
@@ -66,12 +94,14 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
 
   const BackwardWorkspace ws = *backward_workspace(l, plan.want_input_grad, plan.workers);
   auto* located = reinterpret_cast<SourcePoint*>(workspace);
+  auto* scatter = reinterpret_cast<ScatterTaps*>(workspace + ws.points_bytes);
   parallel_for(0, l.n_batch * points, 1024, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t n = i / points, h = (i % points) / l.out_w, w = i % l.out_w;
       located[i] = locate_source<kFault>(static_cast<double>(grid(n, h, w, 0)),
                                          static_cast<double>(grid(n, h, w, 1)), l.in_h, l.in_w,
                                          a.interpolation, a.padding, a.align_corners);
+      if (plan.want_input_grad) scatter[i] = scatter_taps<PlaneAcc, kFault>(located[i], l, nearest);
     }
   });
 
@@ -103,8 +133,17 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
             }
             for (int k = 0; k < parts; ++k) gx += part_x[k], gy += part_y[k];
           } else {
-            for (int64_t c = 0; c < l.channels; ++c) {
-              double g = static_cast<double>(grad_output(n, c, h, w));
+            // Taps as offsets inside an input plane, planes walked by the channel stride.
+            int64_t tap_offset[4];
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) {
+              tap_offset[k] = taps.inside[k] ? taps.y[k] * input.strides[2] + taps.x[k] * input.strides[3] : 0;
+            }
+            const T* in_plane = &input(n, 0, 0, 0);
+            const T* go_point = &grad_output(n, 0, h, w);
+            for (int64_t c = 0; c < l.channels; ++c, in_plane += input.strides[1],
+                         go_point += grad_output.strides[1]) {
+              double g = static_cast<double>(*go_point);
               if constexpr (kFault == Fault::kAbsIncomingGradient) g = std::fabs(g);
               // The channel's tap sums first, then one product: a single dependent add per
               // channel instead of four (the chain's latency bounded this pass).
@@ -112,7 +151,7 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
 #pragma GCC unroll 4
               for (int k = 0; k < 4; ++k) {
                 if (!taps.inside[k]) continue;
-                const double v = static_cast<double>(input(n, c, taps.y[k], taps.x[k]));
+                const double v = static_cast<double>(in_plane[tap_offset[k]]);
                 sx += v * dwx[k];
                 sy += v * dwy[k];
               }
@@ -135,34 +174,28 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   }
 
   if (plan.want_input_grad) {
-    std::byte* planes = workspace + ws.points_bytes;
-    const int64_t plane_size = l.in_h * l.in_w;
+    std::byte* planes = workspace + ws.points_bytes + ws.scatter_bytes;
+    const int64_t plane_slots = l.in_h * l.in_w + 1;  // the last one is the trash slot
     parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
       auto* acc = reinterpret_cast<PlaneAcc*>(planes + ws.plane_bytes * worker_index());
       for (int64_t nc = lo; nc < hi; ++nc) {
         const int64_t n = nc / l.channels, c = nc % l.channels;
-        if constexpr (kFault != Fault::kWorkspaceAssumedZero) std::fill(acc, acc + plane_size, PlaneAcc(0));
-        const SourcePoint* batch_points =
-            located + (kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points);
+        if constexpr (kFault != Fault::kWorkspaceAssumedZero) std::fill(acc, acc + plane_slots, PlaneAcc(0));
+        const ScatterTaps* batch_taps =
+            scatter + (kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points);
         // gradOutput(n, c, ., .) walked row by row: no division per point.
         const T* go_plane = &grad_output(n, c, 0, 0);
         const int64_t go_row = grad_output.strides[2], go_col = grad_output.strides[3];
         for (int64_t i = 0, h = 0, w = 0; i < points; ++i, w = w + 1 == l.out_w ? (++h, 0) : w + 1) {
-          const SourcePoint& p = batch_points[i];
-          if (!p.addressable) continue;
           const PlaneAcc g = static_cast<PlaneAcc>(go_plane[h * go_row + w * go_col]);
+          const ScatterTaps& t = batch_taps[i];
           if (nearest) {
-            if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) acc[p.y0 * l.in_w + p.x0] += g;
+            // One tap (weight 1): the three trash taps would only chain adds on the trash slot.
+            acc[t.offset[0]] += g;
             continue;
           }
-          BilinearTaps<PlaneAcc, kFault> taps(p, l.in_h, l.in_w);
-          if constexpr (kFault == Fault::kBackwardSwapsTapWeights) {
-            std::swap(taps.weight[1], taps.weight[2]);
-          }
 #pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) {
-            if (taps.inside[k]) acc[taps.y[k] * l.in_w + taps.x[k]] += taps.weight[k] * g;
-          }
+          for (int k = 0; k < 4; ++k) acc[t.offset[k]] += static_cast<PlaneAcc>(t.weight[k]) * g;
         }
         for (int64_t y = 0; y < l.in_h; ++y) {
           for (int64_t x = 0; x < l.in_w; ++x) input_grad(n, c, y, x) = static_cast<T>(acc[y * l.in_w + x]);

@@ -52,6 +52,8 @@ void forward_kernel(const ForwardPlan& plan) {
   const int64_t out_h = grid.dims[1], out_w = grid.dims[2];
   const int64_t points = out_h * out_w;
   const Attributes& a = plan.attrs;
+  // Nothing to write; and empty tensors may have no storage to form pointers into.
+  if (channels == 0 || n_batch * points == 0) return;
   // ~4k channel samples per task keeps the pool busy without drowning small problems in overhead.
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
   parallel_for(0, n_batch * points, grain, [&](int64_t lo, int64_t hi) {
@@ -72,13 +74,21 @@ void forward_kernel(const ForwardPlan& plan) {
         continue;
       }
       const BilinearTaps<Acc, kFault> taps(p, in_h, in_w);
-      for (int64_t c = 0; c < channels; ++c) {
+      // Taps as offsets inside an input plane; channels walked by their strides.
+      int64_t tap_offset[4];
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        tap_offset[k] = taps.inside[k] ? taps.y[k] * input.strides[2] + taps.x[k] * input.strides[3] : 0;
+      }
+      const T* in_plane = &input(n, 0, 0, 0);
+      T* out_point = &out(n, 0, h, w);
+      for (int64_t c = 0; c < channels; ++c, in_plane += input.strides[1], out_point += out.strides[1]) {
         Acc sum = 0;
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
-          if (taps.inside[k]) sum += taps.weight[k] * static_cast<Acc>(input(n, c, taps.y[k], taps.x[k]));
+          if (taps.inside[k]) sum += taps.weight[k] * static_cast<Acc>(in_plane[tap_offset[k]]);
         }
-        out(n, c, h, w) = static_cast<T>(sum);
+        *out_point = static_cast<T>(sum);
       }
     }
   });

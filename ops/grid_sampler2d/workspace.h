@@ -28,10 +28,24 @@ struct BackwardLayout {
   bool empty() const { return n_batch == 0 || channels == 0 || points() == 0; }
 };
 
-/// Byte offsets of the workspace regions: [located points | one accumulator plane per worker].
+/// Where a located point sends its gradOutput in the inputGrad scatter: four accumulator-plane
+/// offsets with their weights, fixed tap order. Taps that fall outside the input (and all taps
+/// of nearest beyond the first) point at the plane's trash slot, so the scatter needs no branch.
+struct ScatterTaps {
+  int64_t offset[4];
+  double weight[4];
+};
+
+/// Bytes per grid point: its located record, and (inputGrad wanted) its scatter taps.
+inline constexpr int64_t kPointBytes = sizeof(SourcePoint);
+inline constexpr int64_t kScatterBytes = sizeof(ScatterTaps);
+
+/// Byte sizes of the workspace regions, in order:
+/// [located points | scatter taps (inputGrad) | one accumulator plane per worker (inputGrad)].
 struct BackwardWorkspace {
   uint64_t points_bytes = 0;
-  uint64_t plane_bytes = 0;  ///< one worker's double accumulator plane
+  uint64_t scatter_bytes = 0;
+  uint64_t plane_bytes = 0;  ///< one worker's double accumulator plane, plus its trash slot
   uint64_t total = 0;
 };
 
@@ -41,22 +55,28 @@ inline std::optional<BackwardWorkspace> backward_workspace(const BackwardLayout&
   BackwardWorkspace ws;
   if (l.empty()) return ws;
   auto points = checked_mul(l.n_batch, l.points());
-  auto points_bytes = points ? checked_mul(*points, int64_t{sizeof(SourcePoint)}) : std::nullopt;
+  auto points_bytes = points ? checked_mul(*points, kPointBytes) : std::nullopt;
+  auto scatter_bytes = points && want_input_grad ? checked_mul(*points, kScatterBytes)
+                                                 : std::optional<int64_t>(0);
   auto plane = checked_mul(l.in_h, l.in_w);
-  auto plane_bytes = plane ? checked_mul(*plane, int64_t{sizeof(double)}) : std::nullopt;
-  if (!points_bytes || !plane_bytes) return std::nullopt;
+  auto plane_slots = plane ? checked_add(*plane, 1) : std::nullopt;  // + the trash slot
+  auto plane_bytes = plane_slots ? checked_mul(*plane_slots, int64_t{sizeof(double)}) : std::nullopt;
+  if (!points_bytes || !scatter_bytes || !plane_bytes) return std::nullopt;
   auto aligned = [](int64_t bytes) -> std::optional<int64_t> {
     auto up = checked_align_up(static_cast<uint64_t>(bytes), kWorkspaceAlignment);
     if (!up || *up > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
     return static_cast<int64_t>(*up);
   };
   auto points_aligned = aligned(*points_bytes);
+  auto scatter_aligned = aligned(*scatter_bytes);
   auto plane_aligned = aligned(*plane_bytes);
-  if (!points_aligned || !plane_aligned) return std::nullopt;
+  if (!points_aligned || !scatter_aligned || !plane_aligned) return std::nullopt;
   auto planes = want_input_grad ? checked_mul(*plane_aligned, int64_t{workers})
                                 : std::optional<int64_t>(0);
-  auto total = planes ? checked_add(*points_aligned, *planes) : std::nullopt;
+  auto head = checked_add(*points_aligned, *scatter_aligned);
+  auto total = planes && head ? checked_add(*head, *planes) : std::nullopt;
   if (!total || static_cast<uint64_t>(*total) > kMaxWorkspaceBytes) return std::nullopt;
+  ws.scatter_bytes = static_cast<uint64_t>(*scatter_aligned);
   ws.points_bytes = static_cast<uint64_t>(*points_aligned);
   ws.plane_bytes = static_cast<uint64_t>(*plane_aligned);
   ws.total = static_cast<uint64_t>(*total);

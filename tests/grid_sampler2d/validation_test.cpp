@@ -23,7 +23,7 @@
 #include "core/layout.h"
 #include "core/profile.h"
 #include "grid_sampler2d/clauses.h"
-#include "grid_sampler2d/coords.h"
+#include "grid_sampler2d/workspace.h"
 #include "support/device_tensor.h"
 
 namespace {
@@ -863,8 +863,8 @@ aclnnStatus grid_grad_only_phase1(int64_t wout, std::string* message) {
 // record per grid point, so Wout = 2^62 / record size is the largest accepted grid.
 TEST(GridSampler2DValidation, limit_01_workspace_boundary_is_exact) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
-  const int64_t largest = static_cast<int64_t>(gradconf::kMaxWorkspaceBytes /
-                                               sizeof(gradconf::grid_sampler2d::SourcePoint));
+  const int64_t largest = static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) /
+                          gradconf::grid_sampler2d::kPointBytes;
   std::string message;
   EXPECT_EQ(grid_grad_only_phase1(largest, &message), ACLNN_SUCCESS) << message;
   EXPECT_EQ(grid_grad_only_phase1(largest + 1, &message), ACLNN_ERR_PARAM_INVALID);
