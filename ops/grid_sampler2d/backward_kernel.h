@@ -139,11 +139,13 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
             for (int k = 0; k < 4; ++k) {
               tap_offset[k] = taps.inside[k] ? taps.y[k] * input.strides[2] + taps.x[k] * input.strides[3] : 0;
             }
-            const T* in_plane = &input(n, 0, 0, 0);
-            const T* go_point = &grad_output(n, 0, h, w);
-            for (int64_t c = 0; c < l.channels; ++c, in_plane += input.strides[1],
-                         go_point += grad_output.strides[1]) {
-              double g = static_cast<double>(*go_point);
+            // Pointers are formed for real channels only: stepping one channel past the last
+            // would leave the storage (a size-1 dim may have any stride).
+            const T* in_batch = &input(n, 0, 0, 0);
+            const T* go_batch = &grad_output(n, 0, h, w);
+            for (int64_t c = 0; c < l.channels; ++c) {
+              const T* in_plane = in_batch + c * input.strides[1];
+              double g = static_cast<double>(go_batch[c * grad_output.strides[1]]);
               if constexpr (kFault == Fault::kAbsIncomingGradient) g = std::fabs(g);
               // The channel's tap sums first, then one product: a single dependent add per
               // channel instead of four (the chain's latency bounded this pass).

@@ -80,15 +80,17 @@ void forward_kernel(const ForwardPlan& plan) {
       for (int k = 0; k < 4; ++k) {
         tap_offset[k] = taps.inside[k] ? taps.y[k] * input.strides[2] + taps.x[k] * input.strides[3] : 0;
       }
-      const T* in_plane = &input(n, 0, 0, 0);
-      T* out_point = &out(n, 0, h, w);
-      for (int64_t c = 0; c < channels; ++c, in_plane += input.strides[1], out_point += out.strides[1]) {
+      // Pointers are formed for real channels only (a size-1 dim may have any stride).
+      const T* in_batch = &input(n, 0, 0, 0);
+      T* out_batch = &out(n, 0, h, w);
+      for (int64_t c = 0; c < channels; ++c) {
+        const T* in_plane = in_batch + c * input.strides[1];
         Acc sum = 0;
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
           if (taps.inside[k]) sum += taps.weight[k] * static_cast<Acc>(in_plane[tap_offset[k]]);
         }
-        *out_point = static_cast<T>(sum);
+        out_batch[c * out.strides[1]] = static_cast<T>(sum);
       }
     }
   });
