@@ -23,6 +23,7 @@ struct BilinearTaps {
   Acc weight[4];
   bool inside[4];
 
+  BilinearTaps() = default;
   BilinearTaps(const SourcePoint& p, int64_t h, int64_t w) {
     const Acc tx = static_cast<Acc>(p.tx), ty = static_cast<Acc>(p.ty);
     const Acc wx[2] = {Acc(1) - tx, tx};
@@ -56,42 +57,65 @@ void forward_kernel(const ForwardPlan& plan) {
   if (channels == 0 || n_batch * points == 0) return;
   // ~4k channel samples per task keeps the pool busy without drowning small problems in overhead.
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
+  const bool nearest = a.interpolation == Interpolation::kNearest;
   parallel_for(0, n_batch * points, grain, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const int64_t n = i / points, h = (i % points) / out_w, w = i % out_w;
-      const SourcePoint p = locate_source<kFault>(
-          static_cast<double>(grid(n, h, w, 0)), static_cast<double>(grid(n, h, w, 1)), in_h, in_w,
-          a.interpolation, a.padding, a.align_corners);
-      if (!p.addressable) {
-        for (int64_t c = 0; c < channels; ++c) out(n, c, h, w) = T(0);
-        continue;
-      }
-      if (a.interpolation == Interpolation::kNearest) {
-        const bool inside = in_bounds(p.y0, p.x0, in_h, in_w);
-        for (int64_t c = 0; c < channels; ++c) {
-          out(n, c, h, w) = inside ? input(n, c, p.y0, p.x0) : T(0);
+    // Points are located a block at a time, then each channel writes the block's outputs: the
+    // writes walk one output plane instead of striding across all C planes per point.
+    struct Located {
+      int64_t out_offset;  // of (h, w) inside an output plane
+      bool addressable;
+      BilinearTaps<Acc, kFault> taps;
+      int64_t tap_offset[4];  // of the taps inside an input plane (nearest: [0] only)
+    };
+    constexpr int64_t kBlock = 32;
+    for (int64_t start = lo; start < hi;) {
+      const int64_t n = start / points;
+      const int64_t end = std::min({hi, start + kBlock, (n + 1) * points});  // one batch per block
+      Located block[kBlock];
+      for (int64_t i = start; i < end; ++i) {
+        const int64_t h = (i % points) / out_w, w = i % out_w;
+        Located& b = block[i - start];
+        const SourcePoint p = locate_source<kFault>(
+            static_cast<double>(grid(n, h, w, 0)), static_cast<double>(grid(n, h, w, 1)), in_h, in_w,
+            a.interpolation, a.padding, a.align_corners);
+        b.out_offset = h * out.strides[2] + w * out.strides[3];
+        b.addressable = p.addressable;
+        b.taps = BilinearTaps<Acc, kFault>(p, in_h, in_w);
+        if (nearest) {
+          // The nearest pixel is the (y0, x0) tap; the others are never read.
+          b.taps.inside[0] = p.addressable && in_bounds(p.y0, p.x0, in_h, in_w);
+          b.taps.inside[1] = b.taps.inside[2] = b.taps.inside[3] = false;
         }
-        continue;
-      }
-      const BilinearTaps<Acc, kFault> taps(p, in_h, in_w);
-      // Taps as offsets inside an input plane; channels walked by their strides.
-      int64_t tap_offset[4];
 #pragma GCC unroll 4
-      for (int k = 0; k < 4; ++k) {
-        tap_offset[k] = taps.inside[k] ? taps.y[k] * input.strides[2] + taps.x[k] * input.strides[3] : 0;
+        for (int k = 0; k < 4; ++k) {
+          b.tap_offset[k] =
+              b.taps.inside[k] ? b.taps.y[k] * input.strides[2] + b.taps.x[k] * input.strides[3] : 0;
+        }
       }
       // Pointers are formed for real channels only (a size-1 dim may have any stride).
       const T* in_batch = &input(n, 0, 0, 0);
-      T* out_batch = &out(n, 0, h, w);
+      T* out_batch = &out(n, 0, 0, 0);
       for (int64_t c = 0; c < channels; ++c) {
         const T* in_plane = in_batch + c * input.strides[1];
-        Acc sum = 0;
+        T* out_plane = out_batch + c * out.strides[1];
+        for (int64_t j = 0; j < end - start; ++j) {
+          const Located& b = block[j];
+          T value = T(0);
+          if (!b.addressable) {
+          } else if (nearest) {
+            if (b.taps.inside[0]) value = in_plane[b.tap_offset[0]];
+          } else {
+            Acc sum = 0;
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) {
-          if (taps.inside[k]) sum += taps.weight[k] * static_cast<Acc>(in_plane[tap_offset[k]]);
+            for (int k = 0; k < 4; ++k) {
+              if (b.taps.inside[k]) sum += b.taps.weight[k] * static_cast<Acc>(in_plane[b.tap_offset[k]]);
+            }
+            value = static_cast<T>(sum);
+          }
+          out_plane[b.out_offset] = value;
         }
-        out_batch[c * out.strides[1]] = static_cast<T>(sum);
       }
+      start = end;
     }
   });
 }
