@@ -42,7 +42,6 @@ constexpr uint64_t kLargestRealStorage = uint64_t{1} << 16;
 constexpr uint8_t kCanary = 0xA5;
 
 const char* const kNames[5] = {"gradOutput", "input", "grid", "inputGrad", "gridGrad"};
-constexpr bool kIsOutput[5] = {false, false, false, true, true};
 
 struct DecodedTensor {
   aclTensor* handle = nullptr;
