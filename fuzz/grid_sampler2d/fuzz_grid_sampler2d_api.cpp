@@ -61,19 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Traits::Problem p = gradconf::fuzz::gs::decode_problem(fdp, kEntry);
   static constexpr const char* kCheckNames[] = {"check=reference", "check=boundary", "check=workspace"};
   gradconf::fuzz::tag(kCheckNames[static_cast<int>(check)]);
-  for (const std::string& t : gradconf::props::gs::problem_tags(p)) {
-    // "layout:grid=permuted+padded" counts as each of its kinds.
-    const size_t eq = t.find('=');
-    if (t.rfind("layout:", 0) != 0 || eq == std::string::npos) {
-      gradconf::fuzz::tag(t);
-      continue;
-    }
-    for (size_t start = eq + 1; start <= t.size();) {
-      const size_t plus = std::min(t.find('+', start), t.size());
-      gradconf::fuzz::tag(t.substr(0, eq + 1) + t.substr(start, plus - start));
-      start = plus + 1;
-    }
-  }
+  for (const std::string& t : gradconf::props::gs::problem_tags(p)) gradconf::fuzz::tag(t);
   switch (check) {
     case Check::kReference:
       require(gradconf::props::matches_reference<Traits>(p, backend));

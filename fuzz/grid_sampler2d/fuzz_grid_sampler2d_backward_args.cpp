@@ -82,7 +82,6 @@ void decode_tensor(FuzzedDataProvider& fdp, std::vector<int64_t> dims, aclDataTy
     dims[fdp.ConsumeIntegralInRange<size_t>(0, dims.size() - 1)] = pick(fdp, kWildDims);
   }
   std::vector<int64_t> strides = gradconf::contiguous_strides(dims);
-  if (strides.size() != dims.size()) strides.assign(dims.size(), 1);
   if (!dims.empty() && fdp.ConsumeIntegralInRange<int>(0, 3) == 0) {
     strides[fdp.ConsumeIntegralInRange<size_t>(0, dims.size() - 1)] = pick(fdp, kWildStrides);
   }
@@ -93,16 +92,8 @@ void decode_tensor(FuzzedDataProvider& fdp, std::vector<int64_t> dims, aclDataTy
   const aclDataType dtype = decode_dtype(fdp, common);
   const aclFormat format = decode_format(fdp);
   // Storage: exactly what the view needs, one element short, or a wild count.
-  int64_t needed = offset;
-  bool fits = true;
-  for (size_t i = 0; i < dims.size() && fits; ++i) {
-    auto last_index = gradconf::checked_add(dims[i], -1);
-    auto reach = last_index ? gradconf::checked_mul(*last_index, strides[i]) : std::nullopt;
-    auto next = reach ? gradconf::checked_add(needed, *reach) : std::nullopt;
-    fits = next.has_value();
-    if (fits) needed = *next;
-  }
-  int64_t storage_numel = fits ? gradconf::checked_add(needed, 1).value_or(needed) : 1;
+  const auto last = gradconf::checked_last_offset(dims, strides, offset);
+  int64_t storage_numel = last ? gradconf::checked_add(*last, 1).value_or(*last) : 1;
   switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
     case 0: storage_numel = gradconf::checked_add(storage_numel, -1).value_or(storage_numel); break;
     case 1: storage_numel = pick(fdp, kWildDims); break;

@@ -33,6 +33,21 @@ inline std::optional<int64_t> checked_numel(std::span<const int64_t> dims) {
   return n;
 }
 
+/// Storage offset of the last element a view addresses: offset + sum (dims[i] - 1) * strides[i];
+/// nullopt on overflow. Meaningful for non-empty views.
+inline std::optional<int64_t> checked_last_offset(std::span<const int64_t> dims,
+                                                  std::span<const int64_t> strides, int64_t offset) {
+  int64_t last = offset;
+  for (size_t i = 0; i < dims.size() && i < strides.size(); ++i) {
+    auto last_index = checked_add(dims[i], -1);
+    auto reach = last_index ? checked_mul(*last_index, strides[i]) : std::nullopt;
+    auto next = reach ? checked_add(last, *reach) : std::nullopt;
+    if (!next) return std::nullopt;
+    last = *next;
+  }
+  return last;
+}
+
 /// Rounds `bytes` up to a multiple of `alignment` (a power of two); nullopt on overflow.
 inline std::optional<uint64_t> checked_align_up(uint64_t bytes, uint64_t alignment) {
   uint64_t r;

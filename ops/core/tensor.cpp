@@ -127,14 +127,8 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
   if (esize > 0 && !checked_mul(*storage_count, esize)) return nullptr;
   if (*view_count > 0) {
     // The last element the view addresses must lie inside the storage.
-    int64_t last = offset;
-    for (uint64_t i = 0; i < viewDimsNum; ++i) {
-      auto reach = checked_mul(view[i] - 1, strides[i]);
-      auto next = reach ? checked_add(last, *reach) : std::nullopt;
-      if (!next) return nullptr;
-      last = *next;
-    }
-    if (last >= *storage_count) return nullptr;
+    const auto last = gradconf::checked_last_offset(view, strides, offset);
+    if (!last || *last >= *storage_count) return nullptr;
     if (tensorData == nullptr) return nullptr;
   }
   auto* t = new aclTensor;

@@ -45,11 +45,14 @@ ScatterTaps scatter_taps(const SourcePoint& p, const BackwardLayout& l, bool nea
   }
   BilinearTaps<PlaneAcc, kFault> taps(p, l.in_h, l.in_w);
   if constexpr (kFault == Fault::kBackwardSwapsTapWeights) std::swap(taps.weight[1], taps.weight[2]);
+  taps.plane_offsets(l.in_w, 1, s.offset);
 #pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
-    if (!taps.inside[k]) continue;
-    s.offset[k] = taps.y[k] * l.in_w + taps.x[k];
-    s.weight[k] = static_cast<double>(taps.weight[k]);
+    if (taps.inside[k]) {
+      s.weight[k] = static_cast<double>(taps.weight[k]);
+    } else {
+      s.offset[k] = trash;
+    }
   }
   return s;
 }
@@ -135,10 +138,7 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
           } else {
             // Taps as offsets inside an input plane, planes walked by the channel stride.
             int64_t tap_offset[4];
-#pragma GCC unroll 4
-            for (int k = 0; k < 4; ++k) {
-              tap_offset[k] = taps.inside[k] ? taps.y[k] * input.strides[2] + taps.x[k] * input.strides[3] : 0;
-            }
+            taps.plane_offsets(input.strides[2], input.strides[3], tap_offset);
             // Pointers are formed for real channels only: stepping one channel past the last
             // would leave the storage (a size-1 dim may have any stride).
             const T* in_batch = &input(n, 0, 0, 0);

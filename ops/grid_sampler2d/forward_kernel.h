@@ -6,6 +6,7 @@
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/dtype.h"
 #include "core/parallel.h"
@@ -40,6 +41,13 @@ struct BilinearTaps {
     }
     if constexpr (kFault == Fault::kWrongBilinearWeight) weight[3] = tx * tx;
   }
+
+  /// Offsets of the taps inside a plane with these row and column strides (0 for taps outside,
+  /// which are never read).
+  void plane_offsets(int64_t row_stride, int64_t column_stride, int64_t (&offset)[4]) const {
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) offset[k] = inside[k] ? y[k] * row_stride + x[k] * column_stride : 0;
+  }
 };
 
 template <typename T, Fault kFault>
@@ -63,9 +71,8 @@ void forward_kernel(const ForwardPlan& plan) {
     // writes walk one output plane instead of striding across all C planes per point.
     struct Located {
       int64_t out_offset;  // of (h, w) inside an output plane
-      bool addressable;
-      BilinearTaps<Acc, kFault> taps;
-      int64_t tap_offset[4];  // of the taps inside an input plane (nearest: [0] only)
+      BilinearTaps<Acc, kFault> taps;  // none inside for an unaddressable point; nearest: [0] only
+      int64_t tap_offset[4];  // of the taps inside an input plane
     };
     constexpr int64_t kBlock = 32;
     for (int64_t start = lo; start < hi;) {
@@ -79,18 +86,15 @@ void forward_kernel(const ForwardPlan& plan) {
             static_cast<double>(grid(n, h, w, 0)), static_cast<double>(grid(n, h, w, 1)), in_h, in_w,
             a.interpolation, a.padding, a.align_corners);
         b.out_offset = h * out.strides[2] + w * out.strides[3];
-        b.addressable = p.addressable;
         b.taps = BilinearTaps<Acc, kFault>(p, in_h, in_w);
         if (nearest) {
           // The nearest pixel is the (y0, x0) tap; the others are never read.
-          b.taps.inside[0] = p.addressable && in_bounds(p.y0, p.x0, in_h, in_w);
+          b.taps.inside[0] = in_bounds(p.y0, p.x0, in_h, in_w);
           b.taps.inside[1] = b.taps.inside[2] = b.taps.inside[3] = false;
         }
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) {
-          b.tap_offset[k] =
-              b.taps.inside[k] ? b.taps.y[k] * input.strides[2] + b.taps.x[k] * input.strides[3] : 0;
-        }
+        // An unaddressable point (NaN, +-inf, far outside) samples 0: no tap is read.
+        if (!p.addressable) std::fill(std::begin(b.taps.inside), std::end(b.taps.inside), false);
+        b.taps.plane_offsets(input.strides[2], input.strides[3], b.tap_offset);
       }
       // Pointers are formed for real channels only (a size-1 dim may have any stride).
       const T* in_batch = &input(n, 0, 0, 0);
@@ -101,8 +105,7 @@ void forward_kernel(const ForwardPlan& plan) {
         for (int64_t j = 0; j < end - start; ++j) {
           const Located& b = block[j];
           T value = T(0);
-          if (!b.addressable) {
-          } else if (nearest) {
+          if (nearest) {
             if (b.taps.inside[0]) value = in_plane[b.tap_offset[0]];
           } else {
             Acc sum = 0;

@@ -66,17 +66,16 @@ double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magn
   return per_term * magnitude + 1e-300;
 }
 
-double linearity_bound(std::string_view op, std::string_view output, aclDataType dtype, double mixed,
-                       double part1, double part2) {
+double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, double part1,
+                       double part2) {
   // Each output is its exact value rounded once to the dtype (relative error <= eps/2) after a
   // computation whose own error the table's atol absorbs. The exact values are linear, so the
   // difference is at most eps/2 (|mixed| + |part1| + |part2|) plus an atol for each of the three.
   // The bound scales with the parts, not with |mixed|: when a g1 + b g2 cancels, |mixed| is
   // small while both parts carry full-size rounding errors. One ulp (eps) instead of half an ulp
   // leaves room for the compute type's rounding.
-  const Tolerance& t = tolerance_for(op, output, dtype);
   const double eps = machine_epsilon(dtype);
-  return eps * (std::fabs(mixed) + std::fabs(part1) + std::fabs(part2)) + 3 * t.atol;
+  return eps * (std::fabs(mixed) + std::fabs(part1) + std::fabs(part2)) + 3 * row.atol;
 }
 
 double finite_difference_bound(double magnitude) {

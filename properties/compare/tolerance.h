@@ -42,10 +42,11 @@ double machine_epsilon(aclDataType dtype);
 double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magnitude);
 
 /// |backward(a g1 + b g2) - (a backward(g1) + b backward(g2))| for one output element, given the
-/// three outputs as returned (mixed = backward(a g1 + b g2), part1 = a backward(g1), part2 =
-/// b backward(g2)); a g1 + b g2 is exact by construction, so the exact values are linear.
-double linearity_bound(std::string_view op, std::string_view output, aclDataType dtype, double mixed,
-                       double part1, double part2);
+/// output's row of the table and the three outputs as returned (mixed = backward(a g1 + b g2),
+/// part1 = a backward(g1), part2 = b backward(g2)); a g1 + b g2 is exact by construction, so the
+/// exact values are linear.
+double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, double part1,
+                       double part2);
 
 /// Bound on |central difference - <gradient, direction>| in double, given
 /// M = sum_i |gradient_i * direction_i|.

@@ -142,23 +142,19 @@ rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits
   });
 }
 
-// "contiguous", or the non-default parts joined by '+', e.g. "permuted+padded".
-std::string layout_kind(const LayoutSpec& layout) {
-  if (layout.contiguous()) return "contiguous";
-  std::string kind;
-  auto add = [&](const char* part) {
-    if (!kind.empty()) kind += '+';
-    kind += part;
-  };
+// "contiguous", or each non-default part: "permuted", "padded", "offset", "broadcast".
+std::vector<std::string_view> layout_kinds(const LayoutSpec& layout) {
+  if (layout.contiguous()) return {"contiguous"};
+  std::vector<std::string_view> kinds;
   bool identity = true;
   for (size_t i = 0; i < layout.order.size(); ++i) {
     identity = identity && layout.order[i] == static_cast<int>(i);
   }
-  if (!identity) add("permuted");
-  if (layout.pad != 0) add("padded");
-  if (layout.offset != 0) add("offset");
-  if (layout.broadcast != 0) add("broadcast");
-  return kind;
+  if (!identity) kinds.push_back("permuted");
+  if (layout.pad != 0) kinds.push_back("padded");
+  if (layout.offset != 0) kinds.push_back("offset");
+  if (layout.broadcast != 0) kinds.push_back("broadcast");
+  return kinds;
 }
 
 }  // namespace
@@ -248,8 +244,10 @@ std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
     std::vector<Role> roles = p.inputs();
     for (Role role : p.outputs()) roles.push_back(role);
     for (Role role : roles) {
-      tags.push_back("layout:" + std::string(grid_sampler2d::role_name(role)) + "=" +
-                     layout_kind(p.layout(role)));
+      for (std::string_view kind : layout_kinds(p.layout(role))) {
+        tags.push_back("layout:" + std::string(grid_sampler2d::role_name(role)) + "=" +
+                       std::string(kind));
+      }
     }
   }
   if ((axes & kAxisEmpty) && (p.n == 0 || p.c == 0 || p.out_h == 0 || p.out_w == 0)) {

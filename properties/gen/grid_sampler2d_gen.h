@@ -96,9 +96,10 @@ enum ClassifyAxis : uint32_t {
   kAllAxes = (1u << 11) - 1,
 };
 
-/// The tags of a problem along `axes`, e.g. "dtype=bf16", "layout:grid=permuted+padded",
-/// "boundary:iw", "empty". RapidCheck prints the distribution of whole tag sets, so properties
-/// that want readable counts pass a few axes; marginal counts per tag come from this list.
+/// The tags of a problem along `axes`, e.g. "dtype=bf16", "layout:grid=permuted" and
+/// "layout:grid=padded" (one tag per layout kind), "boundary:iw=8", "empty". RapidCheck prints the
+/// distribution of whole tag sets, so properties that want readable counts pass a few axes;
+/// marginal counts per tag come from this list.
 std::vector<std::string> problem_tags(const Problem& problem, uint32_t axes = kAllAxes);
 
 /// RC_TAGs the current test case with problem_tags(problem, axes). Call inside a property.

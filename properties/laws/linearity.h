@@ -50,7 +50,7 @@ LawResult linear_in_incoming_gradient(const typename Traits::Problem& p0,
     for (size_t k = 0; k < count; ++k) {
       const double part1 = a * r1.values[o][k], part2 = b * r2.values[o][k];
       const double mixed = rm.values[o][k];
-      const double bound = linearity_bound(Traits::op_name(p), name, Traits::dtype(p), mixed, part1, part2);
+      const double bound = linearity_bound(t, Traits::dtype(p), mixed, part1, part2);
       const double error = std::fabs(mixed - (part1 + part2));
       if (error <= bound || (std::isnan(mixed) && std::isnan(part1 + part2))) {
         ++matched;
@@ -70,8 +70,7 @@ LawResult linear_in_incoming_gradient(const typename Traits::Problem& p0,
       return law_failure("linear_in_incoming_gradient", repro, why.str());
     }
   }
-  LawResult result;
-  return result;
+  return {};
 }
 
 }  // namespace gradconf::props

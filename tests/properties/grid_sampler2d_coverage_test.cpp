@@ -27,21 +27,7 @@ std::map<std::string, int> tag_counts() {
   std::map<std::string, int> counts;
   for (int i = 0; i < kSamples; ++i) {
     const Problem p = gen(rc::Random(static_cast<uint64_t>(i) + 7), (i * 37) % 101).value();
-    for (const std::string& tag : gs::problem_tags(p)) {
-      // Layout tags name a combination ("layout:grid=permuted+padded"); count each part.
-      const auto eq = tag.find('=');
-      if (tag.rfind("layout:", 0) == 0) {
-        std::string kinds = tag.substr(eq + 1);
-        size_t start = 0;
-        while (start <= kinds.size()) {
-          const size_t plus = std::min(kinds.find('+', start), kinds.size());
-          ++counts[tag.substr(0, eq + 1) + kinds.substr(start, plus - start)];
-          start = plus + 1;
-        }
-      } else {
-        ++counts[tag];
-      }
-    }
+    for (const std::string& tag : gs::problem_tags(p)) ++counts[tag];
   }
   return counts;
 }
