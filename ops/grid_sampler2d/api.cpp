@@ -2,6 +2,7 @@
 #include "aclnnop/aclnn_grid_sampler2d.h"
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #include "grid_sampler2d/backend.h"
+#include "core/planted_fault.h"
 #include "grid_sampler2d/entry.h"
 
 using gradconf::grid_sampler2d::CallArgs;
@@ -24,7 +25,9 @@ aclnnStatus aclnnGridSampler2DGetWorkspaceSize(const aclTensor* input, const acl
   args.out = out;
   args.workspace_size = workspaceSize;
   args.executor = executor;
-  return gradconf::grid_sampler2d::forward_phase1<Fault::kNone>(args);
+  return gradconf::with_planted_fault<Fault>("grid_sampler2d", [&](auto fault) {
+    return gradconf::grid_sampler2d::forward_phase1<fault()>(args);
+  });
 }
 
 aclnnStatus aclnnGridSampler2D(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
@@ -50,7 +53,9 @@ aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(
   args.grid_grad = gridGrad;
   args.workspace_size = workspaceSize;
   args.executor = executor;
-  return gradconf::grid_sampler2d::backward_phase1<Fault::kNone>(args);
+  return gradconf::with_planted_fault<Fault>("grid_sampler2d", [&](auto fault) {
+    return gradconf::grid_sampler2d::backward_phase1<fault()>(args);
+  });
 }
 
 aclnnStatus aclnnGridSampler2DBackward(void* workspace, uint64_t workspaceSize,

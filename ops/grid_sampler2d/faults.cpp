@@ -20,6 +20,7 @@ std::string_view fault_name(Fault fault) {
     case Fault::kGridOfFirstBatchOnly: return "grid_of_first_batch_only";
     case Fault::kPhase1WritesOutputs: return "phase1_writes_outputs";
     case Fault::kIgnoresOutputMask: return "ignores_output_mask";
+    case Fault::kCount: break;
   }
   return "unknown";
 }

@@ -6,11 +6,12 @@
 #define GRADCONF_OPS_GRID_SAMPLER2D_FAULTS_H_
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 namespace gradconf::grid_sampler2d {
 
-enum class Fault {
+enum class Fault : uint8_t {
   kNone,
   kWrongBilinearWeight,      ///< the (y1, x1) weight uses tx*tx instead of tx*ty
   kDroppedBorderClamp,       ///< border padding neither clamps nor zeroes the multiplier
@@ -27,6 +28,7 @@ enum class Fault {
   kGridOfFirstBatchOnly,     ///< inputGrad of every batch uses batch 0's grid
   kPhase1WritesOutputs,      ///< phase 1 zero-fills gridGrad
   kIgnoresOutputMask,        ///< gridGrad is computed and written even when outputMask[1] is false
+  kCount,
 };
 
 inline constexpr std::array kAllFaults = {

@@ -1,0 +1,54 @@
+// Planted faults (mutation testing). An op's kernels and phase 1 are templates on its own
+// `enum class Fault { kNone, ..., kCount }` with `std::string_view fault_name(Fault)` in the op's
+// namespace. The shipped backend instantiates Fault::kNone only, so every fault branch is an
+// `if constexpr` that compiles away. The planted-fault backend library (built from the same
+// sources with GRADCONF_PLANTED_FAULTS=1) instantiates every fault and runs the one selected at
+// run time by name, "<family>.<fault_name>" (e.g. "grid_sampler2d.swapped_grid_grad_xy").
+#ifndef GRADCONF_OPS_CORE_PLANTED_FAULT_H_
+#define GRADCONF_OPS_CORE_PLANTED_FAULT_H_
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "aclnn/acl_meta.h"
+
+#ifndef GRADCONF_PLANTED_FAULTS
+#define GRADCONF_PLANTED_FAULTS 0
+#endif
+
+namespace gradconf {
+
+/// The selected fault's full name, or "" when none is (the planted library then behaves as the
+/// shipped one). Initialised from GRADCONF_PLANTED_FAULT; changed by gradconfSelectPlantedFault.
+std::string selected_planted_fault();
+void select_planted_fault(std::string_view name);
+
+/// Calls fn(std::integral_constant<Fault, F>{}) with F = Fault::kNone in the shipped backend, or
+/// with the fault of `family` selected at run time in the planted-fault backend.
+template <typename Fault, typename Fn>
+decltype(auto) with_planted_fault(std::string_view family, Fn&& fn) {
+  if constexpr (GRADCONF_PLANTED_FAULTS) {
+    const std::string selected = selected_planted_fault();
+    const bool ours = selected.size() > family.size() + 1 && selected.starts_with(family) &&
+                      selected[family.size()] == '.';
+    const std::string_view wanted =
+        ours ? std::string_view(selected).substr(family.size() + 1) : std::string_view("none");
+    return [&]<size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+      using Result = decltype(fn(std::integral_constant<Fault, Fault::kNone>{}));
+      Result result{};
+      const bool matched = ((fault_name(static_cast<Fault>(I)) == wanted
+                                 ? (result = fn(std::integral_constant<Fault, static_cast<Fault>(I)>{}), true)
+                                 : false) || ...);
+      if (!matched) result = fn(std::integral_constant<Fault, Fault::kNone>{});
+      return result;
+    }(std::make_index_sequence<static_cast<size_t>(Fault::kCount)>{});
+  } else {
+    return fn(std::integral_constant<Fault, Fault::kNone>{});
+  }
+}
+
+}  // namespace gradconf
+
+#endif  // GRADCONF_OPS_CORE_PLANTED_FAULT_H_
