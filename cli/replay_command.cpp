@@ -19,6 +19,8 @@
 #include "core/parallel.h"
 #include "core/tensor.h"  // kMaxRank, the aclTensor rank limit of the C API
 
+#include "harness/backend.h"
+
 namespace gradconf::cli {
 namespace {
 
@@ -150,7 +152,8 @@ nlohmann::ordered_json time_phase2(const OpDef& op, const BoundCall& call, aclrt
     line["median_ms"] = median(times);
     line["min_ms"] = *std::min_element(times.begin(), times.end());
   }
-  line["threads"] = num_threads();
+  const auto& rt = props::Backend::linked().runtime();
+  line["threads"] = rt.get_num_threads ? rt.get_num_threads() : 0;
   return line;
 }
 
@@ -173,8 +176,9 @@ int replay(const ReplayOptions& options) {
   fs::create_directories(out_dir);
   remove_stale_results(out_dir, op);
 
-  const ScopedSpecProfile profile_guard(profile);
-  if (options.threads) set_num_threads(*options.threads);
+  // The backend's own knobs (gradconf/aclnn_ext.h), not this binary's copy of core.
+  const props::ScopedBackendProfile profile_guard(props::Backend::linked(), profile);
+  const props::ScopedBackendThreads threads_guard(props::Backend::linked(), options.threads.value_or(0));
 
   AclSession session;
   std::vector<std::unique_ptr<DeviceTensor>> device_tensors;

@@ -1,19 +1,30 @@
 # How an op folder plugs into the build. ops/<op>/CMakeLists.txt calls gradconf_add_op once:
 #
 #   gradconf_add_op(multi_scale_deformable_attention
-#     BACKEND api.cpp clauses.cpp            # kernels + extern "C" entry points -> the backend
-#     REFERENCE reference/reference.cpp)     # naive double reference -> gradconf_reference
+#     SPEC clauses.cpp faults.cpp            # clause table + fault names: backend and test side
+#     BACKEND api.cpp                        # kernels + extern "C" entry points: the backend only
+#     REFERENCE reference/reference.cpp      # naive double reference (never includes kernels)
+#     TESTKIT problem.cpp)                   # test side: problem descriptor, fills, repro
 #
 # Nothing shared is edited to add an op: ops/CMakeLists.txt adds every folder that has a
-# CMakeLists.txt, and tests/<op>/CMakeLists.txt is picked up the same way.
+# CMakeLists.txt; tests/<op>/, bench/<op>/, properties/ops/ and fuzz/<op>/ are picked up alike.
 function(gradconf_add_op name)
-  cmake_parse_arguments(OP "" "" "BACKEND;REFERENCE" ${ARGN})
-  foreach(source ${OP_BACKEND})
-    target_sources(gradconf_backend_objects PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/${source})
-  endforeach()
-  foreach(source ${OP_REFERENCE})
-    target_sources(gradconf_reference PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/${source})
-  endforeach()
+  cmake_parse_arguments(OP "" "" "SPEC;BACKEND;REFERENCE;TESTKIT" ${ARGN})
+  list(TRANSFORM OP_SPEC PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  list(TRANSFORM OP_BACKEND PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  list(TRANSFORM OP_REFERENCE PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  list(TRANSFORM OP_TESTKIT PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  if(OP_SPEC)
+    target_sources(gradconf_spec PRIVATE ${OP_SPEC})
+  endif()
+  if(OP_BACKEND)
+    target_sources(gradconf_backend_objects PRIVATE ${OP_BACKEND})
+    target_sources(gradconf_planted_objects PRIVATE ${OP_BACKEND})
+  endif()
+  if(OP_REFERENCE)
+    target_sources(gradconf_reference PRIVATE ${OP_REFERENCE})
+  endif()
+  set_property(GLOBAL APPEND PROPERTY GRADCONF_TESTKIT_SOURCES ${OP_TESTKIT})
   set_property(GLOBAL APPEND PROPERTY GRADCONF_OPS ${name})
 endfunction()
 

@@ -30,15 +30,15 @@ constexpr gradconf::grid_sampler2d::Entry kEntry = gradconf::grid_sampler2d::Ent
 enum class Check { kReference, kBoundary, kWorkspace };
 
 void check_boundary(const Traits::Problem& p, const gradconf::fuzz::gs::BoundaryEdit& edit,
-                    const Traits::Backend& backend) {
+                    const gradconf::props::Backend& backend) {
   namespace pgs = gradconf::props::gs;
-  pgs::Call call = Traits::make_call(p);
+  gradconf::props::Call call = Traits::make_call(p);
   edit.breaker->apply(call, edit.choice, edit.just_valid);
-  const pgs::ExpectedVerdict verdict = pgs::predict(call);
+  const gradconf::props::ExpectedVerdict verdict = gradconf::props::predict(call);
   std::ostringstream repro;
   repro << p.to_repro() << " --break=" << edit.breaker->clause_id
         << " --side=" << (edit.just_valid ? "just-valid" : "just-invalid") << " --choice=" << edit.choice
-        << "\n  call: " << pgs::summarize(call);
+        << "\n  call: " << gradconf::props::summarize(call);
   // The harness cannot hand the operator a view aclCreateTensor refused.
   if (!verdict.views_created) return;
   if (!edit.just_valid && verdict.clause_id != edit.breaker->clause_id) {
@@ -55,7 +55,7 @@ void check_boundary(const Traits::Problem& p, const gradconf::fuzz::gs::Boundary
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const Traits::Backend backend = Traits::default_backend();
+  const gradconf::props::Backend& backend = Traits::default_backend();
   FuzzedDataProvider fdp(data, size);
   const auto check = static_cast<Check>(fdp.ConsumeIntegralInRange<int>(0, 2));
   const Traits::Problem p = gradconf::fuzz::gs::decode_problem(fdp, kEntry);

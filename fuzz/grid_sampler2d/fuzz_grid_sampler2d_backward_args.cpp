@@ -19,6 +19,8 @@
 #include "core/dtype.h"
 #include "core/layout.h"
 #include "core/profile.h"
+#include "core/tensor.h"
+#include "harness/backend.h"
 #include "gen/grid_sampler2d_ranges.h"
 #include "grid_sampler2d/clauses.h"
 
@@ -44,7 +46,8 @@ constexpr uint8_t kCanary = 0xA5;
 const char* const kNames[5] = {"gradOutput", "input", "grid", "inputGrad", "gridGrad"};
 
 struct DecodedTensor {
-  aclTensor* handle = nullptr;
+  aclTensor* handle = nullptr;         // the backend's tensor, passed to the call
+  std::optional<aclTensor> model;      // our model of the same view, read by the oracle
   std::unique_ptr<uint8_t[]> storage;  // exactly `bytes` long, so ASan sees any overrun
   uint64_t bytes = 0;
   bool real = true;  // false: storage only declared (phase 2 must not run)
@@ -120,6 +123,8 @@ void decode_tensor(FuzzedDataProvider& fdp, std::vector<int64_t> dims, aclDataTy
   if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) data = nullptr;
   out.handle = aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), offset, format,
                                storage_dims.data(), storage_dims.size(), data);
+  out.model = gradconf::make_tensor(dims.data(), dims.size(), dtype, strides.data(), offset, format,
+                                    storage_dims.data(), storage_dims.size(), data);
 }
 
 int64_t decode_mode(FuzzedDataProvider& fdp) {
@@ -135,8 +140,10 @@ std::string status_text(aclnnStatus status) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider fdp(data, size);
-  gradconf::ScopedSpecProfile profile(fdp.ConsumeBool() ? gradconf::SpecProfile::kExtended
-                                                        : gradconf::SpecProfile::kSeed);
+  const gradconf::SpecProfile profile =
+      fdp.ConsumeBool() ? gradconf::SpecProfile::kExtended : gradconf::SpecProfile::kSeed;
+  const gradconf::props::ScopedBackendProfile backend_profile(gradconf::props::Backend::linked(),
+                                                              profile);
   const int64_t n = fdp.ConsumeIntegralInRange<int64_t>(0, 3), c = fdp.ConsumeIntegralInRange<int64_t>(0, 3);
   const int64_t ih = fdp.ConsumeIntegralInRange<int64_t>(0, 4), iw = fdp.ConsumeIntegralInRange<int64_t>(0, 4);
   const int64_t oh = fdp.ConsumeIntegralInRange<int64_t>(0, 4), ow = fdp.ConsumeIntegralInRange<int64_t>(0, 4);
@@ -147,11 +154,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int64_t interpolation = decode_mode(fdp), padding = decode_mode(fdp);
   const bool align_corners = fdp.ConsumeBool();
   std::unique_ptr<aclBoolArray, decltype(&aclDestroyBoolArray)> mask(nullptr, aclDestroyBoolArray);
+  std::optional<aclBoolArray> mask_model;
   if (fdp.ConsumeIntegralInRange<int>(0, 7) != 0) {
     const size_t count = fdp.ConsumeBool() ? 2 : fdp.ConsumeIntegralInRange<size_t>(0, 16);
     bool values[16] = {};
     for (size_t i = 0; i < count; ++i) values[i] = fdp.ConsumeBool() || fdp.ConsumeBool();
     mask.reset(aclCreateBoolArray(values, count));
+    mask_model = aclBoolArray{std::vector<bool>(values, values + count)};
   }
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
@@ -159,27 +168,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   aclOpExecutor** executor_arg = fdp.ConsumeIntegralInRange<int>(0, 31) == 0 ? nullptr : &executor;
 
   gradconf::grid_sampler2d::CallArgs args;
-  args.grad_output = tensors[0].handle;
-  args.input = tensors[1].handle;
-  args.grid = tensors[2].handle;
-  args.input_grad = tensors[3].handle;
-  args.grid_grad = tensors[4].handle;
+  auto model = [&](int i) { return tensors[i].model ? &*tensors[i].model : nullptr; };
+  args.grad_output = model(0);
+  args.input = model(1);
+  args.grid = model(2);
+  args.input_grad = model(3);
+  args.grid_grad = model(4);
   args.interpolation_mode = interpolation;
   args.padding_mode = padding;
   args.align_corners = align_corners;
-  args.output_mask = mask.get();
+  args.output_mask = mask_model ? &*mask_model : nullptr;
   args.workspace_size = workspace_size_arg;
   args.executor = executor_arg;
-  const gradconf::Verdict predicted = gradconf::run_clauses(
-      gradconf::grid_sampler2d::clause_table(), args, gradconf::spec_profile());
+  const gradconf::Verdict predicted =
+      gradconf::run_clauses(gradconf::grid_sampler2d::clause_table(), args, profile);
 
-  std::string call = "profile=" + std::string(gradconf::profile_name(gradconf::spec_profile()));
+  std::string call = "profile=" + std::string(gradconf::profile_name(profile));
   for (int i = 0; i < 5; ++i) {
     call += std::string(" ") + kNames[i] + "=" +
-            (tensors[i].handle ? gradconf::describe(*tensors[i].handle) : std::string("null"));
+            (tensors[i].model ? gradconf::describe(*tensors[i].model) : std::string("null"));
   }
   call += " interp=" + std::to_string(interpolation) + " pad=" + std::to_string(padding) +
-          " mask=" + (mask ? std::to_string(mask->values.size()) + " values" : std::string("null"));
+          " mask=" + (mask_model ? std::to_string(mask_model->values.size()) + " values" : std::string("null"));
 
   gradconf::fuzz::tag(predicted.clause_id.empty() ? std::string("phase1=proceeds")
                                                  : "phase1=" + std::string(predicted.clause_id));

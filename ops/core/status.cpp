@@ -12,6 +12,8 @@ aclnnStatus fail(aclnnStatus status, std::string message) {
 
 void clear_last_error() { last_error_message.clear(); }
 
+const char* last_error() { return last_error_message.c_str(); }
+
 std::string format_dims(const int64_t* dims, uint64_t rank) {
   std::string text = "[";
   for (uint64_t i = 0; i < rank; ++i) {
@@ -22,7 +24,3 @@ std::string format_dims(const int64_t* dims, uint64_t rank) {
 }
 
 }  // namespace gradconf
-
-extern "C" const char* aclGetRecentErrMsg(void) {
-  return gradconf::last_error_message.c_str();
-}

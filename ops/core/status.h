@@ -19,6 +19,8 @@ aclnnStatus fail(aclnnStatus status, std::string message);
 inline aclnnStatus fail(const Failure& failure) { return fail(failure.status, failure.message); }
 /// Clears the message at the start of every API call, so a success leaves "".
 void clear_last_error();
+/// This thread's most recent message (what aclGetRecentErrMsg returns).
+const char* last_error();
 
 /// "[2, 3, 7, 3]": how messages print a shape.
 std::string format_dims(const int64_t* dims, uint64_t rank);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "core/checked_math.h"
@@ -101,123 +103,40 @@ std::string describe(const aclTensor& t) {
          format_dims(t.view_dims.data(), t.view_dims.size());
 }
 
-}  // namespace gradconf
-
-using gradconf::checked_add;
-using gradconf::checked_mul;
-using gradconf::checked_numel;
-
-extern "C" {
-
-aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataType dataType,
-                           const int64_t* stride, int64_t offset, aclFormat format,
-                           const int64_t* storageDims, uint64_t storageDimsNum, void* tensorData) {
-  if (viewDimsNum > gradconf::kMaxRank || storageDimsNum > gradconf::kMaxRank) return nullptr;
-  if (viewDimsNum > 0 && (viewDims == nullptr || stride == nullptr)) return nullptr;
-  if (storageDimsNum > 0 && storageDims == nullptr) return nullptr;
-  if (offset < 0) return nullptr;
+std::optional<aclTensor> make_tensor(const int64_t* viewDims, uint64_t viewDimsNum,
+                                     aclDataType dataType, const int64_t* stride, int64_t offset,
+                                     aclFormat format, const int64_t* storageDims,
+                                     uint64_t storageDimsNum, void* tensorData) {
+  if (viewDimsNum > kMaxRank || storageDimsNum > kMaxRank) return std::nullopt;
+  if (viewDimsNum > 0 && (viewDims == nullptr || stride == nullptr)) return std::nullopt;
+  if (storageDimsNum > 0 && storageDims == nullptr) return std::nullopt;
+  if (offset < 0) return std::nullopt;
   std::span<const int64_t> view(viewDims, viewDimsNum);
   std::span<const int64_t> strides(stride, viewDimsNum);
   std::span<const int64_t> storage(storageDims, storageDimsNum);
   auto view_count = checked_numel(view);
   auto storage_count = checked_numel(storage);
-  if (!view_count || !storage_count) return nullptr;
-  if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s < 0; })) return nullptr;
-  const int64_t esize = gradconf::element_size(dataType);
-  if (esize > 0 && !checked_mul(*storage_count, esize)) return nullptr;
+  if (!view_count || !storage_count) return std::nullopt;
+  if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s < 0; })) {
+    return std::nullopt;
+  }
+  const int64_t esize = element_size(dataType);
+  if (esize > 0 && !checked_mul(*storage_count, esize)) return std::nullopt;
   if (*view_count > 0) {
     // The last element the view addresses must lie inside the storage.
-    const auto last = gradconf::checked_last_offset(view, strides, offset);
-    if (!last || *last >= *storage_count) return nullptr;
-    if (tensorData == nullptr) return nullptr;
+    const auto last = checked_last_offset(view, strides, offset);
+    if (!last || *last >= *storage_count) return std::nullopt;
+    if (tensorData == nullptr) return std::nullopt;
   }
-  auto* t = new aclTensor;
-  t->view_dims.assign(view.begin(), view.end());
-  t->strides.assign(strides.begin(), strides.end());
-  t->storage_dims.assign(storage.begin(), storage.end());
-  t->offset = offset;
-  t->dtype = dataType;
-  t->format = format;
-  t->data = tensorData;
+  aclTensor t;
+  t.view_dims.assign(view.begin(), view.end());
+  t.strides.assign(strides.begin(), strides.end());
+  t.storage_dims.assign(storage.begin(), storage.end());
+  t.offset = offset;
+  t.dtype = dataType;
+  t.format = format;
+  t.data = tensorData;
   return t;
 }
 
-aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
-  if (size > 0 && value == nullptr) return nullptr;
-  return new aclIntArray{std::vector<int64_t>(value, value + size)};
-}
-
-aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
-  if (size > 0 && value == nullptr) return nullptr;
-  return new aclBoolArray{std::vector<bool>(value, value + size)};
-}
-
-aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
-  delete tensor;
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclDestroyIntArray(const aclIntArray* array) {
-  delete array;
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclDestroyBoolArray(const aclBoolArray* array) {
-  delete array;
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclGetViewShape(const aclTensor* tensor, int64_t** viewDims, uint64_t* viewDimsNum) {
-  if (!tensor || !viewDims || !viewDimsNum) return ACLNN_ERR_PARAM_NULLPTR;
-  *viewDims = const_cast<int64_t*>(tensor->view_dims.data());
-  *viewDimsNum = tensor->view_dims.size();
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclGetStorageShape(const aclTensor* tensor, int64_t** storageDims,
-                               uint64_t* storageDimsNum) {
-  if (!tensor || !storageDims || !storageDimsNum) return ACLNN_ERR_PARAM_NULLPTR;
-  *storageDims = const_cast<int64_t*>(tensor->storage_dims.data());
-  *storageDimsNum = tensor->storage_dims.size();
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclGetViewStrides(const aclTensor* tensor, int64_t** stridesValue,
-                              uint64_t* stridesNum) {
-  if (!tensor || !stridesValue || !stridesNum) return ACLNN_ERR_PARAM_NULLPTR;
-  *stridesValue = const_cast<int64_t*>(tensor->strides.data());
-  *stridesNum = tensor->strides.size();
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclGetViewOffset(const aclTensor* tensor, int64_t* offset) {
-  if (!tensor || !offset) return ACLNN_ERR_PARAM_NULLPTR;
-  *offset = tensor->offset;
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclGetFormat(const aclTensor* tensor, aclFormat* format) {
-  if (!tensor || !format) return ACLNN_ERR_PARAM_NULLPTR;
-  *format = tensor->format;
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclGetDataType(const aclTensor* tensor, aclDataType* dataType) {
-  if (!tensor || !dataType) return ACLNN_ERR_PARAM_NULLPTR;
-  *dataType = tensor->dtype;
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclGetIntArraySize(const aclIntArray* array, uint64_t* size) {
-  if (!array || !size) return ACLNN_ERR_PARAM_NULLPTR;
-  *size = array->values.size();
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclGetBoolArraySize(const aclBoolArray* array, uint64_t* size) {
-  if (!array || !size) return ACLNN_ERR_PARAM_NULLPTR;
-  *size = array->values.size();
-  return ACLNN_SUCCESS;
-}
-
-}  // extern "C"
+}  // namespace gradconf

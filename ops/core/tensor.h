@@ -5,6 +5,7 @@
 #define GRADCONF_OPS_CORE_TENSOR_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,12 @@ enum class Overlap {
 inline constexpr int64_t kOverlapBudget = int64_t{1} << 28;
 Overlap overlap_of(const aclTensor& t);
 inline bool has_overlap(const aclTensor& t) { return overlap_of(t) != Overlap::kDisjoint; }
+/// What aclCreateTensor accepts, as a value: nullopt where it returns nullptr. The test side's
+/// clause-table oracle builds views with this, independent of the backend under test.
+std::optional<aclTensor> make_tensor(const int64_t* viewDims, uint64_t viewDimsNum,
+                                     aclDataType dataType, const int64_t* stride, int64_t offset,
+                                     aclFormat format, const int64_t* storageDims,
+                                     uint64_t storageDimsNum, void* tensorData);
 /// "tensor with sizes [2, 3, 7, 3]".
 std::string describe(const aclTensor& t);
 

@@ -1,7 +1,6 @@
 // The extern "C" entry points: pack the arguments, phase 1 (entry.h), phase 2 (core executor).
 #include "aclnnop/aclnn_grid_sampler2d.h"
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
-#include "grid_sampler2d/backend.h"
 #include "core/planted_fault.h"
 #include "grid_sampler2d/entry.h"
 
@@ -64,12 +63,3 @@ aclnnStatus aclnnGridSampler2DBackward(void* workspace, uint64_t workspaceSize,
 }
 
 }  // extern "C"
-
-namespace gradconf::grid_sampler2d {
-
-Backend default_backend() {
-  return Backend{aclnnGridSampler2DGetWorkspaceSize, aclnnGridSampler2D,
-                 aclnnGridSampler2DBackwardGetWorkspaceSize, aclnnGridSampler2DBackward};
-}
-
-}  // namespace gradconf::grid_sampler2d

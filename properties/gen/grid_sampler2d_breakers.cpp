@@ -21,8 +21,6 @@ namespace gradconf::props::gs {
 namespace {
 
 namespace ranges = gs_ranges;
-using grid_sampler2d::CallArgs;
-using grid_sampler2d::Direction;
 
 // Draws small decisions from one uint64_t, least significant first, so that a choice of 0 picks
 // the first (simplest) option of every decision and small choices differ in early decisions.
@@ -79,7 +77,7 @@ std::optional<Size> size_at(Role role, int dim) {
 
 int64_t size_of(const Call& call, Size size) {
   const Role source = (size == Size::kOutH || size == Size::kOutW) ? Role::kGrid : Role::kInput;
-  return call.tensor(source).dims[static_cast<size_t>(dim_of(source, size))];
+  return tensor(call, source).dims[static_cast<size_t>(dim_of(source, size))];
 }
 
 int64_t element_count(const std::vector<int64_t>& dims) {
@@ -100,7 +98,7 @@ void drop_stale_values(TensorSpec& spec) {
 void resize(Call& call, Size size, int64_t value) {
   for (size_t i = 0; i < call.tensors.size(); ++i) {
     TensorSpec& spec = call.tensors[i];
-    const int dim = dim_of(call.roles[i], size);
+    const int dim = dim_of(role_at(call, i), size);
     if (dim < 0 || spec.dims.size() != 4) continue;
     spec.dims[static_cast<size_t>(dim)] = value;
     drop_stale_values(spec);
@@ -142,12 +140,10 @@ void insert_unit_dim(TensorSpec& spec, int dim) {
   spec.dims.insert(spec.dims.begin() + dim, 1);
 }
 
-bool is_backward(const Call& call) { return call.entry == Entry::kBackward; }
-
 // A null outputMask is GS-MASK-01's early-out; every other breaker needs validation to get past
 // it.
 void ensure_mask(Call& call) {
-  if (is_backward(call) && !call.output_mask) call.output_mask = std::vector<bool>{true, true};
+  if (is_backward(call) && !output_mask(call)) set_output_mask(call, std::vector<bool>{true, true});
 }
 
 std::vector<Role> output_roles(const Call& call) {
@@ -197,9 +193,9 @@ std::vector<bool> mask_bits(Choice& choice, uint64_t size) {
 void break_mask_null(Call& call, uint64_t, bool just_valid) {
   if (!is_backward(call)) return;
   if (just_valid) {
-    call.output_mask = std::vector<bool>{false, false};
+    set_output_mask(call, std::vector<bool>{false, false});
   } else {
-    call.output_mask.reset();
+    set_output_mask(call, std::nullopt);
   }
 }
 
@@ -208,7 +204,7 @@ void break_mask_size(Call& call, uint64_t bits, bool just_valid) {
   if (!is_backward(call)) return;
   Choice choice(bits);
   const uint64_t size = just_valid ? 2 : choice.of(ranges::kInvalidMaskSizes);
-  call.output_mask = mask_bits(choice, size);
+  set_output_mask(call, mask_bits(choice, size));
 }
 
 // Just-valid side of both dtype clauses: every tensor in one floating dtype, possibly another one
@@ -263,12 +259,12 @@ int64_t mode(uint64_t bits, bool just_valid) {
 
 void break_interpolation(Call& call, uint64_t bits, bool just_valid) {
   ensure_mask(call);
-  call.interpolation_mode = mode(bits, just_valid);
+  call.attr("interpolationMode") = mode(bits, just_valid);
 }
 
 void break_padding(Call& call, uint64_t bits, bool just_valid) {
   ensure_mask(call);
-  call.padding_mode = mode(bits, just_valid);
+  call.attr("paddingMode") = mode(bits, just_valid);
 }
 
 // GS-RANK-01: gradOutput (out for the forward), input or grid loses a dim (rank 3) or gains a
@@ -279,7 +275,7 @@ void break_rank(Call& call, uint64_t bits, bool just_valid) {
   Choice choice(bits);
   const std::array<Role, 3> checked = {is_backward(call) ? Role::kGradOutput : Role::kOut,
                                        Role::kInput, Role::kGrid};
-  TensorSpec& target = call.tensor(choice.of(checked));
+  TensorSpec& target = tensor(call, choice.of(checked));
   if (choice.coin()) {
     insert_unit_dim(target, static_cast<int>(choice.below(5)));
   } else {
@@ -290,7 +286,7 @@ void break_rank(Call& call, uint64_t bits, bool just_valid) {
 // Shape breakers move one dim of one tensor by one; their just-valid side moves the same size
 // consistently in every tensor.
 void shift_dim(Call& call, Role role, int dim, Choice& choice) {
-  TensorSpec& spec = call.tensor(role);
+  TensorSpec& spec = tensor(call, role);
   int64_t& value = spec.dims[static_cast<size_t>(dim)];
   value = step(choice, value, 0);
   drop_stale_values(spec);
@@ -338,7 +334,7 @@ void break_output_size(Call& call, uint64_t bits, bool just_valid) {
 void break_grid_last_dim(Call& call, uint64_t bits, bool just_valid) {
   ensure_mask(call);
   if (just_valid) return;
-  TensorSpec& grid = call.tensor(Role::kGrid);
+  TensorSpec& grid = tensor(call, Role::kGrid);
   grid.dims[3] = Choice(bits).coin() ? 3 : 1;
   drop_stale_values(grid);
 }
@@ -354,7 +350,7 @@ void break_input_spatial(Call& call, uint64_t bits, bool just_valid) {
     if (width) resize(call, Size::kInW, 1);
     return;
   }
-  TensorSpec& input = call.tensor(Role::kInput);
+  TensorSpec& input = tensor(call, Role::kInput);
   if (height) input.dims[2] = 0;
   if (width) input.dims[3] = 0;
   drop_stale_values(input);
@@ -382,7 +378,7 @@ void break_outputs_disjoint(Call& call, uint64_t bits, bool just_valid) {
   ensure_mask(call);
   Choice choice(bits);
   const Role target = choice.of(output_roles(call));
-  const int index = call.index_of(target);
+  const int index = index_of(call, target);
   if (just_valid) {
     std::vector<int> dims;  // gridGrad's last dim is fixed at 2
     for (int dim = 0; dim < 4; ++dim) {
@@ -429,30 +425,7 @@ constexpr std::array<ClauseBreaker, 17> kBreakers = {{
     {"GS-OUT-01", Entries::kBoth, break_outputs_disjoint},
 }};
 
-std::string_view format_name(aclFormat format) {
-  switch (format) {
-    case ACL_FORMAT_ND:
-      return "ND";
-    case ACL_FORMAT_NCHW:
-      return "NCHW";
-    case ACL_FORMAT_NHWC:
-      return "NHWC";
-    case ACL_FORMAT_NC1HWC0:
-      return "NC1HWC0";
-    case ACL_FORMAT_FRACTAL_Z:
-      return "FRACTAL_Z";
-    case ACL_FORMAT_UNDEFINED:
-      return "UNDEFINED";
-  }
-  return "?";
-}
 
-struct TensorDeleter {
-  void operator()(aclTensor* tensor) const { aclDestroyTensor(tensor); }
-};
-struct BoolArrayDeleter {
-  void operator()(aclBoolArray* array) const { aclDestroyBoolArray(array); }
-};
 
 }  // namespace
 
@@ -476,97 +449,6 @@ aclnnStatus clause_status(std::string_view clause_id) {
     if (clause.id == clause_id) return clause.status;
   }
   return ACLNN_ERR_INNER;
-}
-
-ExpectedVerdict predict(const Call& call) {
-  // Storage is never read or written by validation; any non-null address will do.
-  static std::byte dummy_storage[1];
-  ExpectedVerdict verdict;
-  std::vector<std::unique_ptr<aclTensor, TensorDeleter>> owned;
-  std::vector<const aclTensor*> handles(call.tensors.size(), nullptr);
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    const TensorSpec& spec = call.tensors[i];
-    if (spec.null) continue;
-    // Sized exactly as the harness sizes it, so aclCreateTensor accepts the same views.
-    const auto geometry = make_geometry(spec.dims, spec.layout);
-    aclTensor* tensor = nullptr;
-    if (geometry) {
-      const int64_t storage_dims[1] = {geometry->storage_numel};
-      tensor =
-          aclCreateTensor(spec.dims.data(), spec.dims.size(), spec.dtype, geometry->strides.data(),
-                          geometry->offset, spec.format, storage_dims, 1, dummy_storage);
-    }
-    if (tensor == nullptr) verdict.views_created = false;
-    owned.emplace_back(tensor);
-    handles[i] = tensor;
-  }
-  auto handle = [&](Role role) -> const aclTensor* {
-    const int i = call.index_of(role);
-    return i < 0 ? nullptr : handles[static_cast<size_t>(i)];
-  };
-
-  CallArgs args;
-  args.direction = is_backward(call) ? Direction::kBackward : Direction::kForward;
-  args.grad_output = handle(Role::kGradOutput);
-  args.input = handle(Role::kInput);
-  args.grid = handle(Role::kGrid);
-  args.out = handle(Role::kOut);
-  args.input_grad = handle(Role::kInputGrad);
-  args.grid_grad = handle(Role::kGridGrad);
-  args.interpolation_mode = call.interpolation_mode;
-  args.padding_mode = call.padding_mode;
-  args.align_corners = call.align_corners;
-  std::unique_ptr<aclBoolArray, BoolArrayDeleter> mask;
-  if (is_backward(call) && call.output_mask) {
-    const std::vector<bool>& values = *call.output_mask;
-    const auto copy = std::make_unique<bool[]>(std::max<size_t>(values.size(), 1));
-    std::copy(values.begin(), values.end(), copy.get());
-    mask.reset(aclCreateBoolArray(copy.get(), values.size()));
-    args.output_mask = mask.get();
-  }
-  uint64_t workspace_size = 0;
-  aclOpExecutor* executor = nullptr;
-  args.workspace_size = call.null_workspace_size ? nullptr : &workspace_size;
-  args.executor = call.null_executor ? nullptr : &executor;
-
-  const Verdict table_verdict = run_clauses(grid_sampler2d::clause_table(), args, call.profile);
-  verdict.status = table_verdict.status;
-  verdict.clause_id = std::string(table_verdict.clause_id);
-  verdict.message = table_verdict.message;
-  return verdict;
-}
-
-std::string summarize(const Call& call) {
-  std::string line = is_backward(call) ? "backward" : "forward";
-  line += " interp=" + std::to_string(call.interpolation_mode) +
-          " pad=" + std::to_string(call.padding_mode) + " ac=" + (call.align_corners ? "1" : "0");
-  if (is_backward(call)) {
-    line += " mask=";
-    if (call.output_mask) {
-      line += '[';
-      for (bool bit : *call.output_mask) line += bit ? '1' : '0';
-      line += ']';
-    } else {
-      line += "null";
-    }
-  }
-  if (call.null_workspace_size) line += " workspaceSize=null";
-  if (call.null_executor) line += " executor=null";
-  line += " profile=" + std::string(profile_name(call.profile));
-  for (const TensorSpec& spec : call.tensors) {
-    line += " | " + spec.name;
-    if (spec.null) {
-      line += " null";
-      continue;
-    }
-    line += ' ' + format_dims(spec.dims.data(), spec.dims.size()) + ' ';
-    line += is_floating(spec.dtype) ? std::string(dtype_name(spec.dtype))
-                                    : "dtype#" + std::to_string(static_cast<int>(spec.dtype));
-    if (spec.format != ACL_FORMAT_ND) line += ' ' + std::string(format_name(spec.format));
-    const std::string layout = spec.layout.to_string();
-    if (!layout.empty()) line += " layout=" + layout;
-  }
-  return line;
 }
 
 }  // namespace gradconf::props::gs

@@ -16,6 +16,7 @@
 
 #include "aclnn/acl_meta.h"
 #include "harness/grid_sampler2d_harness.h"
+#include "op/predict.h"
 
 namespace gradconf::props::gs {
 
@@ -54,29 +55,6 @@ const ClauseBreaker* find_breaker(std::string_view clause_id);
 
 /// The status the clause table gives `clause_id` (ACLNN_ERR_INNER for an unknown id).
 aclnnStatus clause_status(std::string_view clause_id);
-
-/// What phase 1 will answer for a call, according to the clause table.
-struct ExpectedVerdict {
-  aclnnStatus status = ACLNN_SUCCESS;
-  std::string clause_id;  ///< the first clause that fires; empty when the call proceeds
-  std::string message;    ///< "<id>: expected ..., but got ..." as phase 1 words it
-  /// False when aclCreateTensor rejects a tensor's view (or its LayoutSpec does not fit its
-  /// rank): the prediction then treats it as a null tensor (GS-NULL-01), while the harness
-  /// cannot run such a call at all (it reports ACLNN_ERR_INNER).
-  bool views_created = true;
-
-  /// True when validation passes and the operator computes.
-  bool proceeds() const { return status == ACLNN_SUCCESS && clause_id.empty(); }
-};
-
-/// The verdict of grid_sampler2d::clause_table() for `call` under `call.profile`, computed
-/// without running the operator: tensors are created with aclCreateTensor over a dummy data
-/// pointer and a storage sized exactly as the harness sizes it, then the table runs on them.
-ExpectedVerdict predict(const Call& call);
-
-/// One line describing the raw arguments (entry, attrs, mask, and per tensor: dims, dtype,
-/// format, layout, null), for counterexamples and fuzz reports.
-std::string summarize(const Call& call);
 
 }  // namespace gradconf::props::gs
 

@@ -1,77 +1,141 @@
 #include "harness/grid_sampler2d_harness.h"
 
-#include <memory>
-
-#include "core/profile.h"
+#include "aclnnop/aclnn_grid_sampler2d.h"
+#include "aclnnop/aclnn_grid_sampler2d_backward.h"
+#include "grid_sampler2d/clauses.h"
 #include "ops/grid_sampler2d/reference/reference.h"
 
 namespace gradconf::props::gs {
+namespace {
+namespace op = gradconf::grid_sampler2d;
 
-int Call::index_of(Role role) const {
-  for (size_t i = 0; i < roles.size(); ++i) {
-    if (roles[i] == role) return static_cast<int>(i);
+constexpr RoleSpec kFloat4D(std::string_view name, bool output) {
+  return RoleSpec{name, output, 4, DtypeClass::kFloat, false, Batching::kDim, 0, {}};
+}
+
+std::vector<AttrSpec> attrs(bool backward) {
+  std::vector<AttrSpec> a = {{"interpolationMode", AttrKind::kInt, int64_t{0}, false},
+                             {"paddingMode", AttrKind::kInt, int64_t{0}, false},
+                             {"alignCorners", AttrKind::kBool, false, false}};
+  if (backward) a.push_back({"outputMask", AttrKind::kBoolList, std::vector<bool>{true, true}, false});
+  return a;
+}
+
+op::CallArgs call_args(const BoundArgs& a, Entry entry) {
+  op::CallArgs args;
+  args.direction = entry == Entry::kForward ? op::Direction::kForward : op::Direction::kBackward;
+  args.grad_output = a.tensor("gradOutput");
+  args.input = a.tensor("input");
+  args.grid = a.tensor("grid");
+  args.interpolation_mode = a.int_attr("interpolationMode");
+  args.padding_mode = a.int_attr("paddingMode");
+  args.align_corners = a.bool_attr("alignCorners");
+  args.output_mask = a.bool_array("outputMask");
+  args.out = a.tensor("out");
+  args.input_grad = a.tensor("inputGrad");
+  args.grid_grad = a.tensor("gridGrad");
+  args.workspace_size = a.workspace_size();
+  args.executor = a.executor();
+  return args;
+}
+
+template <Entry kEntry>
+Verdict oracle(const BoundArgs& a, SpecProfile profile) {
+  return run_clauses(op::clause_table(), call_args(a, kEntry), profile);
+}
+
+aclnnStatus forward_phase1(const Backend& backend, const BoundArgs& a) {
+  return GRADCONF_ENTRY(backend, aclnnGridSampler2DGetWorkspaceSize)(
+      a.tensor("input"), a.tensor("grid"), a.int_attr("interpolationMode"),
+      a.int_attr("paddingMode"), a.bool_attr("alignCorners"), a.tensor("out"),
+      a.workspace_size(), a.executor());
+}
+
+aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
+  return GRADCONF_ENTRY(backend, aclnnGridSampler2DBackwardGetWorkspaceSize)(
+      a.tensor("gradOutput"), a.tensor("input"), a.tensor("grid"), a.int_attr("interpolationMode"),
+      a.int_attr("paddingMode"), a.bool_attr("alignCorners"), a.bool_array("outputMask"),
+      a.tensor("inputGrad"), a.tensor("gridGrad"), a.workspace_size(), a.executor());
+}
+
+Phase2 forward_phase2(const Backend& backend) { return GRADCONF_ENTRY(backend, aclnnGridSampler2D); }
+Phase2 backward_phase2(const Backend& backend) {
+  return GRADCONF_ENTRY(backend, aclnnGridSampler2DBackward);
+}
+}  // namespace
+
+const EntrySpec& forward_entry() {
+  static const EntrySpec spec{"GridSampler2D", "grid_sampler2d", Direction::kForward,
+                              {kFloat4D("input", false), kFloat4D("grid", false), kFloat4D("out", true)},
+                              attrs(false), forward_phase1, forward_phase2, oracle<Entry::kForward>};
+  return spec;
+}
+
+const EntrySpec& backward_entry() {
+  static const EntrySpec spec{
+      "GridSampler2DBackward", "grid_sampler2d", Direction::kBackward,
+      {kFloat4D("gradOutput", false), kFloat4D("input", false), kFloat4D("grid", false),
+       kFloat4D("inputGrad", true), kFloat4D("gridGrad", true)},
+      attrs(true), backward_phase1, backward_phase2, oracle<Entry::kBackward>};
+  return spec;
+}
+
+const EntrySpec& entry_spec(Entry entry) {
+  return entry == Entry::kForward ? forward_entry() : backward_entry();
+}
+
+Entry entry_of(const Call& call) {
+  return call.entry == &forward_entry() ? Entry::kForward : Entry::kBackward;
+}
+
+Role role_at(const Call& call, size_t i) {
+  for (int r = 0; r < grid_sampler2d::kRoleCount; ++r) {
+    if (grid_sampler2d::role_name(static_cast<Role>(r)) == call.tensors[i].name) {
+      return static_cast<Role>(r);
+    }
   }
-  return -1;
+  return Role::kInput;
+}
+
+std::optional<std::vector<bool>> output_mask(const Call& call) {
+  if (call.attr_index("outputMask") < 0) return std::nullopt;
+  const auto* mask = std::get_if<std::vector<bool>>(&call.attr("outputMask"));
+  return mask ? std::optional<std::vector<bool>>(*mask) : std::nullopt;
+}
+
+void set_output_mask(Call& call, std::optional<std::vector<bool>> mask) {
+  if (call.attr_index("outputMask") < 0) return;
+  if (mask) {
+    call.attr("outputMask") = std::move(*mask);
+  } else {
+    call.attr("outputMask") = std::monostate{};
+  }
 }
 
 Call make_call(const Problem& p) {
-  Call call;
-  call.entry = p.entry;
-  call.interpolation_mode = static_cast<int64_t>(p.interpolation);
-  call.padding_mode = static_cast<int64_t>(p.padding);
-  call.align_corners = p.align_corners;
-  if (p.output_mask) call.output_mask = std::vector<bool>{(*p.output_mask)[0], (*p.output_mask)[1]};
+  Call call = entry_spec(p.entry).blank_call();
+  call.attr("interpolationMode") = static_cast<int64_t>(p.interpolation);
+  call.attr("paddingMode") = static_cast<int64_t>(p.padding);
+  call.attr("alignCorners") = p.align_corners;
+  if (p.entry == Entry::kBackward) {
+    set_output_mask(call, p.output_mask ? std::optional<std::vector<bool>>(std::vector<bool>{
+                                              (*p.output_mask)[0], (*p.output_mask)[1]})
+                                        : std::nullopt);
+  }
   call.profile = p.profile;
-  auto add = [&](Role role, bool output) {
-    TensorSpec spec;
-    spec.name = std::string(grid_sampler2d::role_name(role));
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
+    TensorSpec& spec = call.tensors[i];
+    const Role role = role_at(call, i);
     spec.dims = p.dims(role);
     spec.dtype = p.dtype;
     spec.layout = p.layout(role);
-    spec.output = output;
-    if (!output) spec.values = grid_sampler2d::make_values(p, role);
-    call.roles.push_back(role);
-    call.tensors.push_back(std::move(spec));
-  };
-  for (Role role : p.inputs()) add(role, false);
-  for (Role role : p.outputs()) add(role, true);
+    if (!spec.output) spec.values = grid_sampler2d::make_values(p, role);
+  }
   return call;
 }
 
-Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
-  ScopedSpecProfile profile(call.profile);
-  std::unique_ptr<aclBoolArray, decltype(&aclDestroyBoolArray)> mask(nullptr, aclDestroyBoolArray);
-  if (call.output_mask) {
-    bool values[16] = {};
-    const size_t size = std::min<size_t>(call.output_mask->size(), 16);
-    for (size_t i = 0; i < size; ++i) values[i] = (*call.output_mask)[i];
-    mask.reset(aclCreateBoolArray(values, size));
-  }
-  auto tensor = [&](std::span<aclTensor* const> t, Role role) -> aclTensor* {
-    const int i = call.index_of(role);
-    return i < 0 ? nullptr : t[static_cast<size_t>(i)];
-  };
-  Phase1 phase1 = [&](std::span<aclTensor* const> t, uint64_t* size, aclOpExecutor** executor) {
-    uint64_t* size_arg = call.null_workspace_size ? nullptr : size;
-    aclOpExecutor** executor_arg = call.null_executor ? nullptr : executor;
-    if (call.entry == Entry::kForward) {
-      return backend.forward_get_workspace_size(
-          tensor(t, Role::kInput), tensor(t, Role::kGrid), call.interpolation_mode,
-          call.padding_mode, call.align_corners, tensor(t, Role::kOut), size_arg, executor_arg);
-    }
-    return backend.backward_get_workspace_size(
-        tensor(t, Role::kGradOutput), tensor(t, Role::kInput), tensor(t, Role::kGrid),
-        call.interpolation_mode, call.padding_mode, call.align_corners, mask.get(),
-        tensor(t, Role::kInputGrad), tensor(t, Role::kGridGrad), size_arg, executor_arg);
-  };
-  return run_call(call.tensors, phase1,
-                  call.entry == Entry::kForward ? backend.forward : backend.backward, options);
-}
-
 const std::vector<double>& output_of(const Call& call, const Outcome& outcome, Role role) {
-  static const std::vector<double> kEmpty;
-  const int i = call.index_of(role);
-  return i < 0 ? kEmpty : outcome.values[static_cast<size_t>(i)];
+  return props::output_of(call, outcome, grid_sampler2d::role_name(role));
 }
 
 std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& p,
@@ -80,10 +144,10 @@ std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Proble
   const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
                          p.align_corners};
-  const auto& input = call.tensor(Role::kInput).values;
-  const auto& grid = call.tensor(Role::kGrid).values;
+  const auto& input = tensor(call, Role::kInput).values;
+  const auto& grid = tensor(call, Role::kGrid).values;
   if (p.entry == Entry::kForward) return {{Role::kOut, ref::forward(dims, attrs, input, grid)}};
-  auto grads = ref::backward(dims, attrs, call.tensor(Role::kGradOutput).values, input, grid);
+  auto grads = ref::backward(dims, attrs, tensor(call, Role::kGradOutput).values, input, grid);
   return {{Role::kInputGrad, std::move(grads.input_grad)},
           {Role::kGridGrad, std::move(grads.grid_grad)}};
 }

@@ -6,9 +6,9 @@
 #include <limits>
 
 #include "acl/acl.h"
+#include "harness/backend.h"
 #include "core/checked_math.h"
 #include "core/dtype.h"
-#include "core/parallel.h"
 
 namespace gradconf::props {
 namespace {
@@ -99,7 +99,8 @@ std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes) {
 }
 
 Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phase2 phase2,
-                 const RunOptions& options) {
+                 const RunOptions& options, const Backend& backend) {
+  const AclRuntime& rt = backend.runtime();
   Outcome outcome;
   outcome.values.resize(tensors.size());
   outcome.view_untouched.assign(tensors.size(), true);
@@ -107,8 +108,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
   std::vector<aclTensor*> handles(tensors.size(), nullptr);
   auto release = [&] {
     for (auto& s : storages) {
-      if (s.tensor) aclDestroyTensor(s.tensor);
-      if (s.device) aclrtFree(s.device);
+      if (s.tensor) rt.destroy_tensor(s.tensor);
+      if (s.device) rt.free(s.device);
     }
   };
 
@@ -141,8 +142,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
         std::memcpy(s.before.data() + s.offsets[i] * s.element_bytes, element.data(), element.size());
       }
     }
-    if (aclrtMalloc(&s.device, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
-        aclrtMemcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE) !=
+    if (rt.malloc(&s.device, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+        rt.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE) !=
             ACL_SUCCESS) {
       release();
       outcome.status = ACLNN_ERR_INNER;
@@ -150,7 +151,7 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
       return outcome;
     }
     const int64_t storage_dims[1] = {geometry->storage_numel};
-    s.tensor = aclCreateTensor(spec.dims.data(), spec.dims.size(), spec.dtype,
+    s.tensor = rt.create_tensor(spec.dims.data(), spec.dims.size(), spec.dtype,
                                geometry->strides.data(), geometry->offset, spec.format,
                                storage_dims, 1, s.device);
     if (s.tensor == nullptr) {
@@ -162,10 +163,10 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     handles[t] = s.tensor;
   }
 
-  const int saved_threads = num_threads();
-  if (options.threads > 0) set_num_threads(options.threads);
+  std::optional<ScopedBackendThreads> threads;
+  threads.emplace(backend, options.phase1_threads > 0 ? options.phase1_threads : options.threads);
   aclrtStream stream = nullptr;
-  aclrtCreateStream(&stream);
+  rt.create_stream(&stream);
 
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
@@ -175,53 +176,60 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     aclOpExecutor* second = nullptr;
     status = phase1(handles, &second_size, &second);
     outcome.workspace_sizes_agree = status == ACLNN_SUCCESS && second_size == workspace_size;
-    aclDestroyAclOpExecutor(executor);
+    rt.destroy_executor(executor);
     executor = second;
     workspace_size = second_size;
   }
   outcome.workspace_size = workspace_size;
   if (status != ACLNN_SUCCESS) {
     outcome.failed_phase = 1;
-    outcome.message = aclGetRecentErrMsg();
+    outcome.message = rt.recent_error();
   } else if (options.skip_phase2) {
-    aclDestroyAclOpExecutor(executor);
+    rt.destroy_executor(executor);
   } else {
-    const uint64_t total = workspace_size + kWorkspaceGuardBytes;
+    if (options.phase1_threads > 0) {
+      threads.reset();
+      threads.emplace(backend, options.threads);
+    }
+    // A misaligned run hands phase 2 a pointer one byte into the buffer.
+    const uint64_t shift = options.misaligned_workspace ? 1 : 0;
+    const uint64_t total = shift + workspace_size + kWorkspaceGuardBytes;
     std::vector<uint8_t> image(total, options.workspace_fill == WorkspaceFill::kZero ? 0 : 0xFF);
-    std::memset(image.data() + workspace_size, kWorkspaceGuard, kWorkspaceGuardBytes);
+    std::memset(image.data() + shift + workspace_size, kWorkspaceGuard, kWorkspaceGuardBytes);
     void* workspace = nullptr;
-    aclrtMalloc(&workspace, total, ACL_MEM_MALLOC_HUGE_FIRST);
-    aclrtMemcpy(workspace, total, image.data(), total, ACL_MEMCPY_HOST_TO_DEVICE);
+    rt.malloc(&workspace, total, ACL_MEM_MALLOC_HUGE_FIRST);
+    rt.memcpy(workspace, total, image.data(), total, ACL_MEMCPY_HOST_TO_DEVICE);
     const uint64_t passed = workspace_size - std::min(workspace_size, options.workspace_shortfall);
-    status = phase2(workspace, passed, executor, stream);
-    if (status == ACLNN_SUCCESS) aclrtSynchronizeStream(stream);
+    status = phase2(static_cast<uint8_t*>(workspace) + shift, passed, executor, stream);
+    if (status == ACLNN_SUCCESS) rt.synchronize_stream(stream);
     if (status != ACLNN_SUCCESS) {
       outcome.failed_phase = 2;
-      outcome.message = aclGetRecentErrMsg();
+      outcome.message = rt.recent_error();
     }
     if (options.run_phase2_twice) {
-      outcome.second_run_status = phase2(workspace, passed, executor, stream);
+      outcome.second_run_status =
+          phase2(static_cast<uint8_t*>(workspace) + shift, passed, executor, stream);
     }
-    aclrtMemcpy(image.data(), total, workspace, total, ACL_MEMCPY_DEVICE_TO_HOST);
-    for (uint64_t i = passed; i < total; ++i) {
-      if (i >= workspace_size && image[i] != kWorkspaceGuard) {
+    rt.memcpy(image.data(), total, workspace, total, ACL_MEMCPY_DEVICE_TO_HOST);
+    for (uint64_t i = shift + passed; i < total; ++i) {
+      if (i >= shift + workspace_size && image[i] != kWorkspaceGuard) {
         outcome.workspace_guard_intact = false;
         note(outcome, "workspace written past workspaceSize");
         break;
       }
     }
-    aclrtFree(workspace);
+    rt.free(workspace);
   }
   outcome.status = status;
-  aclrtDestroyStream(stream);
-  if (options.threads > 0) set_num_threads(saved_threads);
+  rt.destroy_stream(stream);
+  threads.reset();
 
   for (size_t t = 0; t < tensors.size(); ++t) {
     const TensorSpec& spec = tensors[t];
     Storage& s = storages[t];
     if (spec.null) continue;
     std::vector<uint8_t> after(s.bytes);
-    aclrtMemcpy(after.data(), s.bytes, s.device, s.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+    rt.memcpy(after.data(), s.bytes, s.device, s.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
     if (!spec.output) {
       if (after != s.before) {
         outcome.inputs_untouched = false;

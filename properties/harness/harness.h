@@ -21,6 +21,8 @@
 
 namespace gradconf::props {
 
+class Backend;
+
 /// One tensor argument of a call.
 struct TensorSpec {
   std::string name;            ///< the C API parameter name
@@ -45,7 +47,9 @@ enum class WorkspaceFill { kZero, kGarbage };
 struct RunOptions {
   WorkspaceFill workspace_fill = WorkspaceFill::kZero;
   uint64_t workspace_shortfall = 0;  ///< pass workspaceSize minus this to phase 2
-  int threads = 0;                   ///< >0: gradconf::set_num_threads for this run
+  int threads = 0;                   ///< >0: the backend's kernel threads for this run
+  int phase1_threads = 0;            ///< >0: a different thread count for phase 1 only
+  bool misaligned_workspace = false; ///< pass a workspace pointer that is not 64-byte aligned
   bool query_twice = false;          ///< call phase 1 twice (idempotence), run the second
   bool skip_phase2 = false;          ///< phase 1 only (the executor is destroyed unrun)
   bool run_phase2_twice = false;     ///< run the executor again after it ran (single use)
@@ -73,7 +77,7 @@ struct Outcome {
 /// Runs one call. Tensors whose storage cannot be created (aclCreateTensor returns nullptr) make
 /// the outcome fail with ACLNN_ERR_INNER and a message naming the tensor.
 Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phase2 phase2,
-                 const RunOptions& options = {});
+                 const RunOptions& options, const Backend& backend);
 
 /// Storage bytes of `count` values of `dtype` (round to nearest even for 16-bit types).
 std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values);

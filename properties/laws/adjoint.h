@@ -10,7 +10,7 @@
 namespace gradconf::props {
 
 template <typename Traits>
-LawResult adjoint_identity(const typename Traits::Problem& p0, const typename Traits::Backend& backend) {
+LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& backend) {
   const auto forward_problem = Traits::as_forward(p0);
   const auto backward_problem = Traits::as_backward(Traits::with_all_outputs(p0));
   const auto forward = Traits::make_call(forward_problem);

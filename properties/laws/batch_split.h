@@ -31,7 +31,7 @@ Call slice_batch(const Call& call, int64_t begin, int64_t end) {
 }
 
 template <typename Traits>
-LawResult batch_split(const typename Traits::Problem& p, const typename Traits::Backend& backend,
+LawResult batch_split(const typename Traits::Problem& p, const Backend& backend,
                       int64_t split) {
   const auto call = Traits::make_call(p);
   const std::string repro = Traits::repro(p);

@@ -9,7 +9,7 @@ namespace gradconf::props {
 inline constexpr int kDeterminismThreadCounts[] = {1, 2, 3, 8, 2};
 
 template <typename Traits>
-LawResult determinism(const typename Traits::Problem& p, const typename Traits::Backend& backend) {
+LawResult determinism(const typename Traits::Problem& p, const Backend& backend) {
   const auto call = Traits::make_call(p);
   const std::string repro = Traits::repro(p);
   std::optional<Outcome> first;

@@ -14,7 +14,7 @@
 namespace gradconf::props {
 
 template <typename Traits>
-LawResult dtype_agreement(const typename Traits::Problem& p, const typename Traits::Backend& backend) {
+LawResult dtype_agreement(const typename Traits::Problem& p, const Backend& backend) {
   LawResult result;
   for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE}) {
     const auto typed = Traits::with_dtype(p, dtype);

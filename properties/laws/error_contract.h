@@ -17,7 +17,7 @@ struct ClauseExpectation {
 
 template <typename Traits>
 LawResult error_contract(const typename Traits::Call& call, const ClauseExpectation& expected,
-                         const std::string& repro, const typename Traits::Backend& backend) {
+                         const std::string& repro, const Backend& backend) {
   const Outcome outcome = Traits::run(call, {}, backend);
   const std::string side = expected.just_valid ? "just-valid side of " : "just-invalid side of ";
   auto fail = [&](const std::string& why) {

@@ -15,7 +15,7 @@
 namespace gradconf::props {
 
 template <typename Traits>
-LawResult finite_differences(const typename Traits::Problem& p0, const typename Traits::Backend& backend,
+LawResult finite_differences(const typename Traits::Problem& p0, const Backend& backend,
                              uint64_t direction_seed) {
   const auto p = Traits::as_backward(Traits::smooth_double(p0));
   const auto backward = Traits::make_call(p);

@@ -24,7 +24,7 @@ std::vector<ExpectedOutput> GridSampler2DTraits::reference(const Problem& p, con
   std::vector<ExpectedOutput> expected;
   for (auto& [role, values] : gs::reference_outputs(p, call)) {
     if (!p.wants(role)) continue;
-    expected.push_back({call.index_of(role), std::string(grid_sampler2d::role_name(role)),
+    expected.push_back({gs::index_of(call, role), std::string(grid_sampler2d::role_name(role)),
                         p.dims(role), std::move(values)});
   }
   return expected;
@@ -33,7 +33,7 @@ std::vector<ExpectedOutput> GridSampler2DTraits::reference(const Problem& p, con
 std::vector<int> GridSampler2DTraits::wanted_outputs(const Problem& p, const Call& call) {
   std::vector<int> indices;
   for (Role role : p.outputs()) {
-    if (p.wants(role)) indices.push_back(call.index_of(role));
+    if (p.wants(role)) indices.push_back(gs::index_of(call, role));
   }
   return indices;
 }
@@ -58,7 +58,7 @@ double GridSampler2DTraits::adjoint_magnitude(const Problem& p, const Call& forw
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
                          p.align_corners};
   // Bilinear and nearest weights are non-negative: forward(|u|) sums |w u| per output.
-  const auto abs_out = ref::forward(dims, attrs, abs_input, forward.tensor(Role::kGrid).values);
+  const auto abs_out = ref::forward(dims, attrs, abs_input, gs::tensor(forward, Role::kGrid).values);
   const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
   double magnitude = 0;
   for (size_t j = 0; j < abs_out.size() && j < g.size(); ++j) magnitude += abs_out[j] * std::fabs(g[j]);
@@ -75,7 +75,7 @@ GridSampler2DTraits::Problem GridSampler2DTraits::smooth_double(Problem p) {
 }
 
 std::vector<int> GridSampler2DTraits::incoming_gradients(const Call& backward) {
-  const int index = backward.index_of(Role::kGradOutput);
+  const int index = gs::index_of(backward, Role::kGradOutput);
   return index < 0 ? std::vector<int>{} : std::vector<int>{index};
 }
 

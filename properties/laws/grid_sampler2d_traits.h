@@ -11,16 +11,15 @@ namespace gradconf::props {
 
 struct GridSampler2DTraits {
   using Problem = grid_sampler2d::Problem;
-  using Call = gs::Call;
-  using Backend = grid_sampler2d::Backend;
+  using Call = props::Call;
 
-  static Backend default_backend() { return grid_sampler2d::default_backend(); }
+  static const Backend& default_backend() { return Backend::linked(); }
   static std::string repro(const Problem& p) { return p.to_repro(); }
   static Call make_call(const Problem& p) { return gs::make_call(p); }
   static Problem as_forward(Problem p);
   static Problem as_backward(Problem p);
   static Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
-    return gs::run(call, options, backend);
+    return props::run(call, options, backend);
   }
   static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
   static std::vector<int> wanted_outputs(const Problem& p, const Call& call);

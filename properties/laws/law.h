@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "compare/compare.h"
+#include "harness/backend.h"
 #include "harness/harness.h"
+#include "op/call.h"
 #include "laws/traits.h"
 
 namespace gradconf::props {

@@ -15,7 +15,7 @@ namespace gradconf::props {
 
 template <typename Traits>
 LawResult linear_in_incoming_gradient(const typename Traits::Problem& p0,
-                                      const typename Traits::Backend& backend, double a, double b) {
+                                      const Backend& backend, double a, double b) {
   const auto p = Traits::as_backward(p0);
   const auto call = Traits::make_call(p);
   const std::string repro = Traits::repro(p);

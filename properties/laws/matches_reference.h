@@ -9,7 +9,7 @@
 namespace gradconf::props {
 
 template <typename Traits>
-LawResult matches_reference(const typename Traits::Problem& p, const typename Traits::Backend& backend) {
+LawResult matches_reference(const typename Traits::Problem& p, const Backend& backend) {
   const auto call = Traits::make_call(p);
   const Outcome outcome = Traits::run(call, {}, backend);
   const std::string repro = Traits::repro(p);

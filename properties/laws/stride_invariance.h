@@ -9,7 +9,7 @@
 namespace gradconf::props {
 
 template <typename Traits>
-LawResult stride_invariance(const typename Traits::Problem& p, const typename Traits::Backend& backend) {
+LawResult stride_invariance(const typename Traits::Problem& p, const Backend& backend) {
   const auto strided_call = Traits::make_call(p);
   // Same logical values, every tensor contiguous: built from the call, not the problem, because a
   // broadcast layout also makes its values constant along the broadcast dims.

@@ -10,7 +10,7 @@
 namespace gradconf::props {
 
 template <typename Traits>
-LawResult workspace_contract(const typename Traits::Problem& p, const typename Traits::Backend& backend) {
+LawResult workspace_contract(const typename Traits::Problem& p, const Backend& backend) {
   const auto call = Traits::make_call(p);
   const std::string repro = Traits::repro(p);
   auto fail = [&](const std::string& why) { return law_failure("workspace_contract", repro, why); };

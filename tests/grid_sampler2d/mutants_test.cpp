@@ -2,42 +2,48 @@
 // and the kernel-vs-reference comparison of kernel_reference_test.cpp FAILS for planted faults,
 // which proves that comparison able to fail. (The full "every law catches its fault" matrix
 // belongs to the properties.)
-#include "grid_sampler2d/mutants.h"
-
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
+#include "aclnnop/aclnn_grid_sampler2d.h"
+#include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #include "grid_sampler2d/faults.h"
 #include "support/grid_sampler2d_tester.h"
+#include "support/planted_backend.h"
 
 namespace {
 
-using gradconf::grid_sampler2d::Backend;
-using gradconf::grid_sampler2d::default_backend;
+using gradconf::props::Backend;
 using gradconf::grid_sampler2d::Fault;
 using gradconf::grid_sampler2d::fault_name;
 using gradconf::grid_sampler2d::kAllFaults;
-using gradconf::grid_sampler2d::mutant_backend;
+
+namespace {
+const Backend& default_backend() { return Backend::linked(); }
+const Backend& mutant_backend(Fault fault) {
+  return gradconf::testing::planted_backend("grid_sampler2d", fault_name(fault));
+}
+}  // namespace
 using gradconf::testing::GridSampler2DBackwardTester;
 using gradconf::testing::RunResult;
 
 TEST(GridSampler2DMutants, every_fault_has_a_backend_and_a_unique_name) {
   std::set<std::string> names;
   for (Fault fault : kAllFaults) {
-    const Backend b = mutant_backend(fault);
-    EXPECT_NE(b.forward_get_workspace_size, nullptr);
-    EXPECT_NE(b.forward, nullptr);
-    EXPECT_NE(b.backward_get_workspace_size, nullptr);
-    EXPECT_NE(b.backward, nullptr);
+    const Backend& b = mutant_backend(fault);
+    EXPECT_NE(GRADCONF_ENTRY(b, aclnnGridSampler2DGetWorkspaceSize), nullptr);
+    EXPECT_NE(GRADCONF_ENTRY(b, aclnnGridSampler2DBackwardGetWorkspaceSize), nullptr);
     const std::string name(fault_name(fault));
     EXPECT_NE(name, "unknown");
     EXPECT_NE(name, "none");
     EXPECT_TRUE(names.insert(name).second) << "duplicate fault name " << name;
-    // A mutant phase 1 must not be our phase 1 (else nothing is planted).
-    EXPECT_NE(b.backward_get_workspace_size, default_backend().backward_get_workspace_size) << name;
+    // The planted library is another library than ours (else nothing is planted).
+    EXPECT_NE(GRADCONF_ENTRY(b, aclnnGridSampler2DBackwardGetWorkspaceSize),
+              GRADCONF_ENTRY(default_backend(), aclnnGridSampler2DBackwardGetWorkspaceSize))
+        << name;
   }
   EXPECT_EQ(names.size(), kAllFaults.size());
 }

@@ -75,7 +75,7 @@ TEST(GridSampler2DCoverage, boundary_cases_break_every_clause_on_both_sides) {
   for (int i = 0; i < kSamples; ++i) {
     const gs::BoundaryCase bc = gen(rc::Random(static_cast<uint64_t>(i) + 11), (i * 37) % 101).value();
     ++counts[bc.clause_id + (bc.just_valid ? " just-valid" : " just-invalid")];
-    const gs::ExpectedVerdict verdict = gs::predict(bc.call);
+    const ExpectedVerdict verdict = predict(bc.call);
     // The breaker did what it says: the predicted first clause is its own (or none when valid).
     if (bc.just_valid) {
       EXPECT_EQ(verdict.status, ACLNN_SUCCESS) << bc;

@@ -1,5 +1,5 @@
 // Every law proves it can fail: each row plants one fault in the GridSampler2D call path
-// (ops/grid_sampler2d/faults.h, built only into the test-only gradconf_mutants target) and
+// (ops/grid_sampler2d/faults.h, compiled only into the planted-fault backend library) and
 // requires the law to reject the mutant on one of a fixed set of generated problems, while the
 // shipped backend satisfies the law on that same problem (so the failure is the fault's doing).
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 
 #include "gen/grid_sampler2d_gen.h"
 #include "grid_sampler2d/faults.h"
-#include "grid_sampler2d/mutants.h"
+#include "support/planted_backend.h"
 #include "laws/grid_sampler2d_traits.h"
 #include "laws/laws.h"
 #include "property_support.h"
@@ -22,11 +22,13 @@ namespace {
 
 using Traits = GridSampler2DTraits;
 using Problem = Traits::Problem;
-using Backend = Traits::Backend;
 using grid_sampler2d::Entry;
 using grid_sampler2d::Fault;
 using grid_sampler2d::fault_name;
-using grid_sampler2d::mutant_backend;
+
+const Backend& mutant_backend(Fault fault) {
+  return gradconf::testing::planted_backend("grid_sampler2d", fault_name(fault));
+}
 using testing::first_failure;
 
 using ProblemLaw = std::function<LawResult(const Problem&, const Backend&)>;
@@ -93,8 +95,8 @@ class ProblemLawPlantedFault : public ::testing::TestWithParam<PlantedFault> {};
 TEST_P(ProblemLawPlantedFault, law_rejects_the_mutant) {
   const PlantedFault& row = GetParam();
   const ProblemLaw law = law_named(row.law);
-  const Backend mutant = mutant_backend(row.fault);
-  const Backend shipped = Traits::default_backend();
+  const Backend& mutant = mutant_backend(row.fault);
+  const Backend& shipped = Traits::default_backend();
   gs::GenOptions options;
   options.entry = row.entry;
   std::string shipped_failure;
@@ -117,8 +119,8 @@ INSTANTIATE_TEST_SUITE_P(GridSampler2D, ProblemLawPlantedFault,
 
 // Law 10 against a phase 1 that skips GS-SHAPE-04.
 TEST(ErrorContractPlantedFault, error_contract_sees_missing_clause_shape04) {
-  const Backend mutant = mutant_backend(Fault::kMissingClauseShape04);
-  const Backend shipped = Traits::default_backend();
+  const Backend& mutant = mutant_backend(Fault::kMissingClauseShape04);
+  const Backend& shipped = Traits::default_backend();
   const auto caught = first_failure<gs::BoundaryCase>(
       gs::gen_boundary_case(), 2000, [&](const gs::BoundaryCase& bc) -> std::optional<std::string> {
         const ClauseExpectation expected{bc.clause_id, bc.expected_status, bc.just_valid};

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_grid_sampler2d.h"
+#include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #include "compare/tolerance.h"
 #include "core/parallel.h"
 #include "grid_sampler2d/problem.h"
@@ -52,7 +54,7 @@ std::string Evaluation::report() const {
 }
 
 GridSampler2DBackwardTester::GridSampler2DBackwardTester()
-    : backend_(gradconf::grid_sampler2d::default_backend()) {}
+    : backend_(&gradconf::props::Backend::linked()) {}
 
 std::string GridSampler2DBackwardTester::describe() const {
   std::ostringstream s;
@@ -94,18 +96,7 @@ std::vector<double> GridSampler2DBackwardTester::values_or_random(const std::vec
 
 namespace {
 // Sets the kernels' thread count for a scope; 0 keeps the current one.
-class ThreadScope {
- public:
-  explicit ThreadScope(int n) : saved_(n > 0 ? gradconf::num_threads() : 0) {
-    if (n > 0) gradconf::set_num_threads(n);
-  }
-  ~ThreadScope() {
-    if (saved_ > 0) gradconf::set_num_threads(saved_);
-  }
-
- private:
-  int saved_;
-};
+using ThreadScope = gradconf::props::ScopedBackendThreads;
 
 // A NaN in every float16, bfloat16, float32 and float64 lane of an aligned buffer.
 constexpr uint64_t kNaNPattern = 0x7FF87FC07FF87FC0ull;
@@ -130,13 +121,13 @@ RunResult GridSampler2DBackwardTester::Run() const {
   aclrtStream stream = nullptr;
   if (aclrtCreateStream(&stream) != ACL_SUCCESS) throw std::runtime_error("aclrtCreateStream");
 
-  ThreadScope phase1_threads(threads_phase1_);
+  ThreadScope phase1_threads(*backend_, threads_phase1_);
   aclOpExecutor* executor = nullptr;
   DeviceTensor grad_output, input_grad, grid_grad, out;
   std::optional<BoolArray> mask;
   if (forward_) {
     out = DeviceTensor(o_dims, dtype_, layout(Role::kOut), Fill::kCanary);
-    r.phase1 = backend_.forward_get_workspace_size(input.get(), grid.get(), interpolation_,
+    r.phase1 = GRADCONF_ENTRY(*backend_, aclnnGridSampler2DGetWorkspaceSize)(input.get(), grid.get(), interpolation_,
                                                    padding_, align_corners_, out.get(),
                                                    &r.workspace_size, &executor);
   } else {
@@ -146,14 +137,14 @@ RunResult GridSampler2DBackwardTester::Run() const {
     input_grad = DeviceTensor(in_dims, dtype_, layout(Role::kInputGrad), Fill::kCanary);
     grid_grad = DeviceTensor(g_dims, dtype_, layout(Role::kGridGrad), Fill::kCanary);
     if (mask_) mask.emplace(std::vector<bool>{(*mask_)[0], (*mask_)[1]});
-    r.phase1 = backend_.backward_get_workspace_size(grad_output.get(), input.get(), grid.get(),
+    r.phase1 = GRADCONF_ENTRY(*backend_, aclnnGridSampler2DBackwardGetWorkspaceSize)(grad_output.get(), input.get(), grid.get(),
                                                     interpolation_, padding_, align_corners_,
                                                     mask ? mask->get() : nullptr, input_grad.get(),
                                                     grid_grad.get(), &r.workspace_size, &executor);
   }
-  r.message = aclGetRecentErrMsg();
+  r.message = backend_->runtime().recent_error();
   if (r.phase1 == ACLNN_SUCCESS) {
-    ThreadScope phase2_threads(threads_phase2_);
+    ThreadScope phase2_threads(*backend_, threads_phase2_);
     const size_t bytes = misalign_ + r.workspace_size;
     std::optional<DeviceBuffer> workspace;
     switch (fill_) {
@@ -169,9 +160,11 @@ RunResult GridSampler2DBackwardTester::Run() const {
     }
     void* ws_ptr =
         r.workspace_size > 0 ? static_cast<uint8_t*>(workspace->data()) + misalign_ : nullptr;
-    r.phase2 = forward_ ? backend_.forward(ws_ptr, r.workspace_size, executor, stream)
-                        : backend_.backward(ws_ptr, r.workspace_size, executor, stream);
-    if (r.phase2 != ACLNN_SUCCESS) r.message = aclGetRecentErrMsg();
+    r.phase2 = forward_ ? GRADCONF_ENTRY(*backend_, aclnnGridSampler2D)(ws_ptr, r.workspace_size,
+                                                                        executor, stream)
+                        : GRADCONF_ENTRY(*backend_, aclnnGridSampler2DBackward)(
+                              ws_ptr, r.workspace_size, executor, stream);
+    if (r.phase2 != ACLNN_SUCCESS) r.message = backend_->runtime().recent_error();
     if (aclrtSynchronizeStream(stream) != ACL_SUCCESS) throw std::runtime_error("sync");
     r.workspace_tail_intact = workspace->tail_untouched(bytes);
   }

@@ -18,7 +18,7 @@
 #include "aclnn/acl_meta.h"
 #include "compare/compare.h"
 #include "core/layout.h"
-#include "grid_sampler2d/backend.h"
+#include "harness/backend.h"
 
 namespace gradconf::testing {
 
@@ -146,8 +146,8 @@ class GridSampler2DBackwardTester {
     misalign_ = bytes;
     return *this;
   }
-  GridSampler2DBackwardTester& backend(const gradconf::grid_sampler2d::Backend& b) {
-    backend_ = b;
+  GridSampler2DBackwardTester& backend(const gradconf::props::Backend& b) {
+    backend_ = &b;
     return *this;
   }
 
@@ -178,7 +178,7 @@ class GridSampler2DBackwardTester {
   int threads_phase1_ = 0, threads_phase2_ = 0;
   WorkspaceFill fill_ = WorkspaceFill::kZero;
   size_t misalign_ = 0;
-  gradconf::grid_sampler2d::Backend backend_;
+  const gradconf::props::Backend* backend_;
 };
 
 

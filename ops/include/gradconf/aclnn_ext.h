@@ -1,0 +1,27 @@
+/* gradconf's extensions to the aclnn C API: the knobs the conformance suite turns on a backend
+ * that offers them (thread count for the determinism law, spec profile, planted-fault selection).
+ * Each is optional: a backend without the symbol (CANN, another port) runs every law that does
+ * not need it, and the suite reports the others as SKIPPED. */
+#ifndef GRADCONF_ACLNN_EXT_H_
+#define GRADCONF_ACLNN_EXT_H_
+
+#include "aclnn/acl_meta.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernel threads for later calls; threads <= 0 restores the default. Returns the previous count. */
+int gradconfSetNumThreads(int threads);
+int gradconfGetNumThreads(void);
+/* "seed" or "extended": the validation profile of later phase-1 calls. 161002 for any other name. */
+aclnnStatus gradconfSetSpecProfile(const char* profile);
+const char* gradconfGetSpecProfile(void);
+/* Planted-fault backend only: selects "<family>.<fault>" ("" for none) for later calls. */
+aclnnStatus gradconfSelectPlantedFault(const char* fault);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRADCONF_ACLNN_EXT_H_ */

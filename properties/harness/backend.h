@@ -1,0 +1,108 @@
+// An aclnn implementation under test: the runtime functions the harness needs, the entry points
+// of every op (resolved by name), and the optional gradconf extensions. The linked backend is the
+// library the suite was built against (ours, or -DGRADCONF_BACKEND=...); load() opens another one
+// at run time (the planted-fault backend, or a vendor library), so one binary can test several.
+#ifndef GRADCONF_PROPERTIES_HARNESS_BACKEND_H_
+#define GRADCONF_PROPERTIES_HARNESS_BACKEND_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "acl/acl.h"
+#include "aclnn/acl_meta.h"
+#include "core/profile.h"
+#include "gradconf/aclnn_ext.h"
+
+namespace gradconf::props {
+
+/// The ACL runtime and tensor API, as one implementation provides it.
+struct AclRuntime {
+  decltype(&::aclCreateTensor) create_tensor = nullptr;
+  decltype(&::aclDestroyTensor) destroy_tensor = nullptr;
+  decltype(&::aclCreateIntArray) create_int_array = nullptr;
+  decltype(&::aclDestroyIntArray) destroy_int_array = nullptr;
+  decltype(&::aclCreateBoolArray) create_bool_array = nullptr;
+  decltype(&::aclDestroyBoolArray) destroy_bool_array = nullptr;
+  decltype(&::aclDestroyAclOpExecutor) destroy_executor = nullptr;
+  decltype(&::aclGetRecentErrMsg) recent_error = nullptr;
+  decltype(&::aclrtMalloc) malloc = nullptr;
+  decltype(&::aclrtFree) free = nullptr;
+  decltype(&::aclrtMemcpy) memcpy = nullptr;
+  decltype(&::aclrtCreateStream) create_stream = nullptr;
+  decltype(&::aclrtDestroyStream) destroy_stream = nullptr;
+  decltype(&::aclrtSynchronizeStream) synchronize_stream = nullptr;
+  // gradconf/aclnn_ext.h: null when the implementation does not offer them.
+  decltype(&::gradconfSetNumThreads) set_num_threads = nullptr;
+  decltype(&::gradconfGetNumThreads) get_num_threads = nullptr;
+  decltype(&::gradconfSetSpecProfile) set_spec_profile = nullptr;
+  decltype(&::gradconfGetSpecProfile) get_spec_profile = nullptr;
+  decltype(&::gradconfSelectPlantedFault) select_planted_fault = nullptr;
+};
+
+class Backend {
+ public:
+  /// The implementation linked into this binary.
+  static const Backend& linked();
+  /// Opens a shared library that implements the C API; nullptr (and `error`) when it cannot be
+  /// opened or lacks part of the runtime.
+  static std::shared_ptr<const Backend> load(const std::string& path, std::string* error = nullptr);
+
+  const std::string& name() const { return name_; }
+  const AclRuntime& runtime() const { return runtime_; }
+
+  /// The entry point `symbol`: `linked_address` for the linked backend, else looked up by name
+  /// (nullptr when the library does not have it).
+  template <typename Fn>
+  Fn entry(const char* symbol, Fn linked_address) const {
+    return handle_ ? reinterpret_cast<Fn>(lookup(symbol)) : linked_address;
+  }
+
+  bool can_set_threads() const { return runtime_.set_num_threads != nullptr; }
+  bool can_select_faults() const { return runtime_.select_planted_fault != nullptr; }
+  /// Selects a planted fault ("<family>.<fault>", "" for none); false when unsupported.
+  bool select_fault(std::string_view fault) const;
+
+ private:
+  void* lookup(const char* symbol) const;
+
+  std::string name_;
+  std::shared_ptr<void> handle_;  ///< dlopen handle; null for the linked backend
+  AclRuntime runtime_;
+};
+
+/// `backend.entry("aclnnX", &aclnnX)` without spelling the name twice.
+#define GRADCONF_ENTRY(backend, symbol) (backend).entry(#symbol, &::symbol)
+
+/// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime.
+class ScopedBackendThreads {
+ public:
+  ScopedBackendThreads(const Backend& backend, int threads);
+  ~ScopedBackendThreads();
+  ScopedBackendThreads(const ScopedBackendThreads&) = delete;
+  ScopedBackendThreads& operator=(const ScopedBackendThreads&) = delete;
+
+ private:
+  const Backend& backend_;
+  int saved_ = 0;
+  bool active_ = false;
+};
+
+/// Sets the backend's spec profile (when it offers it) for the guard's lifetime.
+class ScopedBackendProfile {
+ public:
+  ScopedBackendProfile(const Backend& backend, SpecProfile profile);
+  ~ScopedBackendProfile();
+  ScopedBackendProfile(const ScopedBackendProfile&) = delete;
+  ScopedBackendProfile& operator=(const ScopedBackendProfile&) = delete;
+
+ private:
+  const Backend& backend_;
+  std::string saved_;
+  bool active_ = false;
+};
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_HARNESS_BACKEND_H_
