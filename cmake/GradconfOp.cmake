@@ -4,12 +4,13 @@
 #     SPEC clauses.cpp faults.cpp            # clause table + fault names: backend and test side
 #     BACKEND api.cpp                        # kernels + extern "C" entry points: the backend only
 #     REFERENCE reference/reference.cpp      # naive double reference (never includes kernels)
-#     TESTKIT problem.cpp)                   # test side: problem descriptor, fills, repro
+#     TESTKIT problem.cpp                    # test side: problem descriptor, fills, repro
+#     REGISTERED)                            # the test kit defines <name>_family() (op registry)
 #
 # Nothing shared is edited to add an op: ops/CMakeLists.txt adds every folder that has a
 # CMakeLists.txt; tests/<op>/, bench/<op>/, properties/ops/ and fuzz/<op>/ are picked up alike.
 function(gradconf_add_op name)
-  cmake_parse_arguments(OP "" "" "SPEC;BACKEND;REFERENCE;TESTKIT" ${ARGN})
+  cmake_parse_arguments(OP "REGISTERED" "" "SPEC;BACKEND;REFERENCE;TESTKIT" ${ARGN})
   list(TRANSFORM OP_SPEC PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   list(TRANSFORM OP_BACKEND PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   list(TRANSFORM OP_REFERENCE PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
@@ -26,6 +27,10 @@ function(gradconf_add_op name)
   endif()
   set_property(GLOBAL APPEND PROPERTY GRADCONF_TESTKIT_SOURCES ${OP_TESTKIT})
   set_property(GLOBAL APPEND PROPERTY GRADCONF_OPS ${name})
+  if(OP_REGISTERED)
+    # The test kit defines `const gradconf::props::OpFamily& <name>_family()`.
+    set_property(GLOBAL APPEND PROPERTY GRADCONF_FAMILIES ${name})
+  endif()
 endfunction()
 
 # Adds every immediate subfolder of the current source dir that has a CMakeLists.txt, in sorted

@@ -15,5 +15,5 @@ done
 # Property/validation smoke: every law on the shipped kernels (1000 cases each; scale with
 # GRADCONF_PROPERTY_SCALE), one line per law.
 cmake --build --preset default -j2 --target gradconf_property_tests
-./build/default/tests/gradconf_property_tests --gtest_filter='GridSampler2DLaws.*' \
+./build/default/tests/gradconf_property_tests --gtest_filter='Laws/RegisteredLaw.*' \
   2>&1 | tee out/property-smoke.txt | grep -E '^\[ *(OK|FAILED|PASSED) *\]|Falsifiable|failed for'

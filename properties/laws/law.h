@@ -5,6 +5,7 @@
 #ifndef GRADCONF_PROPERTIES_LAWS_LAW_H_
 #define GRADCONF_PROPERTIES_LAWS_LAW_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <span>
@@ -19,12 +20,46 @@
 
 namespace gradconf::props {
 
+/// What a law measured on one case, for reports: element counts and the worst errors seen.
+struct LawMeasurements {
+  int64_t elements_compared = 0;
+  int64_t mismatches = 0;
+  double worst_error_over_bound = 0;  ///< max |error| / allowed error (<= 1 when it holds)
+  double max_rel_error = 0;
+  double max_abs_error = 0;
+
+  void add(const Comparison& c) {
+    elements_compared += c.count;
+    mismatches += c.count - c.matched;
+    max_rel_error = std::max(max_rel_error, c.max_rel_error);
+    max_abs_error = std::max(max_abs_error, c.max_abs_error);
+    if (c.effective_cap > 0) {
+      worst_error_over_bound = std::max(worst_error_over_bound, c.max_abs_error / c.effective_cap);
+    }
+  }
+  /// One scalar check |error| <= bound (adjoint, finite differences, linearity).
+  void add_bound(double error, double bound, double magnitude) {
+    elements_compared += 1;
+    if (!(error <= bound)) mismatches += 1;
+    max_abs_error = std::max(max_abs_error, error);
+    if (magnitude > 0) max_rel_error = std::max(max_rel_error, error / magnitude);
+    if (bound > 0) worst_error_over_bound = std::max(worst_error_over_bound, error / bound);
+  }
+};
+
 struct LawResult {
   bool holds = true;
-  bool mistrusted = false;  ///< held, but on data too dominated by zeros to prove much
-  std::string detail;       ///< why it failed (empty when it held)
+  bool mistrusted = false;    ///< held, but on data too dominated by zeros to prove much
+  std::string detail;         ///< why it failed (empty when it held)
+  std::string mistrust_reason;
+  LawMeasurements measured;
 
-  static LawResult failure(std::string why) { return LawResult{false, false, std::move(why)}; }
+  static LawResult failure(std::string why) {
+    LawResult r;
+    r.holds = false;
+    r.detail = std::move(why);
+    return r;
+  }
 };
 
 /// "<law> failed for <repro>: <why>"

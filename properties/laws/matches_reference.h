@@ -29,10 +29,17 @@ LawResult matches_reference(const typename Traits::Problem& p, const Backend& ba
     const auto& got = outcome.values[static_cast<size_t>(expected.tensor)];
     const Comparison c = compare(got, expected.values, expected.dims,
                                  tolerance_for(Traits::op_name(p), expected.name, Traits::dtype(p)));
+    result.measured.add(c);
     if (c.status == CompareStatus::kFailed) {
-      return law_failure("matches_reference", repro, expected.name + ": " + c.summary());
+      LawResult failed = law_failure("matches_reference", repro, expected.name + ": " + c.summary());
+      failed.measured = result.measured;
+      return failed;
     }
-    result.mistrusted = result.mistrusted || c.status == CompareStatus::kMistrusted;
+    if (c.status == CompareStatus::kMistrusted) {
+      result.mistrusted = true;
+      result.mistrust_reason = expected.name + ": " + std::to_string(c.zero_fraction * 100) +
+                               "% of the expected values are zero";
+    }
   }
   return result;
 }

@@ -1,14 +1,14 @@
-# Runs the law suite (GridSampler2DLaws.*) of a property-test binary linked against the planted-fault
+# Runs the law suite (Laws/RegisteredLaw.*) of a property-test binary linked against the planted-fault
 # backend with FAULT planted, and requires the set of failing laws to equal the expected set for
 # that fault (backend_swap_expected.txt: "<fault> <law>" lines; no line for "" = nothing fails).
 set(ENV{GRADCONF_PLANTED_FAULT} "${FAULT}")
 set(ENV{RC_PARAMS} "max_success=200")
-execute_process(COMMAND ${BINARY} --gtest_filter=GridSampler2DLaws.*
+execute_process(COMMAND ${BINARY} --gtest_filter=Laws/RegisteredLaw.*
                 OUTPUT_VARIABLE output ERROR_VARIABLE errors RESULT_VARIABLE result)
-string(REGEX MATCHALL "\\[  FAILED  \\] GridSampler2DLaws\\.[a-z_0-9]+" failed_lines "${output}")
+string(REGEX MATCHALL "\\[  FAILED  \\] Laws/RegisteredLaw\\.holds/[A-Za-z_0-9]+" failed_lines "${output}")
 set(failed "")
 foreach(line ${failed_lines})
-  string(REGEX REPLACE ".*GridSampler2DLaws\\." "" law "${line}")
+  string(REGEX REPLACE ".*holds/" "" law "${line}")
   list(APPEND failed ${law})
 endforeach()
 list(REMOVE_DUPLICATES failed)

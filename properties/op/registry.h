@@ -1,0 +1,88 @@
+// The op and law registries: every consumer (CLI list/replay/check, property suites, planted-fault
+// suites, reports) enumerates op families, their entries, clauses, planted faults and laws here.
+// The list of families is generated at configure time from the gradconf_add_op() calls, so adding
+// an op edits nothing shared (cmake/GradconfOp.cmake, docs/adding-an-op.md).
+#ifndef GRADCONF_PROPERTIES_OP_REGISTRY_H_
+#define GRADCONF_PROPERTIES_OP_REGISTRY_H_
+
+#include <rapidcheck.h>
+
+#include <concepts>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/backend.h"
+#include "laws/law.h"
+#include "op/op_spec.h"
+
+namespace gradconf::props {
+
+/// What a law needs of an op (ARCHITECTURE.md "Properties"): checked by the compiler wherever a
+/// family instantiates the laws.
+template <typename T>
+concept OpTraits = requires(const typename T::Problem& p, typename T::Problem q,
+                            const typename T::Call& call, const RunOptions& options,
+                            const Backend& backend) {
+  typename T::Problem;
+  requires std::same_as<typename T::Call, Call>;
+  { T::default_backend() } -> std::convertible_to<const Backend&>;
+  { T::repro(p) } -> std::convertible_to<std::string>;
+  { T::make_call(p) } -> std::same_as<Call>;
+  { T::as_forward(q) } -> std::same_as<typename T::Problem>;
+  { T::as_backward(q) } -> std::same_as<typename T::Problem>;
+  { T::with_all_outputs(q) } -> std::same_as<typename T::Problem>;
+  { T::run(call, options, backend) } -> std::same_as<Outcome>;
+  { T::reference(p, call) } -> std::same_as<std::vector<ExpectedOutput>>;
+  { T::wanted_outputs(p, call) } -> std::same_as<std::vector<int>>;
+  { T::dtype(p) } -> std::same_as<aclDataType>;
+  { T::with_dtype(q, ACL_FLOAT) } -> std::same_as<typename T::Problem>;
+  { T::differentiable(p) } -> std::same_as<std::vector<Differentiable>>;
+  { T::smooth_double(q) } -> std::same_as<typename T::Problem>;
+  { T::incoming_gradients(call) } -> std::same_as<std::vector<int>>;
+  { T::accumulation_length(p) } -> std::convertible_to<int64_t>;
+  { T::batch_size(p) } -> std::convertible_to<int64_t>;
+};
+
+/// One law instantiated for one entry of one family: a RapidCheck generator of checked cases
+/// (it shrinks like the problem generator it wraps), run against a backend.
+struct LawBinding {
+  std::string_view law;    ///< "matches_reference", "adjoint_identity", ...
+  std::string_view entry;  ///< the entry it draws problems of
+  std::string name;        ///< "<entry>.<law>[.<variant>]": unique, readable in test names
+  std::function<rc::Gen<LawResult>(const Backend& backend)> cases;
+};
+
+/// A planted fault and the law that must see it (the fault's row in the law x fault table).
+struct FaultRow {
+  std::string_view fault;  ///< fault_name() in the op's Fault enum
+  std::string_view law;    ///< a LawBinding name
+  int attempts = 100;      ///< problems drawn (fixed seeds) before the row fails
+};
+
+struct OpFamily {
+  std::string_view family;
+  std::vector<const EntrySpec*> entries;
+  std::vector<ClauseInfo> clauses;
+  std::vector<std::string_view> faults;  ///< every planted fault (Fault::kNone excluded)
+  std::vector<LawBinding> laws;
+  std::vector<FaultRow> fault_rows;
+
+  const LawBinding* law(std::string_view name) const;
+};
+
+/// Every registered family (the generated list), in folder order.
+std::span<const OpFamily* const> op_families();
+const OpFamily* find_family(std::string_view family);
+/// The entry named `name` ("GridSampler2DBackward") in any family.
+const EntrySpec* find_entry(std::string_view name);
+
+/// Draws case `index` of a binding deterministically (fixed seed, sizes spread over 0..100).
+LawResult run_law_case(const LawBinding& binding, const Backend& backend, int index,
+                       uint64_t seed = 0);
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_OP_REGISTRY_H_

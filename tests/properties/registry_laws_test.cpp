@@ -1,0 +1,65 @@
+// Every law of every registered op family (properties/op/registry.h) as a RapidCheck property on
+// the linked backend: one parameterised test per (entry, law), named "<Entry>_<law>". A failure
+// prints the law's detail (with the problem's repro line) and RapidCheck's reproduce string.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cctype>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "op/registry.h"
+#include "property_support.h"
+
+namespace gradconf::props {
+namespace {
+
+struct LawRow {
+  const OpFamily* family;
+  const LawBinding* binding;
+};
+
+std::vector<LawRow> all_laws() {
+  std::vector<LawRow> rows;
+  for (const OpFamily* family : op_families()) {
+    for (const LawBinding& binding : family->laws) rows.push_back({family, &binding});
+  }
+  return rows;
+}
+
+std::string row_name(const ::testing::TestParamInfo<LawRow>& info) {
+  std::string name = info.param.binding->name;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+class RegisteredLaw : public ::testing::TestWithParam<LawRow> {};
+
+TEST_P(RegisteredLaw, holds) {
+  const LawBinding& binding = *GetParam().binding;
+  const rc::Gen<LawResult> cases = binding.cases(Backend::linked());
+  EXPECT_TRUE(rc::check(binding.name, [&] { testing::rc_assert_law(*cases); }));
+}
+
+INSTANTIATE_TEST_SUITE_P(Laws, RegisteredLaw, ::testing::ValuesIn(all_laws()), row_name);
+
+TEST(Registry, every_family_has_entries_clauses_faults_and_laws_with_unique_names) {
+  ASSERT_FALSE(op_families().empty());
+  std::set<std::string> names;
+  for (const OpFamily* family : op_families()) {
+    EXPECT_FALSE(family->entries.empty()) << family->family;
+    EXPECT_FALSE(family->clauses.empty()) << family->family;
+    EXPECT_FALSE(family->faults.empty()) << family->family;
+    EXPECT_FALSE(family->laws.empty()) << family->family;
+    for (const EntrySpec* entry : family->entries) EXPECT_EQ(find_entry(entry->name), entry);
+    for (const LawBinding& law : family->laws) {
+      EXPECT_TRUE(names.insert(law.name).second) << "duplicate law name " << law.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gradconf::props
