@@ -95,6 +95,33 @@ std::vector<std::string_view> faults() {
   return names;
 }
 
+// The law x fault table: the law each planted fault is meant to be seen by (a law may see more).
+std::vector<FaultRow> fault_rows() {
+  return {
+      {"wrong_bilinear_weight", "GridSampler2D.matches_reference", 50},
+      {"wrong_bilinear_weight", "GridSampler2DBackward.finite_differences", 50},
+      {"dropped_border_clamp", "GridSampler2D.matches_reference", 100},
+      {"swapped_grid_grad_xy", "GridSampler2DBackward.matches_reference", 50},
+      {"swapped_grid_grad_xy", "GridSampler2DBackward.finite_differences", 50},
+      {"off_by_one_tap", "GridSampler2D.matches_reference", 50},
+      {"nearest_rounds_half_up", "GridSampler2D.matches_reference", 200},
+      {"backward_swaps_tap_weights", "GridSampler2DBackward.matches_reference", 50},
+      {"backward_swaps_tap_weights", "GridSampler2DBackward.adjoint_identity", 100},
+      {"grid_of_first_batch_only", "GridSampler2DBackward.matches_reference", 100},
+      {"grid_of_first_batch_only", "GridSampler2DBackward.batch_split", 200},
+      {"double_computed_in_float", "GridSampler2D.matches_reference", 200},
+      {"double_computed_in_float", "GridSampler2D.dtype_agreement", 100},
+      {"ignores_output_mask", "GridSampler2DBackward.matches_reference", 200},
+      {"abs_incoming_gradient", "GridSampler2DBackward.finite_differences", 50},
+      {"abs_incoming_gradient", "GridSampler2DBackward.linear_in_incoming_gradient", 100},
+      {"ignored_grid_grad_stride", "GridSampler2DBackward.stride_invariance", 300},
+      {"thread_dependent_sum", "GridSampler2DBackward.determinism", 300},
+      {"workspace_assumed_zero", "GridSampler2DBackward.workspace_contract", 100},
+      {"phase1_writes_outputs", "GridSampler2DBackward.workspace_contract", 100},
+      {"missing_clause_shape04", "GridSampler2D+Backward.error_contract", 2000},
+  };
+}
+
 }  // namespace
 
 const OpFamily& grid_sampler2d_family() {
@@ -103,7 +130,7 @@ const OpFamily& grid_sampler2d_family() {
                                clause_infos(grid_sampler2d::clause_table()),
                                faults(),
                                laws(),
-                               {}};
+                               fault_rows()};
   return family;
 }
 
