@@ -1,154 +1,98 @@
 #include "cli/op_registry.h"
 
-#include <algorithm>
-#include <stdexcept>
+#include <cstring>
 #include <variant>
 
-#include "cli/ops/op_families.h"
+#include "harness/harness.h"
+#include "op/registry.h"
 
 namespace gradconf::cli {
-namespace {
 
-// One line per operator family; each family lives in cli/ops/<family>.cpp.
-constexpr std::vector<OpDef> (*kOpFamilies[])() = {
-    &grid_sampler2d_ops,
-};
-
-template <typename T>
-const T& attr_as(const std::map<std::string, AttrValue, std::less<>>& attrs, std::string_view name,
-                 std::string_view kind) {
-  const auto it = attrs.find(name);
-  // Reaching here means an op's bind asked for an attribute its own OpDef does not declare
-  // with that kind: a programming error, not a bad case.
-  if (it == attrs.end() || !std::holds_alternative<T>(it->second)) {
-    throw std::logic_error("op asked for undeclared " + std::string(kind) + " attribute '" +
-                           std::string(name) + "'");
+std::vector<const props::EntrySpec*> all_ops() {
+  std::vector<const props::EntrySpec*> entries;
+  for (const props::OpFamily* family : props::op_families()) {
+    entries.insert(entries.end(), family->entries.begin(), family->entries.end());
   }
-  return std::get<T>(it->second);
+  return entries;
 }
 
-template <typename T>
-const T* nullable_attr_as(const std::map<std::string, AttrValue, std::less<>>& attrs,
-                          std::string_view name, std::string_view kind) {
-  const auto it = attrs.find(name);
-  if (it != attrs.end() && std::holds_alternative<std::monostate>(it->second)) return nullptr;
-  return &attr_as<T>(attrs, name, kind);
+const props::EntrySpec* find_op(std::string_view name) { return props::find_entry(name); }
+
+std::string known_ops() {
+  std::string names;
+  for (const auto* op : all_ops()) names += (names.empty() ? "" : ", ") + std::string(op->name);
+  return names.empty() ? "none" : names;
 }
 
-std::string known_names(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text.empty() ? "none" : text;
-}
-
-}  // namespace
-
-const HostTensor* CallArgs::input(std::string_view name) const {
-  const auto it = inputs.find(name);
-  return it == inputs.end() ? nullptr : &it->second;
-}
-
-int64_t CallArgs::dim_or(std::string_view name, size_t index, int64_t fallback) const {
-  const HostTensor* tensor = input(name);
-  return tensor && index < tensor->shape.size() ? tensor->shape[index] : fallback;
-}
-
-aclDataType CallArgs::dtype_or(std::string_view name, aclDataType fallback) const {
-  const HostTensor* tensor = input(name);
-  return tensor ? tensor->dtype : fallback;
-}
-
-int64_t CallArgs::int_attr(std::string_view name) const {
-  return attr_as<int64_t>(attrs, name, "int");
-}
-bool CallArgs::bool_attr(std::string_view name) const { return attr_as<bool>(attrs, name, "bool"); }
-double CallArgs::float_attr(std::string_view name) const {
-  return attr_as<double>(attrs, name, "float");
-}
-const std::vector<int64_t>* CallArgs::int_list_attr(std::string_view name) const {
-  return nullable_attr_as<std::vector<int64_t>>(attrs, name, "intlist");
-}
-const std::vector<bool>* CallArgs::bool_list_attr(std::string_view name) const {
-  return nullable_attr_as<std::vector<bool>>(attrs, name, "boollist");
-}
-const std::string* CallArgs::string_attr(std::string_view name) const {
-  return nullable_attr_as<std::string>(attrs, name, "string");
-}
-
-aclTensor* CallTensors::input(std::string_view name) const {
-  const auto it = inputs.find(name);
-  return it == inputs.end() ? nullptr : it->second;
-}
-
-aclTensor* CallTensors::output(std::string_view name) const {
-  const auto it = outputs.find(name);
-  if (it == outputs.end()) {
-    throw std::logic_error("op asked for undeclared output '" + std::string(name) + "'");
+caseio::AttrKind case_kind(props::AttrKind kind) {
+  switch (kind) {
+    case props::AttrKind::kInt: return caseio::AttrKind::kInt;
+    case props::AttrKind::kDouble: return caseio::AttrKind::kFloat;
+    case props::AttrKind::kBool: return caseio::AttrKind::kBool;
+    case props::AttrKind::kString: return caseio::AttrKind::kString;
+    case props::AttrKind::kIntList: return caseio::AttrKind::kIntList;
+    case props::AttrKind::kBoolList: return caseio::AttrKind::kBoolList;
   }
-  return it->second;
+  return caseio::AttrKind::kInt;
 }
 
-const std::vector<OpDef>& all_ops() {
-  static const std::vector<OpDef> ops = [] {
-    std::vector<OpDef> all;
-    for (auto family : kOpFamilies) {
-      for (auto& op : family()) all.push_back(std::move(op));
-    }
-    return all;
-  }();
-  return ops;
+props::AttrValue to_call_value(const caseio::AttrValue& value) {
+  return std::visit([](const auto& v) -> props::AttrValue { return v; }, value);
 }
 
-const OpDef* find_op(std::string_view name) {
-  for (const auto& op : all_ops()) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
+caseio::AttrValue to_case_value(const props::AttrValue& value) {
+  return std::visit([](const auto& v) -> caseio::AttrValue { return v; }, value);
 }
 
-CallArgs bind_case_args(const OpDef& op, caseio::CaseFile&& case_file, std::string_view where) {
-  auto fail = [&](const std::string& problem) {
-    throw caseio::CaseError(std::string(where) + ": " + problem);
-  };
-  CallArgs args;
-
-  std::vector<std::string> input_names;
-  for (const auto& input : op.inputs) input_names.push_back(input.name);
-  for (auto& [name, input] : case_file.inputs) {
-    const bool known = std::find(input_names.begin(), input_names.end(), name) != input_names.end();
-    if (!known) {
-      fail("unknown input '" + name + "' for " + op.name + " (inputs: " + known_names(input_names) +
-           ")");
-    }
-    args.inputs.emplace(name, std::move(input.tensor));
-  }
-  for (const auto& input : op.inputs) {
-    if (input.required && !args.input(input.name)) {
-      fail("missing required input '" + input.name + "' for " + op.name);
+props::Call bind_case(const props::EntrySpec& entry, caseio::CaseFile&& case_file,
+                      SpecProfile profile, std::string_view where) {
+  using caseio::CaseError;
+  const std::string at(where);
+  for (const auto& [name, input] : case_file.inputs) {
+    const props::RoleSpec* role = entry.role(name);
+    if (role == nullptr || role->output) {
+      throw CaseError(at + ": unknown input '" + name + "' for " + std::string(entry.name));
     }
   }
-
-  std::vector<std::string> attr_names;
-  for (const auto& attr : op.attrs) attr_names.push_back(attr.name);
-  for (const auto& [name, unused] : case_file.attrs.items()) {
-    if (std::find(attr_names.begin(), attr_names.end(), name) == attr_names.end()) {
-      fail("unknown attribute '" + name + "' for " + op.name +
-           " (attributes: " + known_names(attr_names) + ")");
+  for (const auto& item : case_file.attrs.items()) {
+    if (entry.attr(item.key()) == nullptr) {
+      throw CaseError(at + ": unknown attribute '" + item.key() + "' for " + std::string(entry.name));
     }
   }
-  for (const auto& attr : op.attrs) {
-    const auto value = case_file.attrs.find(attr.name);
-    if (value != case_file.attrs.end()) {
-      args.attrs.emplace(
-          attr.name,
-          caseio::parse_attr(*value, attr.kind, std::string(where) + ": attrs." + attr.name));
-    } else if (attr.default_value) {
-      args.attrs.emplace(attr.name, *attr.default_value);
-    } else {
-      fail("missing required attribute '" + attr.name + "' for " + op.name);
+  props::Call call = entry.blank_call();
+  call.profile = profile;
+  for (props::TensorSpec& spec : call.tensors) {
+    if (spec.output) continue;
+    const props::RoleSpec& role = *entry.role(spec.name);
+    const auto it = case_file.inputs.find(spec.name);
+    if (it == case_file.inputs.end()) {
+      if (!role.optional) throw CaseError(at + ": missing required input '" + spec.name + "'");
+      spec.null = true;
+      continue;
     }
+    caseio::HostTensor& host = it->second.tensor;
+    spec.dims = host.shape;
+    spec.dtype = host.dtype;
+    std::vector<uint8_t> bytes(host.data.size());
+    std::memcpy(bytes.data(), host.data.data(), bytes.size());
+    spec.values = props::decode(host.dtype, bytes);
   }
-  return args;
+  for (size_t i = 0; i < entry.attrs.size(); ++i) {
+    const props::AttrSpec& attr = entry.attrs[i];
+    if (!case_file.attrs.contains(std::string(attr.name))) continue;  // the default stays
+    const auto& json = case_file.attrs.at(std::string(attr.name));
+    if (json.is_null()) {
+      if (!attr.nullable) {
+        throw CaseError(at + ": attribute '" + std::string(attr.name) + "' may not be null");
+      }
+      call.attrs[i] = std::monostate{};
+      continue;
+    }
+    call.attrs[i] = to_call_value(
+        caseio::parse_attr(json, case_kind(attr.kind), "attribute '" + std::string(attr.name) + "'"));
+  }
+  entry.shape_outputs(call);
+  return call;
 }
 
 }  // namespace gradconf::cli

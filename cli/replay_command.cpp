@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -16,10 +17,10 @@
 #include "cli/commands.h"
 #include "cli/op_registry.h"
 #include "core/dtype.h"
-#include "core/parallel.h"
 #include "core/tensor.h"  // kMaxRank, the aclTensor rank limit of the C API
 
 #include "harness/backend.h"
+#include "op/call.h"
 
 namespace gradconf::cli {
 namespace {
@@ -27,22 +28,10 @@ namespace {
 namespace fs = std::filesystem;
 using caseio::CaseError;
 
-struct PlannedOutput {
-  const OutputDef* def;
-  aclDataType dtype;
-  std::vector<int64_t> shape;
-};
-
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + "]";
-}
-
-std::string known_ops() {
-  std::string names;
-  for (const auto& op : all_ops()) names += (names.empty() ? "" : ", ") + op.name;
-  return names;
 }
 
 uint64_t physical_memory_bytes() {
@@ -52,34 +41,30 @@ uint64_t physical_memory_bytes() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
 }
 
-// Shapes and dtypes of every output, checked so that building the call cannot fail on them.
-std::vector<PlannedOutput> plan_outputs(const OpDef& op, const CallArgs& args,
-                                        const std::string& where) {
-  std::vector<PlannedOutput> planned;
+// Every output must fit an aclTensor and, together, this machine's memory: refuse up front
+// rather than let the kernel fault in pages until the OOM killer steps in.
+void check_outputs(const props::Call& call, const std::string& where) {
   uint64_t total_bytes = 0;
-  for (const auto& def : op.outputs) {
-    PlannedOutput output{&def, def.dtype(args), def.shape(args)};
-    const auto bytes = tensor_bytes(output.dtype, output.shape);
-    if (!bytes || element_size(output.dtype) == 0 || output.shape.size() > kMaxRank) {
-      throw CaseError(where + ": output '" + def.name + "' would have shape " +
-                      shape_text(output.shape) + " of " + std::string(dtype_name(output.dtype)) +
+  for (const props::TensorSpec& spec : call.tensors) {
+    if (!spec.output) continue;
+    const auto bytes = tensor_bytes(spec.dtype, spec.dims);
+    if (!bytes || element_size(spec.dtype) == 0 || spec.dims.size() > kMaxRank) {
+      throw CaseError(where + ": output '" + spec.name + "' would have shape " +
+                      shape_text(spec.dims) + " of " + std::string(dtype_name(spec.dtype)) +
                       ", which no aclTensor can hold");
     }
     total_bytes = *bytes > UINT64_MAX - total_bytes ? UINT64_MAX : total_bytes + *bytes;
-    planned.push_back(std::move(output));
   }
-  // Refuse up front rather than let the kernel fault in pages until the OOM killer steps in.
   if (total_bytes > physical_memory_bytes()) {
     throw RuntimeFailure("the outputs of this case need " + std::to_string(total_bytes) +
                          " bytes, more than this machine's memory");
   }
-  return planned;
 }
 
-void check_input_ranks(const CallArgs& args, const std::string& where) {
-  for (const auto& [name, tensor] : args.inputs) {
-    if (tensor.shape.size() > kMaxRank) {
-      throw CaseError(where + ": input '" + name + "' has " + std::to_string(tensor.shape.size()) +
+void check_input_ranks(const props::Call& call, const std::string& where) {
+  for (const props::TensorSpec& spec : call.tensors) {
+    if (!spec.output && spec.dims.size() > kMaxRank) {
+      throw CaseError(where + ": input '" + spec.name + "' has " + std::to_string(spec.dims.size()) +
                       " dims; an aclTensor has at most " + std::to_string(kMaxRank));
     }
   }
@@ -91,12 +76,13 @@ void remove_if_present(const fs::path& path) {
 }
 
 // A stale file from an earlier replay into the same folder must not pass for this run's.
-void remove_stale_results(const fs::path& out_dir, const OpDef* op) {
+void remove_stale_results(const fs::path& out_dir, const props::EntrySpec* op) {
   remove_if_present(out_dir / caseio::kStatusFileName);
   if (op == nullptr) return;
-  for (const auto& output : op->outputs) {
-    remove_if_present(out_dir / (output.name + ".npy"));
-    remove_if_present(out_dir / (output.name + ".npy.partial"));
+  for (const auto& role : op->roles) {
+    if (!role.output) continue;
+    remove_if_present(out_dir / (std::string(role.name) + ".npy"));
+    remove_if_present(out_dir / (std::string(role.name) + ".npy.partial"));
   }
 }
 
@@ -123,34 +109,23 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-// Phase 2 is timed `repeat` times, each with a fresh executor from an untimed phase 1. The
-// outputs are not re-zeroed in between: the kernels define every element they write, and the
-// outputs already saved come from the first, normal run.
-nlohmann::ordered_json time_phase2(const OpDef& op, const BoundCall& call, aclrtStream stream,
-                                   aclnnStatus first_status, int repeat) {
+// Phase 2 timed `repeat` times by the runner, each with a fresh executor from an untimed phase 1.
+nlohmann::ordered_json timing_line(const props::EntrySpec& op, const props::Outcome& outcome,
+                                   int repeat) {
   nlohmann::ordered_json line;
   line["op"] = op.name;
-  line["status"] = first_status;
+  line["status"] = outcome.status;
   line["repeat"] = repeat;
-  std::vector<double> times;
-  if (first_status == ACLNN_SUCCESS) {
-    for (int i = 0; i < repeat; ++i) {
-      double ms = 0;
-      const CallOutcome outcome = run_call(call, stream, &ms);
-      if (outcome.status != ACLNN_SUCCESS) {
-        throw RuntimeFailure("timed run " + std::to_string(i + 1) + " returned status " +
-                             std::to_string(outcome.status) +
-                             " after a successful first run: " + outcome.message);
-      }
-      times.push_back(ms);
-    }
+  if (outcome.status == ACLNN_SUCCESS &&
+      static_cast<int>(outcome.phase2_ms.size()) != repeat) {
+    throw RuntimeFailure("timed runs failed after a successful first run: " + outcome.violations);
   }
-  if (times.empty()) {
+  if (outcome.phase2_ms.empty()) {
     line["median_ms"] = nullptr;  // a failing call has nothing worth timing
     line["min_ms"] = nullptr;
   } else {
-    line["median_ms"] = median(times);
-    line["min_ms"] = *std::min_element(times.begin(), times.end());
+    line["median_ms"] = median(outcome.phase2_ms);
+    line["min_ms"] = *std::min_element(outcome.phase2_ms.begin(), outcome.phase2_ms.end());
   }
   const auto& rt = props::Backend::linked().runtime();
   line["threads"] = rt.get_num_threads ? rt.get_num_threads() : 0;
@@ -163,60 +138,52 @@ int replay(const ReplayOptions& options) {
   const std::string where = (case_dir / caseio::kCaseFileName).string();
 
   caseio::CaseFile case_file = caseio::read_case(case_dir);
-  const OpDef* op = find_op(case_file.op);
+  const props::EntrySpec* op = find_op(case_file.op);
   if (op == nullptr) {
     throw CaseError(where + ": unknown op '" + case_file.op + "' (known: " + known_ops() + ")");
   }
   const SpecProfile profile =
       options.profile.value_or(case_file.profile.value_or(SpecProfile::kSeed));
-  const CallArgs args = bind_case_args(*op, std::move(case_file), where);
-  check_input_ranks(args, where);
-  const std::vector<PlannedOutput> planned = plan_outputs(*op, args, where);
+  const props::Call call = bind_case(*op, std::move(case_file), profile, where);
+  check_input_ranks(call, where);
+  check_outputs(call, where);
 
   fs::create_directories(out_dir);
   remove_stale_results(out_dir, op);
 
-  // The backend's own knobs (gradconf/aclnn_ext.h), not this binary's copy of core.
-  const props::ScopedBackendProfile profile_guard(props::Backend::linked(), profile);
-  const props::ScopedBackendThreads threads_guard(props::Backend::linked(), options.threads.value_or(0));
-
+  const props::ScopedBackendThreads threads_guard(props::Backend::linked(),
+                                                  options.threads.value_or(0));
   AclSession session;
-  std::vector<std::unique_ptr<DeviceTensor>> device_tensors;
-  CallTensors tensors;
-  for (const auto& [name, host] : args.inputs) {
-    device_tensors.push_back(std::make_unique<DeviceTensor>(host));
-    tensors.inputs.emplace(name, device_tensors.back()->get());
+  props::RunOptions run_options;
+  run_options.timed_repeats = options.repeat.value_or(0);
+  const props::Outcome outcome = props::run(call, run_options, props::Backend::linked());
+  if (outcome.status == ACLNN_ERR_INNER && outcome.failed_phase == 0) {
+    throw RuntimeFailure(outcome.message);  // the runner could not set the call up
   }
-  std::vector<const DeviceTensor*> output_tensors;
-  for (const auto& output : planned) {
-    device_tensors.push_back(std::make_unique<DeviceTensor>(output.dtype, output.shape));
-    tensors.outputs.emplace(output.def->name, device_tensors.back()->get());
-    output_tensors.push_back(device_tensors.back().get());
-  }
-
-  const BoundCall call = op->bind(args, tensors);
-  const CallOutcome outcome = run_call(call, session.stream());
 
   caseio::StatusRecord record;
   record.status = outcome.status;
   record.message = outcome.message;
-  record.op = op->name;
+  record.op = std::string(op->name);
   record.profile = profile_name(profile);
-  record.failed_phase = outcome.failed_phase;
+  if (outcome.failed_phase > 0) record.failed_phase = outcome.failed_phase;
   if (outcome.status == ACLNN_SUCCESS) {
-    for (size_t i = 0; i < planned.size(); ++i) {
-      const OutputDef& def = *planned[i].def;
-      if (def.written && !def.written(args)) continue;
-      caseio::write_npy(out_dir / (def.name + ".npy"),
-                        caseio::npy_from_tensor(output_tensors[i]->download()));
-      record.outputs.push_back(def.name);
+    for (size_t i = 0; i < call.tensors.size(); ++i) {
+      const props::TensorSpec& spec = call.tensors[i];
+      if (!spec.output || (op->written && !op->written(call, spec.name))) continue;
+      caseio::HostTensor host;
+      host.dtype = spec.dtype;
+      host.shape = spec.dims;
+      const std::vector<uint8_t> bytes = props::encode(spec.dtype, outcome.values[i]);
+      host.data.resize(bytes.size());
+      std::memcpy(host.data.data(), bytes.data(), bytes.size());
+      caseio::write_npy(out_dir / (spec.name + ".npy"), caseio::npy_from_tensor(host));
+      record.outputs.push_back(spec.name);
     }
   }
 
   nlohmann::ordered_json timing;
-  if (options.repeat) {
-    timing = time_phase2(*op, call, session.stream(), outcome.status, *options.repeat);
-  }
+  if (options.repeat) timing = timing_line(*op, outcome, *options.repeat);
   caseio::write_status(out_dir, record);
   if (options.repeat) std::cout << timing.dump() << std::endl;
   return kExitOk;

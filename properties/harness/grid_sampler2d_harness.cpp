@@ -9,15 +9,63 @@ namespace gradconf::props::gs {
 namespace {
 namespace op = gradconf::grid_sampler2d;
 
-constexpr RoleSpec kFloat4D(std::string_view name, bool output) {
-  return RoleSpec{name, output, 4, DtypeClass::kFloat, false, Batching::kDim, 0, {}};
+const std::vector<aclDataType> kFloatDtypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
+
+RoleSpec input_role(std::string_view name) {
+  RoleSpec r;
+  r.name = name;
+  r.rank = 4;
+  r.dtypes = kFloatDtypes;
+  return r;
+}
+
+RoleSpec output_role(std::string_view name, std::string_view shape_rule,
+                     std::string_view written_rule = {}) {
+  RoleSpec r;
+  r.name = name;
+  r.output = true;
+  r.rank = 4;
+  r.shape_rule = shape_rule;
+  r.dtype_rule = "dtype(input)";
+  r.written_rule = written_rule;
+  return r;
+}
+
+int64_t dim_or(const Call& call, std::string_view role, size_t d, int64_t fallback = 1) {
+  const int i = call.index_of(role);
+  if (i < 0) return fallback;
+  const auto& dims = call.tensors[static_cast<size_t>(i)].dims;
+  return d < dims.size() ? dims[d] : fallback;
+}
+
+// Every output has input's dtype (GS-DTYPE-02 makes all tensors agree).
+OutputShape output_shape(const Call& call, std::string_view role) {
+  const int input = call.index_of("input");
+  const aclDataType dtype = input < 0 ? ACL_FLOAT : call.tensors[static_cast<size_t>(input)].dtype;
+  if (role == "out") {
+    return {{dim_or(call, "input", 0), dim_or(call, "input", 1), dim_or(call, "grid", 1),
+             dim_or(call, "grid", 2)},
+            dtype};
+  }
+  const std::string_view like = role == "inputGrad" ? "input" : "grid";
+  const int i = call.index_of(like);
+  return {i < 0 ? std::vector<int64_t>{} : call.tensors[static_cast<size_t>(i)].dims, dtype};
+}
+
+// outputMask[k]; a null mask computes nothing (GS-MASK-01).
+bool written(const Call& call, std::string_view role) {
+  if (call.attr_index("outputMask") < 0) return true;
+  const auto* mask = std::get_if<std::vector<bool>>(&call.attr("outputMask"));
+  const size_t k = role == "inputGrad" ? 0 : 1;
+  return mask != nullptr && k < mask->size() && (*mask)[k];
 }
 
 std::vector<AttrSpec> attrs(bool backward) {
+  // Defaults are PyTorch's grid_sample defaults: bilinear, zeros, align_corners=False.
   std::vector<AttrSpec> a = {{"interpolationMode", AttrKind::kInt, int64_t{0}, false},
                              {"paddingMode", AttrKind::kInt, int64_t{0}, false},
                              {"alignCorners", AttrKind::kBool, false, false}};
-  if (backward) a.push_back({"outputMask", AttrKind::kBoolList, std::vector<bool>{true, true}, false});
+  if (backward) a.push_back({"outputMask", AttrKind::kBoolList, std::monostate{}, true});
   return a;
 }
 
@@ -65,18 +113,22 @@ Phase2 backward_phase2(const Backend& backend) {
 }  // namespace
 
 const EntrySpec& forward_entry() {
-  static const EntrySpec spec{"GridSampler2D", "grid_sampler2d", Direction::kForward,
-                              {kFloat4D("input", false), kFloat4D("grid", false), kFloat4D("out", true)},
-                              attrs(false), forward_phase1, forward_phase2, oracle<Entry::kForward>};
+  static const EntrySpec spec{
+      "GridSampler2D", "grid_sampler2d", Direction::kForward,
+      {input_role("input"), input_role("grid"),
+       output_role("out", "(input.N, input.C, grid.Hout, grid.Wout)")},
+      attrs(false), forward_phase1, forward_phase2, oracle<Entry::kForward>, output_shape};
   return spec;
 }
 
 const EntrySpec& backward_entry() {
   static const EntrySpec spec{
       "GridSampler2DBackward", "grid_sampler2d", Direction::kBackward,
-      {kFloat4D("gradOutput", false), kFloat4D("input", false), kFloat4D("grid", false),
-       kFloat4D("inputGrad", true), kFloat4D("gridGrad", true)},
-      attrs(true), backward_phase1, backward_phase2, oracle<Entry::kBackward>};
+      {input_role("gradOutput"), input_role("input"), input_role("grid"),
+       output_role("inputGrad", "shape(input)", "outputMask[0]"),
+       output_role("gridGrad", "shape(grid)", "outputMask[1]")},
+      attrs(true), backward_phase1, backward_phase2, oracle<Entry::kBackward>, output_shape,
+      written};
   return spec;
 }
 

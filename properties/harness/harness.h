@@ -53,6 +53,8 @@ struct RunOptions {
   bool query_twice = false;          ///< call phase 1 twice (idempotence), run the second
   bool skip_phase2 = false;          ///< phase 1 only (the executor is destroyed unrun)
   bool run_phase2_twice = false;     ///< run the executor again after it ran (single use)
+  int timed_repeats = 0;             ///< after a successful run: time phase 2 this many times,
+                                     ///< each with a fresh executor from an untimed phase 1
 };
 
 struct Outcome {
@@ -70,6 +72,7 @@ struct Outcome {
   bool outside_views_untouched = true;  ///< gaps, offsets and tails of outputs unchanged
   bool workspace_guard_intact = true;   ///< nothing written past workspaceSize
   std::string violations;              ///< human-readable list of the above failures
+  std::vector<double> phase2_ms;       ///< timed_repeats: phase 2 + synchronize, milliseconds
 
   bool ok() const { return status == ACLNN_SUCCESS; }
 };

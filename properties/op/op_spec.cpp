@@ -45,4 +45,13 @@ Call EntrySpec::blank_call() const {
   return call;
 }
 
+void EntrySpec::shape_outputs(Call& call) const {
+  for (TensorSpec& spec : call.tensors) {
+    if (!spec.output || output_shape == nullptr) continue;
+    OutputShape shape = output_shape(call, spec.name);
+    spec.dims = std::move(shape.dims);
+    spec.dtype = shape.dtype;
+  }
+}
+
 }  // namespace gradconf::props

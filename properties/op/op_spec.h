@@ -43,6 +43,19 @@ struct RoleSpec {
   Batching batching = Batching::kDim;
   int batch_dim = 0;
   std::string_view sequence_attr;  ///< kSequence: the prefix-sum attribute
+  /// Outputs: how the shape and dtype follow from the inputs, and when a successful call writes
+  /// the output (empty: always), as text for `gradconf list` and reports.
+  std::string_view shape_rule;
+  std::string_view dtype_rule;
+  std::string_view written_rule;
+  /// Inputs: the dtypes some profile accepts (for `gradconf list` and case files).
+  std::vector<aclDataType> dtypes;
+};
+
+/// An output's logical shape and dtype for a call's inputs and attributes.
+struct OutputShape {
+  std::vector<int64_t> dims;
+  aclDataType dtype = ACL_FLOAT;
 };
 
 enum class AttrKind : uint8_t { kInt, kDouble, kBool, kString, kIntList, kBoolList };
@@ -61,6 +74,11 @@ using Phase1Binding = aclnnStatus (*)(const Backend& backend, const BoundArgs& a
 using Phase2Binding = Phase2 (*)(const Backend& backend);
 /// The clause table's verdict for created arguments (our spec, independent of the backend).
 using OracleBinding = Verdict (*)(const BoundArgs& args, SpecProfile profile);
+/// The shape and dtype of output `role` given the call's inputs (dims and dtypes) and attributes;
+/// defined for any call, valid or not (a call the op rejects still needs output tensors).
+using OutputShapeBinding = OutputShape (*)(const Call& call, std::string_view role);
+/// Whether a successful call writes output `role` (e.g. per outputMask).
+using WrittenBinding = bool (*)(const Call& call, std::string_view role);
 
 struct ClauseInfo {
   std::string_view id;
@@ -79,11 +97,15 @@ struct EntrySpec {
   Phase1Binding phase1 = nullptr;
   Phase2Binding phase2 = nullptr;
   OracleBinding oracle = nullptr;
+  OutputShapeBinding output_shape = nullptr;
+  WrittenBinding written = nullptr;  ///< null: every output is always written
 
   const RoleSpec* role(std::string_view name) const;
   const AttrSpec* attr(std::string_view name) const;
   /// A call with every role present (dims empty) and every attribute at its default.
   Call blank_call() const;
+  /// Sets every output's dims and dtype from the inputs (output_shape).
+  void shape_outputs(Call& call) const;
 };
 
 /// The clause table of a family's entries, as data for reports (id, status, source, ...).
