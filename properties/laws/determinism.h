@@ -1,4 +1,6 @@
-// Law 7: bitwise identical outputs across repeated runs and thread counts 1, 2, 3 and 8.
+// Law 7: bitwise identical outputs across repeated runs and thread counts 1, 2, 3 and 8, also
+// when phase 1 and phase 2 see different thread counts (a plan sized for one count must run
+// with another).
 #ifndef GRADCONF_PROPERTIES_LAWS_DETERMINISM_H_
 #define GRADCONF_PROPERTIES_LAWS_DETERMINISM_H_
 
@@ -6,7 +8,9 @@
 
 namespace gradconf::props {
 
-inline constexpr int kDeterminismThreadCounts[] = {1, 2, 3, 8, 2};
+/// Each run: {phase-1 threads (0: the same), phase-2 threads}.
+inline constexpr int kDeterminismThreadCounts[][2] = {{0, 1}, {0, 2}, {0, 3}, {0, 8}, {0, 2},
+                                                      {8, 1}, {1, 3}};
 
 template <typename Traits>
 LawResult determinism(const typename Traits::Problem& p, const Backend& backend) {
@@ -14,9 +18,10 @@ LawResult determinism(const typename Traits::Problem& p, const Backend& backend)
   const std::string repro = Traits::repro(p);
   std::optional<Outcome> first;
   int first_threads = 0;
-  for (int threads : kDeterminismThreadCounts) {
+  for (const auto& [phase1_threads, threads] : kDeterminismThreadCounts) {
     RunOptions options;
     options.threads = threads;
+    options.phase1_threads = phase1_threads;
     Outcome run = Traits::run(call, options, backend);
     if (!run.ok()) return law_failure("determinism", repro, describe_status(run));
     if (!first) {
@@ -30,7 +35,8 @@ LawResult determinism(const typename Traits::Problem& p, const Backend& backend)
       if (at >= 0) {
         return law_failure("determinism", repro,
                            call.tensors[o].name + " with " + std::to_string(threads) +
-                               " threads differs from " + std::to_string(first_threads) +
+                               " threads (phase 1: " + std::to_string(phase1_threads) +
+                               ") differs from " + std::to_string(first_threads) +
                                " threads at flat index " + std::to_string(at));
       }
     }

@@ -1,6 +1,6 @@
 // Law 9: the two-phase contract (spec README §1). Phase 1 is pure (writes no input or output
-// byte) and idempotent (same size twice); a garbage-filled workspace gives the same bits as a
-// zeroed one and nothing is written past workspaceSize; a workspace one byte short is rejected
+// byte) and idempotent (same size twice); a garbage-filled or misaligned workspace gives the same
+// bits as a zeroed, aligned one and nothing is written past workspaceSize; a workspace one byte short is rejected
 // with 161002 before any output byte is written; an executor runs once (361001 after).
 #ifndef GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 #define GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
@@ -28,12 +28,19 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
   }
   if (!planned.inputs_untouched || !planned.outside_views_untouched) return fail(planned.violations);
 
-  RunOptions zeroed, garbage;
+  RunOptions zeroed, garbage, misaligned;
   garbage.workspace_fill = WorkspaceFill::kGarbage;
   garbage.run_phase2_twice = true;
+  misaligned.misaligned_workspace = true;
+  misaligned.workspace_fill = WorkspaceFill::kGarbage;
   const Outcome clean = Traits::run(call, zeroed, backend);
   const Outcome dirty = Traits::run(call, garbage, backend);
-  if (!clean.ok() || !dirty.ok()) return fail(describe_status(clean) + " / " + describe_status(dirty));
+  const Outcome shifted = Traits::run(call, misaligned, backend);
+  if (!clean.ok() || !dirty.ok() || !shifted.ok()) {
+    return fail(describe_status(clean) + " / " + describe_status(dirty) + " / " +
+                describe_status(shifted));
+  }
+  if (!shifted.workspace_guard_intact || !shifted.violations.empty()) return fail(shifted.violations);
   if (!dirty.workspace_guard_intact || !dirty.violations.empty()) return fail(dirty.violations);
   if (dirty.second_run_status != ACLNN_ERR_RUNTIME_ERROR) {
     return fail("running an executor twice returned " + std::to_string(dirty.second_run_status) +
@@ -45,6 +52,11 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
     if (at >= 0) {
       return fail(call.tensors[o].name + " depends on the workspace's prior content (flat index " +
                   std::to_string(at) + ")");
+    }
+    const int64_t moved = first_bit_difference(clean.values[o], shifted.values[o]);
+    if (moved >= 0) {
+      return fail(call.tensors[o].name + " depends on the workspace pointer's alignment (flat index " +
+                  std::to_string(moved) + ")");
     }
   }
 
