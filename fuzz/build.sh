@@ -15,8 +15,8 @@ cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS="${CFLAGS:-}" -DCMAKE_CXX_FLAGS="${CXXFLAGS:-}" \
   -DGRADCONF_BUILD_FUZZERS=ON -DGRADCONF_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
   -DGRADCONF_FUZZ_INSTRUMENT=OFF -DGRADCONF_BUILD_TESTS=OFF -DGRADCONF_BUILD_BENCH=OFF
-targets=(fuzz_grid_sampler2d_api fuzz_grid_sampler2d_backward_api fuzz_grid_sampler2d_backward_args
-         fuzz_problem_repro)
+# The one list of targets, written by fuzz/CMakeLists.txt.
+mapfile -t targets < "$BUILD/fuzz/targets.txt"
 cmake --build "$BUILD" --target "${targets[@]}"
 mkdir -p "$OUT"
 for target in "${targets[@]}"; do

@@ -130,7 +130,8 @@ const OpFamily& grid_sampler2d_family() {
                                clause_infos(grid_sampler2d::clause_table()),
                                faults(),
                                laws(),
-                               fault_rows()};
+                               fault_rows(),
+                               check_repro_line<Problem>};
   return family;
 }
 

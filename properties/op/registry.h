@@ -17,6 +17,7 @@
 #include "harness/backend.h"
 #include "laws/law.h"
 #include "op/op_spec.h"
+#include "op/repro_check.h"
 
 namespace gradconf::props {
 
@@ -69,6 +70,8 @@ struct OpFamily {
   std::vector<std::string_view> faults;  ///< every planted fault (Fault::kNone excluded)
   std::vector<LawBinding> laws;
   std::vector<FaultRow> fault_rows;
+  /// The family's repro-line parser round trip (check_repro_line<Problem>).
+  ReproCheck (*check_repro)(std::string_view line) = nullptr;
 
   const LawBinding* law(std::string_view name) const;
 };
