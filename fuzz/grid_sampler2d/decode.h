@@ -22,7 +22,7 @@ Problem decode_problem(FuzzedDataProvider& fdp, Entry entry);
 
 /// One clause broken at its boundary (or the same edit kept valid), as gen_boundary_case does.
 struct BoundaryEdit {
-  const props::gs::ClauseBreaker* breaker = nullptr;
+  const props::ClauseBreaker* breaker = nullptr;
   uint64_t choice = 0;
   bool just_valid = false;
 };

@@ -429,26 +429,6 @@ constexpr std::array<ClauseBreaker, 17> kBreakers = {{
 
 }  // namespace
 
-bool ClauseBreaker::applies_to(Entry entry) const {
-  const auto bit =
-      static_cast<uint8_t>(entry == Entry::kForward ? Entries::kForward : Entries::kBackward);
-  return (static_cast<uint8_t>(entries) & bit) != 0;
-}
-
 std::span<const ClauseBreaker> clause_breakers() { return kBreakers; }
-
-const ClauseBreaker* find_breaker(std::string_view clause_id) {
-  for (const ClauseBreaker& breaker : kBreakers) {
-    if (breaker.clause_id == clause_id) return &breaker;
-  }
-  return nullptr;
-}
-
-aclnnStatus clause_status(std::string_view clause_id) {
-  for (const auto& clause : grid_sampler2d::clause_table()) {
-    if (clause.id == clause_id) return clause.status;
-  }
-  return ACLNN_ERR_INNER;
-}
 
 }  // namespace gradconf::props::gs

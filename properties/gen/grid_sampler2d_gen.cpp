@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/dtype.h"
+#include "grid_sampler2d/clauses.h"
 #include "gen/grid_sampler2d_ranges.h"
 
 namespace gradconf {
@@ -185,41 +186,19 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
 }
 
 rc::Gen<BoundaryCase> gen_boundary_case(const GenOptions& options) {
-  std::vector<const ClauseBreaker*> breakers;
-  for (const ClauseBreaker& breaker : clause_breakers()) {
-    if (!options.entry || breaker.applies_to(*options.entry)) breakers.push_back(&breaker);
-  }
-  // Uniform over clauses first, then over the entries the clause applies to: a clause that only
-  // the backward has is drawn as often as any other.
-  return rc::gen::mapcat(rc::gen::elementOf(breakers), [options](const ClauseBreaker* breaker) {
-    std::vector<Entry> entries;
-    for (Entry entry : {Entry::kBackward, Entry::kForward}) {
-      if (breaker->applies_to(entry) && (!options.entry || *options.entry == entry)) {
-        entries.push_back(entry);
-      }
-    }
-    return rc::gen::mapcat(rc::gen::elementOf(entries), [options, breaker](Entry entry) {
-      GenOptions base = options;
-      base.entry = entry;
-      base.allow_empty = false;
-      base.allow_null_mask = false;
-      return rc::gen::map(
-          rc::gen::tuple(gen_problem_within(base, kBoundaryLimits), rc::gen::arbitrary<uint64_t>(),
-                         rc::gen::arbitrary<bool>()),
-          [breaker](const std::tuple<Problem, uint64_t, bool>& drawn) {
-            BoundaryCase boundary_case;
-            boundary_case.problem = std::get<0>(drawn);
-            boundary_case.choice = std::get<1>(drawn);
-            boundary_case.just_valid = std::get<2>(drawn);
-            boundary_case.clause_id = std::string(breaker->clause_id);
-            boundary_case.call = make_call(boundary_case.problem);
-            breaker->apply(boundary_case.call, boundary_case.choice, boundary_case.just_valid);
-            boundary_case.expected_status =
-                boundary_case.just_valid ? ACLNN_SUCCESS : clause_status(breaker->clause_id);
-            return boundary_case;
-          });
-    });
-  });
+  const Directions directions =
+      !options.entry ? Directions::kBoth
+                     : (*options.entry == Entry::kForward ? Directions::kForward : Directions::kBackward);
+  std::function<rc::Gen<Problem>(Direction)> base = [options](Direction d) {
+    GenOptions o = options;
+    o.entry = d == Direction::kForward ? Entry::kForward : Entry::kBackward;
+    o.allow_empty = false;
+    o.allow_null_mask = false;
+    return gen_problem_within(o, kBoundaryLimits);
+  };
+  return props::gen_boundary_case<Problem>(clause_breakers(),
+                                           clause_infos(grid_sampler2d::clause_table()), base,
+                                           make_call, directions);
 }
 
 std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
@@ -274,19 +253,6 @@ void classify(const Problem& problem, uint32_t axes) {
   for (const std::string& tag : problem_tags(problem, axes)) RC_TAG(tag);
 }
 
-void classify(const BoundaryCase& boundary_case) {
-  RC_TAG(boundary_case.clause_id);
-  RC_TAG(boundary_case.just_valid ? "just-valid" : "just-invalid");
-  RC_TAG(boundary_case.problem.entry == Entry::kBackward ? "backward" : "forward");
-}
-
 void showValue(const Call& call, std::ostream& os) { os << summarize(call); }
-
-std::ostream& operator<<(std::ostream& os, const BoundaryCase& boundary_case) {
-  return os << boundary_case.problem.to_repro() << " --break=" << boundary_case.clause_id
-            << " --side=" << (boundary_case.just_valid ? "just-valid" : "just-invalid")
-            << " --choice=" << boundary_case.choice
-            << "\n  call: " << summarize(boundary_case.call);
-}
 
 }  // namespace gradconf::props::gs

@@ -59,19 +59,7 @@ struct GenOptions {
 /// @param options  Restrictions; see GenOptions.
 rc::Gen<Problem> gen_problem(const GenOptions& options = {});
 
-/// One call at one clause's boundary, made by a breaker from a valid base problem.
-struct BoundaryCase {
-  Problem problem;  ///< the valid base problem
-  Call call;        ///< make_call(problem) edited by the clause's breaker
-  std::string clause_id;
-  /// Just-invalid: the clause's status. Just-valid: ACLNN_SUCCESS. GS-MASK-01 expects
-  /// ACLNN_SUCCESS on both sides: the null mask (the clause fires: early-out, nothing written)
-  /// and the all-false mask {0, 0} (validation proceeds, nothing requested).
-  aclnnStatus expected_status = ACLNN_SUCCESS;
-  bool just_valid = false;
-  uint64_t choice =
-      0;  ///< the breaker's choice: (problem, clause_id, just_valid, choice) replays it
-};
+using BoundaryCase = props::BoundaryCase<Problem>;
 
 /// Boundary cases: a clause drawn uniformly among the breakers that apply (to options.entry if
 /// set), a small valid base problem (gs_ranges::kBoundaryMax*, no empty tensors, non-null mask),
@@ -106,14 +94,10 @@ std::vector<std::string> problem_tags(const Problem& problem, uint32_t axes = kA
 void classify(const Problem& problem, uint32_t axes = kAllAxes);
 
 /// RC_TAGs the clause id, the side ("just-valid"/"just-invalid") and the entry.
-void classify(const BoundaryCase& boundary_case);
+inline void classify(const BoundaryCase& boundary_case) { classify_boundary(boundary_case); }
 
 /// Prints summarize(call) in counterexamples.
 void showValue(const Call& call, std::ostream& os);
-
-/// "<problem repro> --break=<clause> --side=<just-valid|just-invalid> --choice=<n>" and, on a
-/// second line, summarize(call): what a counterexample prints.
-std::ostream& operator<<(std::ostream& os, const BoundaryCase& boundary_case);
 
 }  // namespace gradconf::props::gs
 

@@ -84,7 +84,7 @@ TEST(GridSampler2DCoverage, boundary_cases_break_every_clause_on_both_sides) {
     }
   }
   for (const auto& [key, count] : counts) std::cout << key << ": " << count << "\n";
-  for (const gs::ClauseBreaker& breaker : gs::clause_breakers()) {
+  for (const ClauseBreaker& breaker : gs::clause_breakers()) {
     for (const char* side : {" just-valid", " just-invalid"}) {
       EXPECT_GE(counts[std::string(breaker.clause_id) + side], 20) << breaker.clause_id << side;
     }

@@ -1,0 +1,124 @@
+// Clause breakers and boundary cases for any op (ARCHITECTURE.md law 10). A breaker edits a valid
+// role-keyed Call so that exactly its clause is the first to fire (just-invalid), or makes the
+// same kind of edit on the allowed side of the boundary (just-valid). Choices come in as a plain
+// uint64_t, so RapidCheck generators and libFuzzer byte decoders drive the same code.
+//
+// An op provides its breakers (one per clause, in table order) and a generator of small valid
+// base problems; gen_boundary_case and decode_boundary_edit do the rest for every op alike.
+#ifndef GRADCONF_PROPERTIES_GEN_BOUNDARY_H_
+#define GRADCONF_PROPERTIES_GEN_BOUNDARY_H_
+
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "op/call.h"
+#include "op/op_spec.h"
+
+namespace gradconf::props {
+
+/// The directions a clause can fire for (some clauses only exist in the backward).
+enum class Directions : uint8_t { kForward = 1, kBackward = 2, kBoth = 3 };
+
+/// Edits a call made from a valid problem at one clause's boundary. Every choice is valid; 0
+/// picks the simplest way.
+using BreakFn = void (*)(Call& call, uint64_t choice, bool just_valid);
+
+struct ClauseBreaker {
+  std::string_view clause_id;  ///< e.g. "GS-SHAPE-04"
+  Directions directions = Directions::kBoth;
+  BreakFn apply = nullptr;
+
+  bool applies_to(Direction direction) const {
+    const auto bit = static_cast<uint8_t>(direction == Direction::kForward ? Directions::kForward
+                                                                           : Directions::kBackward);
+    return (static_cast<uint8_t>(directions) & bit) != 0;
+  }
+};
+
+/// The breaker of `clause_id` in `breakers`, or nullptr.
+const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers, std::string_view clause_id);
+
+/// One call at one clause's boundary, made by a breaker from a valid base problem.
+template <typename Problem>
+struct BoundaryCase {
+  Problem problem;  ///< the valid base problem
+  Call call;        ///< the problem's call edited by the clause's breaker
+  std::string clause_id;
+  /// Just-invalid: the clause's status. Just-valid: ACLNN_SUCCESS.
+  aclnnStatus expected_status = ACLNN_SUCCESS;
+  bool just_valid = false;
+  uint64_t choice = 0;  ///< (problem, clause_id, just_valid, choice) replays the case
+
+  /// "<problem repro> --break=<clause> --side=<just-valid|just-invalid> --choice=<n>" and, on a
+  /// second line, summarize(call): what a counterexample prints.
+  friend std::ostream& operator<<(std::ostream& os, const BoundaryCase& c) {
+    return os << c.problem.to_repro() << " --break=" << c.clause_id
+              << " --side=" << (c.just_valid ? "just-valid" : "just-invalid")
+              << " --choice=" << c.choice << "\n  call: " << summarize(c.call);
+  }
+};
+
+/// The status `clause_id` has in `clauses` (ACLNN_ERR_INNER for an unknown id).
+aclnnStatus clause_status(std::span<const ClauseInfo> clauses, std::string_view clause_id);
+
+/// Boundary cases: a clause drawn uniformly among the breakers that apply to `directions`, then a
+/// direction it applies to, a small valid base problem of that direction, either side of the
+/// boundary, and a choice among the breaker's ways.
+template <typename Problem>
+rc::Gen<BoundaryCase<Problem>> gen_boundary_case(
+    std::span<const ClauseBreaker> breakers, std::span<const ClauseInfo> clauses,
+    std::function<rc::Gen<Problem>(Direction)> base_problems,
+    std::function<Call(const Problem&)> make_call, Directions directions = Directions::kBoth) {
+  std::vector<const ClauseBreaker*> usable;
+  auto wanted = [directions](Direction d) {
+    return ClauseBreaker{{}, directions, nullptr}.applies_to(d);
+  };
+  for (const ClauseBreaker& b : breakers) {
+    if ((b.applies_to(Direction::kForward) && wanted(Direction::kForward)) ||
+        (b.applies_to(Direction::kBackward) && wanted(Direction::kBackward))) {
+      usable.push_back(&b);
+    }
+  }
+  const std::vector<ClauseInfo> table(clauses.begin(), clauses.end());
+  return rc::gen::mapcat(rc::gen::elementOf(usable), [=](const ClauseBreaker* breaker) {
+    std::vector<Direction> options;
+    for (Direction d : {Direction::kBackward, Direction::kForward}) {
+      if (breaker->applies_to(d) && wanted(d)) options.push_back(d);
+    }
+    return rc::gen::mapcat(rc::gen::elementOf(options), [=](Direction d) {
+      return rc::gen::map(
+          rc::gen::tuple(base_problems(d), rc::gen::arbitrary<uint64_t>(), rc::gen::arbitrary<bool>()),
+          [=](const std::tuple<Problem, uint64_t, bool>& drawn) {
+            BoundaryCase<Problem> c;
+            c.problem = std::get<0>(drawn);
+            c.choice = std::get<1>(drawn);
+            c.just_valid = std::get<2>(drawn);
+            c.clause_id = std::string(breaker->clause_id);
+            c.call = make_call(c.problem);
+            breaker->apply(c.call, c.choice, c.just_valid);
+            c.expected_status = c.just_valid ? ACLNN_SUCCESS : clause_status(table, breaker->clause_id);
+            return c;
+          });
+    });
+  });
+}
+
+/// RC_TAGs the clause id, the side and the direction of a boundary case.
+template <typename Problem>
+void classify_boundary(const BoundaryCase<Problem>& c) {
+  RC_TAG(c.clause_id);
+  RC_TAG(c.just_valid ? "just-valid" : "just-invalid");
+  RC_TAG(c.call.entry ? std::string(direction_name(c.call.entry->direction)) : std::string("?"));
+}
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_GEN_BOUNDARY_H_
