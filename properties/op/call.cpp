@@ -6,6 +6,7 @@
 #include "core/dtype.h"
 #include "core/layout.h"
 #include "core/status.h"
+#include "core/tensor.h"
 #include "harness/backend.h"
 #include "op/op_spec.h"
 
@@ -118,55 +119,54 @@ const char* BoundArgs::string_attr(std::string_view name) const {
   return static_cast<const char*>(handle(name));
 }
 
-namespace {
-// Creates the array/string arguments of a call with one runtime and releases them.
-class AttrHandles {
- public:
-  AttrHandles(const Call& call, const AclRuntime& rt) : rt_(rt), handles_(call.attrs.size(), nullptr) {
-    strings_.resize(call.attrs.size());
-    for (size_t i = 0; i < call.attrs.size(); ++i) {
-      const AttrValue& value = call.attrs[i];
-      if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
-        const int64_t none = 0;
-        handles_[i] = rt.create_int_array(ints->empty() ? &none : ints->data(), ints->size());
-        kinds_.push_back(Kind::kInts);
-      } else if (const auto* bools = std::get_if<std::vector<bool>>(&value)) {
-        auto plain = std::make_unique<bool[]>(std::max<size_t>(bools->size(), 1));
-        std::copy(bools->begin(), bools->end(), plain.get());
-        handles_[i] = rt.create_bool_array(plain.get(), bools->size());
-        kinds_.push_back(Kind::kBools);
-      } else if (const auto* text = std::get_if<std::string>(&value)) {
-        strings_[i] = *text;
-        handles_[i] = strings_[i].data();
-        kinds_.push_back(Kind::kString);
+AttrArguments::AttrArguments(const Call& call, const AclRuntime* rt)
+    : rt_(rt), handles_(call.attrs.size(), nullptr), kinds_(call.attrs.size(), Kind::kNone) {
+  strings_.resize(call.attrs.size());
+  for (size_t i = 0; i < call.attrs.size(); ++i) {
+    const AttrValue& value = call.attrs[i];
+    if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
+      const int64_t none = 0;
+      handles_[i] = rt ? static_cast<void*>(rt->create_int_array(ints->empty() ? &none : ints->data(),
+                                                                   ints->size()))
+                       : new aclIntArray{*ints};
+      kinds_[i] = Kind::kInts;
+    } else if (const auto* bools = std::get_if<std::vector<bool>>(&value)) {
+      auto plain = std::make_unique<bool[]>(std::max<size_t>(bools->size(), 1));
+      std::copy(bools->begin(), bools->end(), plain.get());
+      handles_[i] = rt ? static_cast<void*>(rt->create_bool_array(plain.get(), bools->size()))
+                       : new aclBoolArray{*bools};
+      kinds_[i] = Kind::kBools;
+    } else if (const auto* text = std::get_if<std::string>(&value)) {
+      strings_[i] = *text;
+      handles_[i] = strings_[i].data();
+      kinds_[i] = Kind::kString;
+    }
+  }
+}
+
+AttrArguments::~AttrArguments() {
+  for (size_t i = 0; i < handles_.size(); ++i) {
+    if (handles_[i] == nullptr) continue;
+    if (kinds_[i] == Kind::kInts) {
+      if (rt_) {
+        rt_->destroy_int_array(static_cast<aclIntArray*>(handles_[i]));
       } else {
-        kinds_.push_back(Kind::kNone);
+        delete static_cast<aclIntArray*>(handles_[i]);
+      }
+    }
+    if (kinds_[i] == Kind::kBools) {
+      if (rt_) {
+        rt_->destroy_bool_array(static_cast<aclBoolArray*>(handles_[i]));
+      } else {
+        delete static_cast<aclBoolArray*>(handles_[i]);
       }
     }
   }
-  ~AttrHandles() {
-    for (size_t i = 0; i < handles_.size(); ++i) {
-      if (handles_[i] == nullptr) continue;
-      if (kinds_[i] == Kind::kInts) rt_.destroy_int_array(static_cast<aclIntArray*>(handles_[i]));
-      if (kinds_[i] == Kind::kBools) rt_.destroy_bool_array(static_cast<aclBoolArray*>(handles_[i]));
-    }
-  }
-  AttrHandles(const AttrHandles&) = delete;
-  AttrHandles& operator=(const AttrHandles&) = delete;
-  std::span<void* const> handles() const { return handles_; }
-
- private:
-  enum class Kind { kNone, kInts, kBools, kString };
-  const AclRuntime& rt_;
-  std::vector<void*> handles_;
-  std::vector<Kind> kinds_;
-  std::vector<std::string> strings_;
-};
-}  // namespace
+}
 
 Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
   ScopedBackendProfile profile(backend, call.profile);
-  AttrHandles attrs(call, backend.runtime());
+  AttrArguments attrs(call, &backend.runtime());
   Phase1 phase1 = [&](std::span<aclTensor* const> tensors, uint64_t* size, aclOpExecutor** executor) {
     return call.entry->phase1(backend, BoundArgs(call, tensors, attrs.handles(), size, executor));
   };

@@ -88,6 +88,26 @@ class BoundArgs {
 };
 
 class Backend;
+struct AclRuntime;
+
+/// The array and string arguments of a call's attributes (aclIntArray*, aclBoolArray*, char*),
+/// created with a backend's runtime, or, with no runtime, as our own model objects (what the
+/// clause-table oracle reads). Released with the same runtime.
+class AttrArguments {
+ public:
+  AttrArguments(const Call& call, const AclRuntime* rt);
+  ~AttrArguments();
+  AttrArguments(const AttrArguments&) = delete;
+  AttrArguments& operator=(const AttrArguments&) = delete;
+  std::span<void* const> handles() const { return handles_; }
+
+ private:
+  enum class Kind { kNone, kInts, kBools, kString };
+  const AclRuntime* rt_;
+  std::vector<void*> handles_;
+  std::vector<Kind> kinds_;
+  std::vector<std::string> strings_;
+};
 
 /// Runs the call's two phases on `backend` through the harness (canaries, guards, read-back),
 /// under the call's spec profile.

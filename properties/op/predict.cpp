@@ -65,23 +65,10 @@ ExpectedVerdict predict(const Call& call) {
     handles[i] = owned.back().get();
   }
 
-  std::vector<std::unique_ptr<aclIntArray>> int_arrays;
-  std::vector<std::unique_ptr<aclBoolArray>> bool_arrays;
-  std::vector<void*> attr_handles(call.attrs.size(), nullptr);
-  for (size_t i = 0; i < call.attrs.size(); ++i) {
-    if (const auto* ints = std::get_if<std::vector<int64_t>>(&call.attrs[i])) {
-      int_arrays.push_back(std::make_unique<aclIntArray>(aclIntArray{*ints}));
-      attr_handles[i] = int_arrays.back().get();
-    } else if (const auto* bools = std::get_if<std::vector<bool>>(&call.attrs[i])) {
-      bool_arrays.push_back(std::make_unique<aclBoolArray>(aclBoolArray{*bools}));
-      attr_handles[i] = bool_arrays.back().get();
-    } else if (const auto* text = std::get_if<std::string>(&call.attrs[i])) {
-      attr_handles[i] = const_cast<char*>(text->c_str());
-    }
-  }
+  const AttrArguments attrs(call, nullptr);
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
-  const BoundArgs args(call, handles, attr_handles, &workspace_size, &executor);
+  const BoundArgs args(call, handles, attrs.handles(), &workspace_size, &executor);
   const Verdict table_verdict = call.entry->oracle(args, call.profile);
   verdict.status = table_verdict.status;
   verdict.clause_id = std::string(table_verdict.clause_id);

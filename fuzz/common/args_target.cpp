@@ -1,0 +1,298 @@
+#include "common/args_target.h"
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/fuzz_support.h"
+#include "core/checked_math.h"
+#include "core/dtype.h"
+#include "core/layout.h"
+#include "core/tensor.h"
+#include "harness/backend.h"
+#include "harness/harness.h"
+
+namespace gradconf::fuzz {
+namespace {
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr std::array<int64_t, 16> kWildDims = {0, 1, 2, 3, 4, 5, -1, -2, kMin, kMax,
+                                               int64_t{1} << 31, int64_t{1} << 32, int64_t{1} << 62,
+                                               3037000500, 65536, 17};
+constexpr std::array<int64_t, 10> kWildStrides = {0, 1, 2, -1, 3, 7, kMax, kMin, int64_t{1} << 40, 65537};
+constexpr std::array<int64_t, 6> kWildOffsets = {1, 3, -1, kMax, int64_t{1} << 33, 64};
+constexpr std::array<aclDataType, 8> kDtypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE,
+                                                ACL_INT32, ACL_INT64,   ACL_BOOL, ACL_UINT8};
+constexpr std::array<int32_t, 5> kWildDtypes = {-1, 2, 13, 28, std::numeric_limits<int32_t>::max()};
+constexpr std::array<aclFormat, 4> kFormats = {ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_NC1HWC0,
+                                               ACL_FORMAT_FRACTAL_Z};
+constexpr std::array<int64_t, 12> kWildInts = {kMin, -2, -1, 0, 1, 2, 3, 7, 16, 17, 513, kMax};
+constexpr std::array<double, 7> kWildDoubles = {0.0, -1.0, 1e-300, 1e300, 0.5,
+                                                std::numeric_limits<double>::quiet_NaN(),
+                                                std::numeric_limits<double>::infinity()};
+// Storage above this many bytes is declared but not allocated: such calls stop after phase 1.
+constexpr uint64_t kLargestRealStorage = uint64_t{1} << 16;
+constexpr uint8_t kCanary = 0xA5;
+
+struct RawTensor {
+  aclTensor* handle = nullptr;   // the backend's tensor, passed to the call
+  std::optional<aclTensor> model;  // our model of the same view, read by the oracle
+  std::unique_ptr<uint8_t[]> storage;  // exactly `bytes` long, so ASan sees any overrun
+  uint64_t bytes = 0;
+  bool real = true;  // false: storage only declared (phase 2 must not run)
+  std::vector<uint8_t> snapshot;
+  const props::AclRuntime* rt = nullptr;
+  RawTensor() = default;
+  RawTensor(const RawTensor&) = delete;
+  RawTensor& operator=(const RawTensor&) = delete;
+  ~RawTensor() {
+    if (handle) rt->destroy_tensor(handle);
+  }
+  bool unchanged() const {
+    return !real || bytes == 0 || std::memcmp(storage.get(), snapshot.data(), bytes) == 0;
+  }
+};
+
+aclDataType decode_dtype(FuzzedDataProvider& fdp, aclDataType coherent) {
+  switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
+    case 0: return pick(fdp, kDtypes);
+    case 1: return static_cast<aclDataType>(pick(fdp, kWildDtypes));
+    default: return coherent;
+  }
+}
+
+aclFormat decode_format(FuzzedDataProvider& fdp) {
+  switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
+    case 0: return pick(fdp, kFormats);
+    case 1: return static_cast<aclFormat>(fdp.ConsumeIntegral<int32_t>());
+    default: return ACL_FORMAT_ND;
+  }
+}
+
+// The role's coherent tensor most of the time, with any part made wild. Storage holds the call's
+// values where the view is still the coherent one (index tensors stay meaningful), canary bytes
+// everywhere else.
+void decode_tensor(FuzzedDataProvider& fdp, const props::TensorSpec& spec, const props::AclRuntime& rt,
+                   RawTensor& out) {
+  out.rt = &rt;
+  if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) return;  // null
+  std::vector<int64_t> dims = spec.dims;
+  bool coherent = true;
+  if (fdp.ConsumeIntegralInRange<int>(0, 5) == 0) {
+    dims.resize(fdp.ConsumeIntegralInRange<size_t>(0, 9));  // rank 0..9 (9 > kMaxRank)
+    for (auto& d : dims) d = pick(fdp, kWildDims);
+    coherent = false;
+  } else if (!dims.empty() && fdp.ConsumeIntegralInRange<int>(0, 3) == 0) {
+    dims[fdp.ConsumeIntegralInRange<size_t>(0, dims.size() - 1)] = pick(fdp, kWildDims);
+    coherent = false;
+  }
+  std::vector<int64_t> strides = contiguous_strides(dims);
+  if (!dims.empty() && fdp.ConsumeIntegralInRange<int>(0, 3) == 0) {
+    strides[fdp.ConsumeIntegralInRange<size_t>(0, dims.size() - 1)] = pick(fdp, kWildStrides);
+    coherent = false;
+  }
+  if (!dims.empty() && fdp.ConsumeIntegralInRange<int>(0, 7) == 0) {
+    for (auto& s : strides) s = pick(fdp, kWildStrides);
+    coherent = false;
+  }
+  const int64_t offset = fdp.ConsumeIntegralInRange<int>(0, 5) == 0 ? pick(fdp, kWildOffsets) : 0;
+  const aclDataType dtype = decode_dtype(fdp, spec.dtype);
+  coherent = coherent && offset == 0 && dtype == spec.dtype;
+  const aclFormat format = decode_format(fdp);
+  // Storage: exactly what the view needs, one element short, or a wild count.
+  const auto last = checked_last_offset(dims, strides, offset);
+  int64_t storage_numel = last ? checked_add(*last, 1).value_or(*last) : 1;
+  switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
+    case 0: storage_numel = checked_add(storage_numel, -1).value_or(storage_numel); break;
+    case 1: storage_numel = pick(fdp, kWildDims); break;
+    default: break;
+  }
+  std::vector<int64_t> storage_dims = {storage_numel};
+  if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) {
+    storage_dims.resize(fdp.ConsumeIntegralInRange<size_t>(0, 9));
+    for (auto& d : storage_dims) d = pick(fdp, kWildDims);
+  }
+  const auto declared = checked_numel(storage_dims);
+  const int64_t esize = element_size(dtype);
+  const auto bytes = declared && esize > 0 ? checked_mul(*declared, esize) : std::nullopt;
+  static uint8_t dummy[64];
+  void* data = dummy;
+  out.real = bytes && static_cast<uint64_t>(*bytes) <= kLargestRealStorage;
+  if (out.real) {
+    out.bytes = static_cast<uint64_t>(*bytes);
+    out.storage.reset(new uint8_t[out.bytes > 0 ? out.bytes : 1]);
+    std::memset(out.storage.get(), kCanary, out.bytes);
+    if (coherent && !spec.output && !spec.values.empty()) {
+      const auto encoded = props::encode(dtype, spec.values);
+      std::memcpy(out.storage.get(), encoded.data(), std::min<size_t>(encoded.size(), out.bytes));
+    }
+    out.snapshot.assign(out.storage.get(), out.storage.get() + out.bytes);
+    data = out.bytes > 0 ? out.storage.get() : (fdp.ConsumeBool() ? nullptr : dummy);
+  }
+  if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) data = nullptr;
+  out.handle = rt.create_tensor(dims.data(), dims.size(), dtype, strides.data(), offset, format,
+                                storage_dims.data(), storage_dims.size(), data);
+  out.model = make_tensor(dims.data(), dims.size(), dtype, strides.data(), offset, format,
+                          storage_dims.data(), storage_dims.size(), data);
+}
+
+// Wild values by attribute kind, one attribute in four.
+void wild_attrs_by_kind(FuzzedDataProvider& fdp, props::Call& call) {
+  for (size_t i = 0; i < call.attrs.size(); ++i) {
+    if (fdp.ConsumeIntegralInRange<int>(0, 3) != 0) continue;
+    const props::AttrSpec& spec = call.entry->attrs[i];
+    props::AttrValue& value = call.attrs[i];
+    if (fdp.ConsumeIntegralInRange<int>(0, 5) == 0) {
+      value = std::monostate{};  // null, allowed or not
+      continue;
+    }
+    switch (spec.kind) {
+      case props::AttrKind::kInt: value = pick(fdp, kWildInts); break;
+      case props::AttrKind::kDouble: value = pick(fdp, kWildDoubles); break;
+      case props::AttrKind::kBool: value = fdp.ConsumeBool(); break;
+      case props::AttrKind::kString: {
+        static const std::array<std::string, 6> kStrings = {"", "TND", "BSND", "BNSD", "tnd",
+                                                            std::string(300, 'T')};
+        value = pick(fdp, kStrings);
+        break;
+      }
+      case props::AttrKind::kIntList: {
+        std::vector<int64_t> list;
+        if (const auto* base = std::get_if<std::vector<int64_t>>(&value)) list = *base;
+        list.resize(fdp.ConsumeIntegralInRange<size_t>(0, 9));
+        if (!list.empty()) list[fdp.ConsumeIntegralInRange<size_t>(0, list.size() - 1)] = pick(fdp, kWildInts);
+        value = std::move(list);
+        break;
+      }
+      case props::AttrKind::kBoolList: {
+        std::vector<bool> list(fdp.ConsumeIntegralInRange<size_t>(0, 16));
+        for (size_t k = 0; k < list.size(); ++k) list[k] = fdp.ConsumeBool() || fdp.ConsumeBool();
+        value = std::move(list);
+        break;
+      }
+    }
+  }
+}
+
+std::string message_of(const props::AclRuntime& rt) {
+  const char* message = rt.recent_error();
+  return message ? message : "";
+}
+
+}  // namespace
+
+int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) {
+  FuzzedDataProvider fdp(data, size);
+  const props::Backend& backend = props::Backend::linked();
+  const props::AclRuntime& rt = backend.runtime();
+  props::Call call = target.base_call(fdp);
+  call.profile = fdp.ConsumeBool() ? SpecProfile::kExtended : SpecProfile::kSeed;
+  const props::ScopedBackendProfile profile(backend, call.profile);
+  std::vector<RawTensor> tensors(call.tensors.size());
+  for (size_t i = 0; i < call.tensors.size(); ++i) decode_tensor(fdp, call.tensors[i], rt, tensors[i]);
+  if (target.wild_attrs && fdp.ConsumeBool()) target.wild_attrs(fdp, call);
+  wild_attrs_by_kind(fdp, call);
+  call.null_workspace_size = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
+  call.null_executor = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
+
+  std::vector<aclTensor*> handles(tensors.size()), models(tensors.size());
+  std::string summary = std::string(call.entry_name()) + " profile=" +
+                        std::string(profile_name(call.profile));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    handles[i] = tensors[i].handle;
+    models[i] = tensors[i].model ? &*tensors[i].model : nullptr;
+    summary += " " + call.tensors[i].name + "=" + (models[i] ? describe(*models[i]) : "null");
+  }
+  for (size_t i = 0; i < call.attrs.size(); ++i) {
+    summary += " " + std::string(call.entry->attrs[i].name) + "=" + props::format_attr(call.attrs[i]);
+  }
+  uint64_t workspace_size = 0, model_size = 0;
+  aclOpExecutor* executor = nullptr;
+  aclOpExecutor* model_executor = nullptr;
+  const props::AttrArguments model_attrs(call, nullptr);
+  const Verdict predicted =
+      call.entry->oracle(props::BoundArgs(call, models, model_attrs.handles(), &model_size, &model_executor),
+                         call.profile);
+  tag(predicted.clause_id.empty() ? std::string("phase1=proceeds")
+                                  : "phase1=" + std::string(predicted.clause_id));
+  const props::AttrArguments attrs(call, &rt);
+  const aclnnStatus status = call.entry->phase1(
+      backend, props::BoundArgs(call, handles, attrs.handles(), &workspace_size, &executor));
+  if (status != predicted.status) {
+    finding("phase 1 returned " + std::to_string(status) + " (" + message_of(rt) +
+            "), the clause table predicts " + std::to_string(predicted.status) + " (" +
+            predicted.message + "); call: " + summary);
+  }
+  auto unchanged = [&](bool outputs) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (call.tensors[i].output == outputs && !tensors[i].unchanged()) return false;
+    }
+    return true;
+  };
+  if (status != ACLNN_SUCCESS) {
+    const std::string message = message_of(rt);
+    if (message.rfind(std::string(predicted.clause_id) + ": ", 0) != 0) {
+      finding("phase 1 message '" + message + "' does not start with " +
+              std::string(predicted.clause_id) + "; call: " + summary);
+    }
+    if (!unchanged(true)) finding("a failing phase 1 wrote an output; call: " + summary);
+    return 0;
+  }
+  bool all_real = true;
+  for (size_t i = 0; i < tensors.size(); ++i) all_real = all_real && (!handles[i] || tensors[i].real);
+  if (!all_real) {
+    rt.destroy_executor(executor);
+    return 0;
+  }
+  // Phase 2, per spec README §1.
+  const props::Phase2 phase2 = call.entry->phase2(backend);
+  int mode = fdp.ConsumeIntegralInRange<int>(0, 7);
+  if (mode > 4 || ((mode == 2 || mode == 3) && workspace_size == 0)) mode = 0;
+  static constexpr const char* kModeNames[] = {"phase2=run", "phase2=null-executor",
+                                               "phase2=short-workspace", "phase2=null-workspace",
+                                               "phase2=run-twice"};
+  tag(kModeNames[mode]);
+  std::unique_ptr<uint8_t[]> workspace(workspace_size > 0 ? new uint8_t[workspace_size] : nullptr);
+  if (workspace) std::memset(workspace.get(), 0xEE, workspace_size);
+  aclnnStatus expected = ACLNN_SUCCESS;
+  aclnnStatus got = ACLNN_SUCCESS;
+  if (mode == 1) {
+    got = phase2(workspace.get(), workspace_size, nullptr, nullptr);
+    expected = ACLNN_ERR_PARAM_NULLPTR;
+    rt.destroy_executor(executor);
+  } else if (mode == 2) {
+    const uint64_t shortfall = fdp.ConsumeIntegralInRange<uint64_t>(1, workspace_size);
+    got = phase2(workspace.get(), workspace_size - shortfall, executor, nullptr);
+    expected = ACLNN_ERR_PARAM_INVALID;
+  } else if (mode == 3) {
+    got = phase2(nullptr, workspace_size, executor, nullptr);
+    expected = ACLNN_ERR_PARAM_INVALID;
+  } else {
+    got = phase2(workspace.get(), workspace_size, executor, nullptr);
+    if (got == ACLNN_SUCCESS && mode == 4) {
+      // Executors are single-use: a second run is refused and writes nothing.
+      for (auto& t : tensors) {
+        if (t.real && t.bytes > 0) t.snapshot.assign(t.storage.get(), t.storage.get() + t.bytes);
+      }
+      got = phase2(workspace.get(), workspace_size, executor, nullptr);
+      expected = ACLNN_ERR_RUNTIME_ERROR;
+    }
+  }
+  if (got != expected) {
+    finding("phase 2 (mode " + std::to_string(mode) + ") returned " + std::to_string(got) + " (" +
+            message_of(rt) + "), expected " + std::to_string(expected) + "; call: " + summary);
+  }
+  if (expected != ACLNN_SUCCESS && !unchanged(true)) {
+    finding("a failing phase 2 wrote an output; call: " + summary);
+  }
+  if (!unchanged(false)) finding("phase 2 wrote an input; call: " + summary);
+  return 0;
+}
+
+}  // namespace gradconf::fuzz
