@@ -68,16 +68,4 @@ Problem decode_problem(FuzzedDataProvider& fdp, Entry entry) {
   return p;
 }
 
-BoundaryEdit decode_boundary_edit(FuzzedDataProvider& fdp, Entry entry) {
-  std::vector<const props::ClauseBreaker*> breakers;
-  for (const auto& breaker : props::gs::clause_breakers()) {
-    if (breaker.applies_to(props::gs::direction_of(entry))) breakers.push_back(&breaker);
-  }
-  BoundaryEdit edit;
-  edit.breaker = pick(fdp, std::span<const props::ClauseBreaker* const>(breakers));
-  edit.just_valid = fdp.ConsumeBool();
-  edit.choice = fdp.ConsumeIntegral<uint64_t>();
-  return edit;
-}
-
 }  // namespace gradconf::fuzz::gs

@@ -20,16 +20,6 @@ using grid_sampler2d::Problem;
 /// A valid problem of `entry` within gs_ranges limits (empty tensors and null masks included).
 Problem decode_problem(FuzzedDataProvider& fdp, Entry entry);
 
-/// One clause broken at its boundary (or the same edit kept valid), as gen_boundary_case does.
-struct BoundaryEdit {
-  const props::ClauseBreaker* breaker = nullptr;
-  uint64_t choice = 0;
-  bool just_valid = false;
-};
-
-/// A breaker that applies to `entry`, a side and a choice.
-BoundaryEdit decode_boundary_edit(FuzzedDataProvider& fdp, Entry entry);
-
 }  // namespace gradconf::fuzz::gs
 
 #endif  // GRADCONF_FUZZ_GRID_SAMPLER2D_DECODE_H_
