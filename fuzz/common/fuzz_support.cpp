@@ -19,4 +19,23 @@ std::map<std::string, int, std::less<>>& enable_tags() {
 
 void begin_input() { g_seen_in_input.clear(); }
 
+LayoutSpec decode_layout(FuzzedDataProvider& fdp, int rank, bool is_input,
+                         const props::LayoutLimits& limits,
+                         const std::vector<std::vector<int>>& orders) {
+  LayoutSpec layout;
+  if (fdp.ConsumeBool()) return layout;
+  const std::vector<std::vector<int>> choices = orders.empty() ? props::standard_orders(rank) : orders;
+  layout.order = choices[fdp.ConsumeIntegralInRange<size_t>(0, choices.size() - 1)];
+  bool identity = true;
+  for (size_t i = 0; i < layout.order.size(); ++i) identity = identity && layout.order[i] == static_cast<int>(i);
+  if (identity) layout.order.clear();  // spelled as LayoutSpec::parse returns it
+  if (fdp.ConsumeBool()) layout.pad = fdp.ConsumeIntegralInRange<int64_t>(1, limits.max_pad);
+  if (fdp.ConsumeBool()) layout.offset = fdp.ConsumeIntegralInRange<int64_t>(1, limits.max_offset);
+  if (is_input && rank > 0 && fdp.ConsumeBool()) {
+    const uint32_t all_dims = rank >= 32 ? ~0u : (1u << rank) - 1;
+    layout.broadcast = fdp.ConsumeIntegralInRange<uint32_t>(1, all_dims);
+  }
+  return layout;
+}
+
 }  // namespace gradconf::fuzz

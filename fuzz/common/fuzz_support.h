@@ -14,6 +14,8 @@
 #include <span>
 #include <string>
 
+#include "core/layout.h"
+#include "gen/layout_gen.h"
 #include "laws/law.h"
 
 namespace gradconf::fuzz {
@@ -41,6 +43,11 @@ int64_t pick_size(FuzzedDataProvider& fdp, int64_t lo, int64_t hi, const std::ar
   }
   return fdp.ConsumeIntegralInRange<int64_t>(std::max<int64_t>(lo, 1), hi);
 }
+
+/// A layout as gen_layout draws it (contiguous about half of the time), from bytes.
+LayoutSpec decode_layout(FuzzedDataProvider& fdp, int rank, bool is_input,
+                         const props::LayoutLimits& limits = {},
+                         const std::vector<std::vector<int>>& orders = {});
 
 /// Records a coverage tag ("dtype=bf16", "clause=GS-SHAPE-04 just-invalid", ...) for the current
 /// input when the replay driver asked for tags (--tags, --require-tags); a no-op otherwise, and

@@ -17,16 +17,15 @@ using grid_sampler2d::Padding;
 using grid_sampler2d::Role;
 using grid_sampler2d::ValueFill;
 
-LayoutSpec decode_layout(FuzzedDataProvider& fdp, bool is_input) {
-  LayoutSpec layout;
-  if (fdp.ConsumeBool()) return layout;  // contiguous about half of the time, as the generator
-  const auto& order = pick(fdp, ranges::kOrders);
-  // The identity is spelled as the empty order, as LayoutSpec::parse returns it.
-  if (order != std::array<int, 4>{0, 1, 2, 3}) layout.order.assign(order.begin(), order.end());
-  if (fdp.ConsumeBool()) layout.pad = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxLayoutPad);
-  if (fdp.ConsumeBool()) layout.offset = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxLayoutOffset);
-  if (is_input && fdp.ConsumeBool()) layout.broadcast = fdp.ConsumeIntegralInRange<uint32_t>(1, 15);
-  return layout;
+std::vector<std::vector<int>> gs_orders() {
+  std::vector<std::vector<int>> orders;
+  for (const auto& order : ranges::kOrders) orders.emplace_back(order.begin(), order.end());
+  return orders;
+}
+
+LayoutSpec decode_gs_layout(FuzzedDataProvider& fdp, bool is_input) {
+  static const std::vector<std::vector<int>> orders = gs_orders();
+  return decode_layout(fdp, 4, is_input, {ranges::kMaxLayoutPad, ranges::kMaxLayoutOffset}, orders);
 }
 
 int64_t decode_size(FuzzedDataProvider& fdp, int64_t max, bool allow_zero) {
@@ -57,8 +56,8 @@ Problem decode_problem(FuzzedDataProvider& fdp, Entry entry) {
       default: p.output_mask = std::nullopt; break;  // GS-MASK-01 early-out
     }
   }
-  for (Role role : p.inputs()) p.layout(role) = decode_layout(fdp, true);
-  for (Role role : p.outputs()) p.layout(role) = decode_layout(fdp, false);
+  for (Role role : p.inputs()) p.layout(role) = decode_gs_layout(fdp, true);
+  for (Role role : p.outputs()) p.layout(role) = decode_gs_layout(fdp, false);
   p.grid_fill = pick(fdp, std::array{GridFill::kUniform, GridFill::kSpecials, GridFill::kExact,
                                      GridFill::kSmooth});
   p.value_fill = fdp.ConsumeBool() ? ValueFill::kDyadic : ValueFill::kUniform;

@@ -6,17 +6,9 @@
 #include <utility>
 
 #include "core/dtype.h"
+#include "gen/layout_gen.h"
 #include "grid_sampler2d/clauses.h"
 #include "gen/grid_sampler2d_ranges.h"
-
-namespace gradconf {
-
-void showValue(const LayoutSpec& layout, std::ostream& os) {
-  const std::string text = layout.to_string();
-  os << (text.empty() ? std::string("contiguous") : text);
-}
-
-}  // namespace gradconf
 
 namespace gradconf::props::gs {
 namespace {
@@ -55,19 +47,11 @@ rc::Gen<int64_t> gen_size(int64_t max, bool allow_zero) {
   });
 }
 
-std::vector<int> as_order(const std::array<int, 4>& order) {
-  // The identity is spelled as the empty order, as LayoutSpec::parse returns it, so that a
-  // generated problem survives the repro round trip unchanged.
-  if (order == std::array<int, 4>{0, 1, 2, 3}) return {};
-  return {order.begin(), order.end()};
-}
-
-rc::Gen<std::vector<int>> gen_order(bool include_identity) {
+// GridSampler's own four 4-D orders (identity, channels-last, inner transpose, reversed).
+std::vector<std::vector<int>> gs_orders() {
   std::vector<std::vector<int>> orders;
-  for (const auto& order : ranges::kOrders) {
-    if (include_identity || as_order(order).size() == 4) orders.push_back(as_order(order));
-  }
-  return rc::gen::elementOf(orders);
+  for (const auto& order : ranges::kOrders) orders.emplace_back(order.begin(), order.end());
+  return orders;
 }
 
 rc::Gen<std::optional<std::array<bool, 2>>> gen_mask(bool allow_null) {
@@ -143,42 +127,12 @@ rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits
   });
 }
 
-// "contiguous", or each non-default part: "permuted", "padded", "offset", "broadcast".
-std::vector<std::string_view> layout_kinds(const LayoutSpec& layout) {
-  if (layout.contiguous()) return {"contiguous"};
-  std::vector<std::string_view> kinds;
-  bool identity = true;
-  for (size_t i = 0; i < layout.order.size(); ++i) {
-    identity = identity && layout.order[i] == static_cast<int>(i);
-  }
-  if (!identity) kinds.push_back("permuted");
-  if (layout.pad != 0) kinds.push_back("padded");
-  if (layout.offset != 0) kinds.push_back("offset");
-  if (layout.broadcast != 0) kinds.push_back("broadcast");
-  return kinds;
-}
 
 }  // namespace
 
 rc::Gen<LayoutSpec> gen_layout(bool is_input) {
-  const auto pad = rc::gen::inRange<int64_t>(1, ranges::kMaxLayoutPad + 1);
-  const auto offset = rc::gen::inRange<int64_t>(1, ranges::kMaxLayoutOffset + 1);
-  const auto broadcast = rc::gen::inRange<uint32_t>(1, 16);
-  const auto combined = rc::gen::build<LayoutSpec>(
-      rc::gen::set(&LayoutSpec::order, gen_order(true)),
-      rc::gen::set(&LayoutSpec::pad, rc::gen::inRange<int64_t>(0, ranges::kMaxLayoutPad + 1)),
-      rc::gen::set(&LayoutSpec::offset, rc::gen::inRange<int64_t>(0, ranges::kMaxLayoutOffset + 1)),
-      rc::gen::set(&LayoutSpec::broadcast,
-                   is_input ? rc::gen::inRange<uint32_t>(0, 16) : rc::gen::just(0u)));
-  return rc::gen::weightedOneOf<LayoutSpec>({
-      {14, rc::gen::just(LayoutSpec{})},
-      {3, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::order, gen_order(false)))},
-      {3, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::pad, pad))},
-      {2, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::offset, offset))},
-      {is_input ? 2u : 0u,
-       rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::broadcast, broadcast))},
-      {4, combined},
-  });
+  return props::gen_layout(4, is_input, {ranges::kMaxLayoutPad, ranges::kMaxLayoutOffset},
+                           gs_orders());
 }
 
 rc::Gen<Problem> gen_problem(const GenOptions& options) {

@@ -17,13 +17,9 @@
 #include "core/layout.h"
 #include "core/profile.h"
 #include "gen/grid_sampler2d_breakers.h"
+#include "gen/layout_gen.h"
 #include "grid_sampler2d/problem.h"
 #include "harness/grid_sampler2d_harness.h"
-
-namespace gradconf {
-/// Prints a layout in counterexamples ("contiguous" or its repro text, e.g. "o0231.p3").
-void showValue(const LayoutSpec& layout, std::ostream& os);
-}  // namespace gradconf
 
 namespace gradconf::props::gs {
 
