@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "common/fuzz_support.h"
-#include "gen/grid_sampler2d_ranges.h"
+#include "families/grid_sampler2d/ranges.h"
 
 namespace gradconf::fuzz::gs {
 namespace {

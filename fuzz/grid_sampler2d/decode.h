@@ -9,7 +9,7 @@
 
 #include <optional>
 
-#include "gen/grid_sampler2d_breakers.h"
+#include "families/grid_sampler2d/breakers.h"
 #include "grid_sampler2d/problem.h"
 
 namespace gradconf::fuzz::gs {

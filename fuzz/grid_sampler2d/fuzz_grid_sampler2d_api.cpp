@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "common/api_target.h"
-#include "gen/grid_sampler2d_gen.h"
+#include "families/grid_sampler2d/gen.h"
 #include "grid_sampler2d/decode.h"
-#include "laws/grid_sampler2d_traits.h"
+#include "families/grid_sampler2d/traits.h"
 
 namespace {
 

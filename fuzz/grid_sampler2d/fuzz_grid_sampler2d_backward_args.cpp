@@ -3,9 +3,9 @@
 // starting from a small valid problem, with the GS enum values that are out of range.
 #include "common/args_target.h"
 #include "common/fuzz_support.h"
-#include "gen/grid_sampler2d_ranges.h"
+#include "families/grid_sampler2d/ranges.h"
 #include "grid_sampler2d/decode.h"
-#include "harness/grid_sampler2d_harness.h"
+#include "families/grid_sampler2d/entries.h"
 
 namespace {
 

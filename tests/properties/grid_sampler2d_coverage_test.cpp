@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "gen/grid_sampler2d_breakers.h"
-#include "gen/grid_sampler2d_gen.h"
+#include "families/grid_sampler2d/breakers.h"
+#include "families/grid_sampler2d/gen.h"
 #include "property_support.h"
 
 namespace gradconf::props {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "gen/grid_sampler2d_gen.h"
+#include "families/grid_sampler2d/gen.h"
 #include "laws/laws.h"
 #include "property_support.h"
 

@@ -2,7 +2,7 @@
 // for obviousness, not speed: plain loops, one output element per loop body where the math allows,
 // an explicit 4-tap corner table and PyTorch-style named helpers. It includes nothing from the
 // kernels (only the C++ standard library), so a bug in a shared helper cannot make the kernels and
-// the oracle agree by accident. Semantics: /work/shared/spec/grid_sampler2d.md.
+// the oracle agree by accident. Semantics: ../shared/spec/grid_sampler2d.md.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 // The value ranges GridSampler2D problems are drawn from: one set of constants shared by the
 // RapidCheck generators (properties/gen) and the fuzzers' byte decoders (fuzz/), so a property
 // and a fuzzer explore the same space.
-#ifndef GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_RANGES_H_
-#define GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_RANGES_H_
+#ifndef GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_RANGES_H_
+#define GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_RANGES_H_
 
 #include <array>
 #include <cstdint>
@@ -54,4 +54,4 @@ inline constexpr std::array<uint64_t, 6> kInvalidMaskSizes = {1, 3, 0, 4, 8, 16}
 
 }  // namespace gradconf::props::gs_ranges
 
-#endif  // GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_RANGES_H_
+#endif  // GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_RANGES_H_

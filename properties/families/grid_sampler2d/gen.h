@@ -2,8 +2,8 @@
 // its boundary, or the same edit kept just valid), and the classification that makes their
 // coverage visible in a property's output. Built from gen::build / mapcat / oneOf only, so every
 // value shrinks field by field (sizes toward 1, layouts toward contiguous, choices toward 0).
-#ifndef GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_GEN_H_
-#define GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_GEN_H_
+#ifndef GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_GEN_H_
+#define GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_GEN_H_
 
 #include <rapidcheck.h>
 
@@ -16,10 +16,10 @@
 #include "aclnn/acl_meta.h"
 #include "core/layout.h"
 #include "core/profile.h"
-#include "gen/grid_sampler2d_breakers.h"
+#include "families/grid_sampler2d/breakers.h"
 #include "gen/layout_gen.h"
 #include "grid_sampler2d/problem.h"
-#include "harness/grid_sampler2d_harness.h"
+#include "families/grid_sampler2d/entries.h"
 
 namespace gradconf::props::gs {
 
@@ -97,4 +97,4 @@ void showValue(const Call& call, std::ostream& os);
 
 }  // namespace gradconf::props::gs
 
-#endif  // GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_GEN_H_
+#endif  // GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_GEN_H_

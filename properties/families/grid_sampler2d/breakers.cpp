@@ -3,7 +3,7 @@
 // change one tensor alone break exactly the relation that tensor takes part in. Earlier clauses
 // of the table (null, mask, dtype, format, attrs, ranks) are never touched by a later clause's
 // breaker, so the first clause that fires is the breaker's own.
-#include "gen/grid_sampler2d_breakers.h"
+#include "families/grid_sampler2d/breakers.h"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include "core/layout.h"
 #include "core/status.h"
 #include "core/tensor.h"
-#include "gen/grid_sampler2d_ranges.h"
+#include "families/grid_sampler2d/ranges.h"
 #include "grid_sampler2d/clauses.h"
 
 namespace gradconf::props::gs {

@@ -1,10 +1,10 @@
 // GridSampler2D's traits for the laws (see traits.h).
-#ifndef GRADCONF_PROPERTIES_LAWS_GRID_SAMPLER2D_TRAITS_H_
-#define GRADCONF_PROPERTIES_LAWS_GRID_SAMPLER2D_TRAITS_H_
+#ifndef GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_TRAITS_H_
+#define GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_TRAITS_H_
 
 #include <algorithm>
 
-#include "harness/grid_sampler2d_harness.h"
+#include "families/grid_sampler2d/entries.h"
 #include "laws/traits.h"
 
 namespace gradconf::props {
@@ -50,4 +50,4 @@ struct GridSampler2DTraits {
 
 }  // namespace gradconf::props
 
-#endif  // GRADCONF_PROPERTIES_LAWS_GRID_SAMPLER2D_TRAITS_H_
+#endif  // GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_TRAITS_H_

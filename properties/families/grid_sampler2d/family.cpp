@@ -2,10 +2,10 @@
 // instantiated over GridSampler2DTraits (checked against the OpTraits concept).
 #include <sstream>
 
-#include "gen/grid_sampler2d_gen.h"
+#include "families/grid_sampler2d/gen.h"
 #include "grid_sampler2d/clauses.h"
 #include "grid_sampler2d/faults.h"
-#include "laws/grid_sampler2d_traits.h"
+#include "families/grid_sampler2d/traits.h"
 #include "laws/laws.h"
 #include "op/registry.h"
 

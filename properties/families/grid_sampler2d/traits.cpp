@@ -1,4 +1,4 @@
-#include "laws/grid_sampler2d_traits.h"
+#include "families/grid_sampler2d/traits.h"
 
 #include <cmath>
 

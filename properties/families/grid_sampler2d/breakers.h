@@ -6,8 +6,8 @@
 //
 // predict() is the oracle that goes with them: the verdict the clause table gives for a Call,
 // computed without running the operator.
-#ifndef GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_BREAKERS_H_
-#define GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_BREAKERS_H_
+#ifndef GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_BREAKERS_H_
+#define GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_BREAKERS_H_
 
 #include <cstdint>
 #include <span>
@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "aclnn/acl_meta.h"
-#include "harness/grid_sampler2d_harness.h"
+#include "families/grid_sampler2d/entries.h"
 #include "gen/boundary.h"
 #include "op/predict.h"
 
@@ -35,4 +35,4 @@ std::span<const ClauseBreaker> clause_breakers();
 
 }  // namespace gradconf::props::gs
 
-#endif  // GRADCONF_PROPERTIES_GEN_GRID_SAMPLER2D_BREAKERS_H_
+#endif  // GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_BREAKERS_H_

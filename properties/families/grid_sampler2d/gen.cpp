@@ -1,4 +1,4 @@
-#include "gen/grid_sampler2d_gen.h"
+#include "families/grid_sampler2d/gen.h"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include "core/dtype.h"
 #include "gen/layout_gen.h"
 #include "grid_sampler2d/clauses.h"
-#include "gen/grid_sampler2d_ranges.h"
+#include "families/grid_sampler2d/ranges.h"
 
 namespace gradconf::props::gs {
 namespace {

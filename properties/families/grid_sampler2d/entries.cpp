@@ -1,4 +1,4 @@
-#include "harness/grid_sampler2d_harness.h"
+#include "families/grid_sampler2d/entries.h"
 
 #include "aclnnop/aclnn_grid_sampler2d.h"
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"

@@ -1,7 +1,7 @@
 // GridSampler2D's side of the op model: its two entry specs (roles, attributes, C bindings, the
 // clause-table oracle), and the Problem -> Call step.
-#ifndef GRADCONF_PROPERTIES_HARNESS_GRID_SAMPLER2D_HARNESS_H_
-#define GRADCONF_PROPERTIES_HARNESS_GRID_SAMPLER2D_HARNESS_H_
+#ifndef GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_ENTRIES_H_
+#define GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_ENTRIES_H_
 
 #include <optional>
 #include <vector>
@@ -52,4 +52,4 @@ std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Proble
 
 }  // namespace gradconf::props::gs
 
-#endif  // GRADCONF_PROPERTIES_HARNESS_GRID_SAMPLER2D_HARNESS_H_
+#endif  // GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_ENTRIES_H_
