@@ -56,10 +56,11 @@ ordered_json op_json(const EntrySpec& op) {
   ordered_json outputs = ordered_json::array();
   for (const auto& role : op.roles) {
     if (role.output) {
-      ordered_json entry = {{"name", role.name}, {"shape", role.shape_rule}, {"dtype", role.dtype_rule}};
+      ordered_json entry = {
+          {"name", role.name}, {"shape", role.shape_rule}, {"dtype", role.dtype_rule}};
       // null: always written by a successful call.
-      entry["written_if"] = role.written_rule.empty() ? ordered_json(nullptr)
-                                                      : ordered_json(role.written_rule);
+      entry["written_if"] =
+          role.written_rule.empty() ? ordered_json(nullptr) : ordered_json(role.written_rule);
       outputs.push_back(std::move(entry));
       continue;
     }
@@ -75,12 +76,9 @@ ordered_json op_json(const EntrySpec& op) {
                      {"nullable", attr.nullable},
                      {"default", caseio::attr_to_json(to_case_value(attr.default_value))}});
   }
-  return {{"name", op.name},
-          {"api", "aclnn" + std::string(op.name)},
-          {"family", op.family},
-          {"direction", props::direction_name(op.direction)},
-          {"inputs", inputs},
-          {"attrs", attrs},
+  return {{"name", op.name},     {"api", "aclnn" + std::string(op.name)},
+          {"family", op.family}, {"direction", props::direction_name(op.direction)},
+          {"inputs", inputs},    {"attrs", attrs},
           {"outputs", outputs}};
 }
 

@@ -26,12 +26,18 @@ std::string known_ops() {
 
 caseio::AttrKind case_kind(props::AttrKind kind) {
   switch (kind) {
-    case props::AttrKind::kInt: return caseio::AttrKind::kInt;
-    case props::AttrKind::kDouble: return caseio::AttrKind::kFloat;
-    case props::AttrKind::kBool: return caseio::AttrKind::kBool;
-    case props::AttrKind::kString: return caseio::AttrKind::kString;
-    case props::AttrKind::kIntList: return caseio::AttrKind::kIntList;
-    case props::AttrKind::kBoolList: return caseio::AttrKind::kBoolList;
+    case props::AttrKind::kInt:
+      return caseio::AttrKind::kInt;
+    case props::AttrKind::kDouble:
+      return caseio::AttrKind::kFloat;
+    case props::AttrKind::kBool:
+      return caseio::AttrKind::kBool;
+    case props::AttrKind::kString:
+      return caseio::AttrKind::kString;
+    case props::AttrKind::kIntList:
+      return caseio::AttrKind::kIntList;
+    case props::AttrKind::kBoolList:
+      return caseio::AttrKind::kBoolList;
   }
   return caseio::AttrKind::kInt;
 }
@@ -56,7 +62,8 @@ props::Call bind_case(const props::EntrySpec& entry, caseio::CaseFile&& case_fil
   }
   for (const auto& item : case_file.attrs.items()) {
     if (entry.attr(item.key()) == nullptr) {
-      throw CaseError(at + ": unknown attribute '" + item.key() + "' for " + std::string(entry.name));
+      throw CaseError(at + ": unknown attribute '" + item.key() + "' for " +
+                      std::string(entry.name));
     }
   }
   props::Call call = entry.blank_call();
@@ -88,8 +95,8 @@ props::Call bind_case(const props::EntrySpec& entry, caseio::CaseFile&& case_fil
       call.attrs[i] = std::monostate{};
       continue;
     }
-    call.attrs[i] = to_call_value(
-        caseio::parse_attr(json, case_kind(attr.kind), "attribute '" + std::string(attr.name) + "'"));
+    call.attrs[i] = to_call_value(caseio::parse_attr(json, case_kind(attr.kind),
+                                                     "attribute '" + std::string(attr.name) + "'"));
   }
   entry.shape_outputs(call);
   return call;

@@ -64,8 +64,9 @@ void check_outputs(const props::Call& call, const std::string& where) {
 void check_input_ranks(const props::Call& call, const std::string& where) {
   for (const props::TensorSpec& spec : call.tensors) {
     if (!spec.output && spec.dims.size() > kMaxRank) {
-      throw CaseError(where + ": input '" + spec.name + "' has " + std::to_string(spec.dims.size()) +
-                      " dims; an aclTensor has at most " + std::to_string(kMaxRank));
+      throw CaseError(where + ": input '" + spec.name + "' has " +
+                      std::to_string(spec.dims.size()) + " dims; an aclTensor has at most " +
+                      std::to_string(kMaxRank));
     }
   }
 }
@@ -116,8 +117,7 @@ nlohmann::ordered_json timing_line(const props::EntrySpec& op, const props::Outc
   line["op"] = op.name;
   line["status"] = outcome.status;
   line["repeat"] = repeat;
-  if (outcome.status == ACLNN_SUCCESS &&
-      static_cast<int>(outcome.phase2_ms.size()) != repeat) {
+  if (outcome.status == ACLNN_SUCCESS && static_cast<int>(outcome.phase2_ms.size()) != repeat) {
     throw RuntimeFailure("timed runs failed after a successful first run: " + outcome.violations);
   }
   if (outcome.phase2_ms.empty()) {

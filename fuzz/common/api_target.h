@@ -58,15 +58,17 @@ void check_boundary(const typename Traits::Problem& p, const BoundaryEdit& edit,
   const props::ExpectedVerdict verdict = props::predict(call);
   std::ostringstream repro;
   repro << Traits::repro(p) << " --break=" << edit.breaker->clause_id
-        << " --side=" << (edit.just_valid ? "just-valid" : "just-invalid") << " --choice=" << edit.choice
-        << "\n  call: " << props::summarize(call);
+        << " --side=" << (edit.just_valid ? "just-valid" : "just-invalid")
+        << " --choice=" << edit.choice << "\n  call: " << props::summarize(call);
   // The harness cannot hand the operator a view aclCreateTensor refused.
   if (!verdict.views_created) return;
   if (!edit.just_valid && verdict.clause_id != edit.breaker->clause_id) {
     finding("breaker " + std::string(edit.breaker->clause_id) +
-            " made a call whose first violated clause is '" + verdict.clause_id + "': " + repro.str());
+            " made a call whose first violated clause is '" + verdict.clause_id +
+            "': " + repro.str());
   }
-  tag("clause=" + std::string(edit.breaker->clause_id) + (edit.just_valid ? " just-valid" : " just-invalid"));
+  tag("clause=" + std::string(edit.breaker->clause_id) +
+      (edit.just_valid ? " just-valid" : " just-invalid"));
   const props::ClauseExpectation expected{verdict.clause_id, verdict.status, verdict.proceeds()};
   require(props::error_contract<Traits>(call, expected, repro.str(), backend));
 }
@@ -77,7 +79,8 @@ int run_api_target(const uint8_t* data, size_t size, const ApiTarget<Traits>& ta
   FuzzedDataProvider fdp(data, size);
   const int check = fdp.ConsumeIntegralInRange<int>(0, 2);
   const typename Traits::Problem p = target.decode_problem(fdp, target.direction);
-  static constexpr const char* kCheckNames[] = {"check=reference", "check=boundary", "check=workspace"};
+  static constexpr const char* kCheckNames[] = {"check=reference", "check=boundary",
+                                                "check=workspace"};
   tag(kCheckNames[check]);
   for (const std::string& t : target.tags(p)) tag(t);
   switch (check) {
@@ -86,7 +89,8 @@ int run_api_target(const uint8_t* data, size_t size, const ApiTarget<Traits>& ta
       break;
     case 1:
       check_boundary<Traits>(target.boundary_base(p),
-                             decode_boundary_edit(fdp, target.breakers(), target.direction), backend);
+                             decode_boundary_edit(fdp, target.breakers(), target.direction),
+                             backend);
       break;
     default:
       require(props::workspace_contract<Traits>(p, backend));

@@ -22,10 +22,24 @@ namespace {
 
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr std::array<int64_t, 16> kWildDims = {0, 1, 2, 3, 4, 5, -1, -2, kMin, kMax,
-                                               int64_t{1} << 31, int64_t{1} << 32, int64_t{1} << 62,
-                                               3037000500, 65536, 17};
-constexpr std::array<int64_t, 10> kWildStrides = {0, 1, 2, -1, 3, 7, kMax, kMin, int64_t{1} << 40, 65537};
+constexpr std::array<int64_t, 16> kWildDims = {0,
+                                               1,
+                                               2,
+                                               3,
+                                               4,
+                                               5,
+                                               -1,
+                                               -2,
+                                               kMin,
+                                               kMax,
+                                               int64_t{1} << 31,
+                                               int64_t{1} << 32,
+                                               int64_t{1} << 62,
+                                               3037000500,
+                                               65536,
+                                               17};
+constexpr std::array<int64_t, 10> kWildStrides = {
+    0, 1, 2, -1, 3, 7, kMax, kMin, int64_t{1} << 40, 65537};
 constexpr std::array<int64_t, 6> kWildOffsets = {1, 3, -1, kMax, int64_t{1} << 33, 64};
 constexpr std::array<aclDataType, 8> kDtypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE,
                                                 ACL_INT32, ACL_INT64,   ACL_BOOL, ACL_UINT8};
@@ -33,7 +47,11 @@ constexpr std::array<int32_t, 5> kWildDtypes = {-1, 2, 13, 28, std::numeric_limi
 constexpr std::array<aclFormat, 4> kFormats = {ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_NC1HWC0,
                                                ACL_FORMAT_FRACTAL_Z};
 constexpr std::array<int64_t, 12> kWildInts = {kMin, -2, -1, 0, 1, 2, 3, 7, 16, 17, 513, kMax};
-constexpr std::array<double, 7> kWildDoubles = {0.0, -1.0, 1e-300, 1e300, 0.5,
+constexpr std::array<double, 7> kWildDoubles = {0.0,
+                                                -1.0,
+                                                1e-300,
+                                                1e300,
+                                                0.5,
                                                 std::numeric_limits<double>::quiet_NaN(),
                                                 std::numeric_limits<double>::infinity()};
 // Storage above this many bytes is declared but not allocated: such calls stop after phase 1.
@@ -41,8 +59,8 @@ constexpr uint64_t kLargestRealStorage = uint64_t{1} << 16;
 constexpr uint8_t kCanary = 0xA5;
 
 struct RawTensor {
-  aclTensor* handle = nullptr;   // the backend's tensor, passed to the call
-  std::optional<aclTensor> model;  // our model of the same view, read by the oracle
+  aclTensor* handle = nullptr;         // the backend's tensor, passed to the call
+  std::optional<aclTensor> model;      // our model of the same view, read by the oracle
   std::unique_ptr<uint8_t[]> storage;  // exactly `bytes` long, so ASan sees any overrun
   uint64_t bytes = 0;
   bool real = true;  // false: storage only declared (phase 2 must not run)
@@ -61,25 +79,31 @@ struct RawTensor {
 
 aclDataType decode_dtype(FuzzedDataProvider& fdp, aclDataType coherent) {
   switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
-    case 0: return pick(fdp, kDtypes);
-    case 1: return static_cast<aclDataType>(pick(fdp, kWildDtypes));
-    default: return coherent;
+    case 0:
+      return pick(fdp, kDtypes);
+    case 1:
+      return static_cast<aclDataType>(pick(fdp, kWildDtypes));
+    default:
+      return coherent;
   }
 }
 
 aclFormat decode_format(FuzzedDataProvider& fdp) {
   switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
-    case 0: return pick(fdp, kFormats);
-    case 1: return static_cast<aclFormat>(fdp.ConsumeIntegral<int32_t>());
-    default: return ACL_FORMAT_ND;
+    case 0:
+      return pick(fdp, kFormats);
+    case 1:
+      return static_cast<aclFormat>(fdp.ConsumeIntegral<int32_t>());
+    default:
+      return ACL_FORMAT_ND;
   }
 }
 
 // The role's coherent tensor most of the time, with any part made wild. Storage holds the call's
 // values where the view is still the coherent one (index tensors stay meaningful), canary bytes
 // everywhere else.
-void decode_tensor(FuzzedDataProvider& fdp, const props::TensorSpec& spec, const props::AclRuntime& rt,
-                   RawTensor& out) {
+void decode_tensor(FuzzedDataProvider& fdp, const props::TensorSpec& spec,
+                   const props::AclRuntime& rt, RawTensor& out) {
   out.rt = &rt;
   if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) return;  // null
   std::vector<int64_t> dims = spec.dims;
@@ -109,9 +133,14 @@ void decode_tensor(FuzzedDataProvider& fdp, const props::TensorSpec& spec, const
   const auto last = checked_last_offset(dims, strides, offset);
   int64_t storage_numel = last ? checked_add(*last, 1).value_or(*last) : 1;
   switch (fdp.ConsumeIntegralInRange<int>(0, 9)) {
-    case 0: storage_numel = checked_add(storage_numel, -1).value_or(storage_numel); break;
-    case 1: storage_numel = pick(fdp, kWildDims); break;
-    default: break;
+    case 0:
+      storage_numel = checked_add(storage_numel, -1).value_or(storage_numel);
+      break;
+    case 1:
+      storage_numel = pick(fdp, kWildDims);
+      break;
+    default:
+      break;
   }
   std::vector<int64_t> storage_dims = {storage_numel};
   if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) {
@@ -153,12 +182,18 @@ void wild_attrs_by_kind(FuzzedDataProvider& fdp, props::Call& call) {
       continue;
     }
     switch (spec.kind) {
-      case props::AttrKind::kInt: value = pick(fdp, kWildInts); break;
-      case props::AttrKind::kDouble: value = pick(fdp, kWildDoubles); break;
-      case props::AttrKind::kBool: value = fdp.ConsumeBool(); break;
+      case props::AttrKind::kInt:
+        value = pick(fdp, kWildInts);
+        break;
+      case props::AttrKind::kDouble:
+        value = pick(fdp, kWildDoubles);
+        break;
+      case props::AttrKind::kBool:
+        value = fdp.ConsumeBool();
+        break;
       case props::AttrKind::kString: {
-        static const std::array<std::string, 6> kStrings = {"", "TND", "BSND", "BNSD", "tnd",
-                                                            std::string(300, 'T')};
+        static const std::array<std::string, 6> kStrings = {"",     "TND", "BSND",
+                                                            "BNSD", "tnd", std::string(300, 'T')};
         value = pick(fdp, kStrings);
         break;
       }
@@ -166,7 +201,8 @@ void wild_attrs_by_kind(FuzzedDataProvider& fdp, props::Call& call) {
         std::vector<int64_t> list;
         if (const auto* base = std::get_if<std::vector<int64_t>>(&value)) list = *base;
         list.resize(fdp.ConsumeIntegralInRange<size_t>(0, 9));
-        if (!list.empty()) list[fdp.ConsumeIntegralInRange<size_t>(0, list.size() - 1)] = pick(fdp, kWildInts);
+        if (!list.empty())
+          list[fdp.ConsumeIntegralInRange<size_t>(0, list.size() - 1)] = pick(fdp, kWildInts);
         value = std::move(list);
         break;
       }
@@ -195,30 +231,32 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   call.profile = fdp.ConsumeBool() ? SpecProfile::kExtended : SpecProfile::kSeed;
   const props::ScopedBackendProfile profile(backend, call.profile);
   std::vector<RawTensor> tensors(call.tensors.size());
-  for (size_t i = 0; i < call.tensors.size(); ++i) decode_tensor(fdp, call.tensors[i], rt, tensors[i]);
+  for (size_t i = 0; i < call.tensors.size(); ++i)
+    decode_tensor(fdp, call.tensors[i], rt, tensors[i]);
   if (target.wild_attrs && fdp.ConsumeBool()) target.wild_attrs(fdp, call);
   wild_attrs_by_kind(fdp, call);
   call.null_workspace_size = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
   call.null_executor = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
 
   std::vector<aclTensor*> handles(tensors.size()), models(tensors.size());
-  std::string summary = std::string(call.entry_name()) + " profile=" +
-                        std::string(profile_name(call.profile));
+  std::string summary =
+      std::string(call.entry_name()) + " profile=" + std::string(profile_name(call.profile));
   for (size_t i = 0; i < tensors.size(); ++i) {
     handles[i] = tensors[i].handle;
     models[i] = tensors[i].model ? &*tensors[i].model : nullptr;
     summary += " " + call.tensors[i].name + "=" + (models[i] ? describe(*models[i]) : "null");
   }
   for (size_t i = 0; i < call.attrs.size(); ++i) {
-    summary += " " + std::string(call.entry->attrs[i].name) + "=" + props::format_attr(call.attrs[i]);
+    summary +=
+        " " + std::string(call.entry->attrs[i].name) + "=" + props::format_attr(call.attrs[i]);
   }
   uint64_t workspace_size = 0, model_size = 0;
   aclOpExecutor* executor = nullptr;
   aclOpExecutor* model_executor = nullptr;
   const props::AttrArguments model_attrs(call, nullptr);
-  const Verdict predicted =
-      call.entry->oracle(props::BoundArgs(call, models, model_attrs.handles(), &model_size, &model_executor),
-                         call.profile);
+  const Verdict predicted = call.entry->oracle(
+      props::BoundArgs(call, models, model_attrs.handles(), &model_size, &model_executor),
+      call.profile);
   tag(predicted.clause_id.empty() ? std::string("phase1=proceeds")
                                   : "phase1=" + std::string(predicted.clause_id));
   const props::AttrArguments attrs(call, &rt);
@@ -245,7 +283,8 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
     return 0;
   }
   bool all_real = true;
-  for (size_t i = 0; i < tensors.size(); ++i) all_real = all_real && (!handles[i] || tensors[i].real);
+  for (size_t i = 0; i < tensors.size(); ++i)
+    all_real = all_real && (!handles[i] || tensors[i].real);
   if (!all_real) {
     rt.destroy_executor(executor);
     return 0;

@@ -24,10 +24,12 @@ LayoutSpec decode_layout(FuzzedDataProvider& fdp, int rank, bool is_input,
                          const std::vector<std::vector<int>>& orders) {
   LayoutSpec layout;
   if (fdp.ConsumeBool()) return layout;
-  const std::vector<std::vector<int>> choices = orders.empty() ? props::standard_orders(rank) : orders;
+  const std::vector<std::vector<int>> choices =
+      orders.empty() ? props::standard_orders(rank) : orders;
   layout.order = choices[fdp.ConsumeIntegralInRange<size_t>(0, choices.size() - 1)];
   bool identity = true;
-  for (size_t i = 0; i < layout.order.size(); ++i) identity = identity && layout.order[i] == static_cast<int>(i);
+  for (size_t i = 0; i < layout.order.size(); ++i)
+    identity = identity && layout.order[i] == static_cast<int>(i);
   if (identity) layout.order.clear();  // spelled as LayoutSpec::parse returns it
   if (fdp.ConsumeBool()) layout.pad = fdp.ConsumeIntegralInRange<int64_t>(1, limits.max_pad);
   if (fdp.ConsumeBool()) layout.offset = fdp.ConsumeIntegralInRange<int64_t>(1, limits.max_offset);

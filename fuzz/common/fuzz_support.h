@@ -34,7 +34,8 @@ T pick(FuzzedDataProvider& fdp, const std::array<T, N>& values) {
 /// A size in [lo, hi]: mostly uniform in [max(lo, 1), hi], often one of `boundary`, and 0 (when
 /// lo is 0) one time in sixteen. An exhausted input gives max(lo, 1).
 template <size_t N>
-int64_t pick_size(FuzzedDataProvider& fdp, int64_t lo, int64_t hi, const std::array<int64_t, N>& boundary) {
+int64_t pick_size(FuzzedDataProvider& fdp, int64_t lo, int64_t hi,
+                  const std::array<int64_t, N>& boundary) {
   const int kind = fdp.ConsumeIntegralInRange<int>(0, 15);
   if (kind == 15 && lo == 0) return 0;
   if (kind >= 9) {

@@ -2,7 +2,8 @@
 // LLVMFuzzerTestOneInput on every file given, or on every file under every directory given, in
 // sorted order. A finding traps exactly as under libFuzzer.
 //   --tags                 print how many inputs hit each coverage tag
-//   --require-tags=FILE    fail unless every tag listed in FILE (one per line, '#' comments) was hit
+//   --require-tags=FILE    fail unless every tag listed in FILE (one per line, '#' comments) was
+//   hit
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -23,7 +24,8 @@ bool replay(const std::filesystem::path& file) {
     std::fprintf(stderr, "cannot read %s\n", file.c_str());
     return false;
   }
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
   gradconf::fuzz::begin_input();
   LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
   return true;

@@ -49,11 +49,21 @@ Problem decode_problem(FuzzedDataProvider& fdp, Entry entry) {
   p.align_corners = fdp.ConsumeBool();
   if (entry == Entry::kBackward) {
     switch (fdp.ConsumeIntegralInRange<int>(0, 4)) {
-      case 0: p.output_mask = std::array<bool, 2>{true, true}; break;
-      case 1: p.output_mask = std::array<bool, 2>{true, false}; break;
-      case 2: p.output_mask = std::array<bool, 2>{false, true}; break;
-      case 3: p.output_mask = std::array<bool, 2>{false, false}; break;
-      default: p.output_mask = std::nullopt; break;  // GS-MASK-01 early-out
+      case 0:
+        p.output_mask = std::array<bool, 2>{true, true};
+        break;
+      case 1:
+        p.output_mask = std::array<bool, 2>{true, false};
+        break;
+      case 2:
+        p.output_mask = std::array<bool, 2>{false, true};
+        break;
+      case 3:
+        p.output_mask = std::array<bool, 2>{false, false};
+        break;
+      default:
+        p.output_mask = std::nullopt;
+        break;  // GS-MASK-01 early-out
     }
   }
   for (Role role : p.inputs()) p.layout(role) = decode_gs_layout(fdp, true);

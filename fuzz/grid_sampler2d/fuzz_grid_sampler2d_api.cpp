@@ -4,8 +4,8 @@
 
 #include "common/api_target.h"
 #include "families/grid_sampler2d/gen.h"
-#include "grid_sampler2d/decode.h"
 #include "families/grid_sampler2d/traits.h"
+#include "grid_sampler2d/decode.h"
 
 namespace {
 

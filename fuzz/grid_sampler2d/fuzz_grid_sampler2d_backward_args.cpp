@@ -3,9 +3,9 @@
 // starting from a small valid problem, with the GS enum values that are out of range.
 #include "common/args_target.h"
 #include "common/fuzz_support.h"
+#include "families/grid_sampler2d/entries.h"
 #include "families/grid_sampler2d/ranges.h"
 #include "grid_sampler2d/decode.h"
-#include "families/grid_sampler2d/entries.h"
 
 namespace {
 
@@ -24,13 +24,15 @@ gradconf::props::Call base_call(FuzzedDataProvider& fdp) {
   call.attr("interpolationMode") = static_cast<int64_t>(problem.interpolation);
   call.attr("paddingMode") = static_cast<int64_t>(problem.padding);
   call.attr("alignCorners") = problem.align_corners;
-  gs::set_output_mask(call, std::vector<bool>{(*problem.output_mask)[0], (*problem.output_mask)[1]});
+  gs::set_output_mask(call,
+                      std::vector<bool>{(*problem.output_mask)[0], (*problem.output_mask)[1]});
   return call;
 }
 
 void wild_modes(FuzzedDataProvider& fdp, gradconf::props::Call& call) {
   for (const char* mode : {"interpolationMode", "paddingMode"}) {
-    if (fdp.ConsumeBool()) call.attr(mode) = gradconf::fuzz::pick(fdp, gradconf::props::gs_ranges::kInvalidModes);
+    if (fdp.ConsumeBool())
+      call.attr(mode) = gradconf::fuzz::pick(fdp, gradconf::props::gs_ranges::kInvalidModes);
   }
 }
 

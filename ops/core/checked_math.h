@@ -36,7 +36,8 @@ inline std::optional<int64_t> checked_numel(std::span<const int64_t> dims) {
 /// Storage offset of the last element a view addresses: offset + sum (dims[i] - 1) * strides[i];
 /// nullopt on overflow. Meaningful for non-empty views.
 inline std::optional<int64_t> checked_last_offset(std::span<const int64_t> dims,
-                                                  std::span<const int64_t> strides, int64_t offset) {
+                                                  std::span<const int64_t> strides,
+                                                  int64_t offset) {
   int64_t last = offset;
   for (size_t i = 0; i < dims.size() && i < strides.size(); ++i) {
     auto last_index = checked_add(dims[i], -1);

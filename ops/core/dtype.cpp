@@ -12,13 +12,20 @@ struct DtypeInfo {
   bool floating;
 };
 constexpr std::array kDtypes = {
-    DtypeInfo{ACL_FLOAT, "float32", 4, true},   DtypeInfo{ACL_FLOAT16, "float16", 2, true},
-    DtypeInfo{ACL_BF16, "bfloat16", 2, true},   DtypeInfo{ACL_DOUBLE, "float64", 8, true},
-    DtypeInfo{ACL_INT8, "int8", 1, false},      DtypeInfo{ACL_UINT8, "uint8", 1, false},
-    DtypeInfo{ACL_INT16, "int16", 2, false},    DtypeInfo{ACL_UINT16, "uint16", 2, false},
-    DtypeInfo{ACL_INT32, "int32", 4, false},    DtypeInfo{ACL_UINT32, "uint32", 4, false},
-    DtypeInfo{ACL_INT64, "int64", 8, false},    DtypeInfo{ACL_UINT64, "uint64", 8, false},
-    DtypeInfo{ACL_BOOL, "bool", 1, false},      DtypeInfo{ACL_COMPLEX64, "complex64", 8, false},
+    DtypeInfo{ACL_FLOAT, "float32", 4, true},
+    DtypeInfo{ACL_FLOAT16, "float16", 2, true},
+    DtypeInfo{ACL_BF16, "bfloat16", 2, true},
+    DtypeInfo{ACL_DOUBLE, "float64", 8, true},
+    DtypeInfo{ACL_INT8, "int8", 1, false},
+    DtypeInfo{ACL_UINT8, "uint8", 1, false},
+    DtypeInfo{ACL_INT16, "int16", 2, false},
+    DtypeInfo{ACL_UINT16, "uint16", 2, false},
+    DtypeInfo{ACL_INT32, "int32", 4, false},
+    DtypeInfo{ACL_UINT32, "uint32", 4, false},
+    DtypeInfo{ACL_INT64, "int64", 8, false},
+    DtypeInfo{ACL_UINT64, "uint64", 8, false},
+    DtypeInfo{ACL_BOOL, "bool", 1, false},
+    DtypeInfo{ACL_COMPLEX64, "complex64", 8, false},
     DtypeInfo{ACL_COMPLEX128, "complex128", 16, false},
 };
 
@@ -63,7 +70,7 @@ double round_to_dtype(aclDataType dtype, double value) {
 
 std::optional<aclDataType> parse_dtype(std::string_view name) {
   static constexpr std::pair<std::string_view, aclDataType> kAliases[] = {
-      {"f32", ACL_FLOAT}, {"f16", ACL_FLOAT16}, {"bf16", ACL_BF16}, {"f64", ACL_DOUBLE},
+      {"f32", ACL_FLOAT},   {"f16", ACL_FLOAT16},   {"bf16", ACL_BF16},   {"f64", ACL_DOUBLE},
       {"float", ACL_FLOAT}, {"double", ACL_DOUBLE}, {"half", ACL_FLOAT16}};
   for (const auto& info : kDtypes) {
     if (info.name == name) return info.dtype;

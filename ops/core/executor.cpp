@@ -77,9 +77,9 @@ aclnnStatus run_executor(void* workspace, uint64_t workspace_size, aclOpExecutor
                 api + ": executor is unknown or was already run (executors are single-use)");
   }
   if (workspace_size < entry->workspace_size) {
-    return fail(ACLNN_ERR_PARAM_INVALID, api + ": expected workspaceSize >= " +
-                                             std::to_string(entry->workspace_size) +
-                                             ", but got " + std::to_string(workspace_size));
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                api + ": expected workspaceSize >= " + std::to_string(entry->workspace_size) +
+                    ", but got " + std::to_string(workspace_size));
   }
   if (entry->workspace_size > 0 && workspace == nullptr) {
     return fail(ACLNN_ERR_PARAM_INVALID, api + ": workspace is null but its size is " +

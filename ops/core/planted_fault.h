@@ -35,15 +35,18 @@ decltype(auto) with_planted_fault(std::string_view family, Fn&& fn) {
                       selected[family.size()] == '.';
     const std::string_view wanted =
         ours ? std::string_view(selected).substr(family.size() + 1) : std::string_view("none");
-    return [&]<size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+    return [&]<size_t... I>(std::index_sequence<I...>)->decltype(auto) {
       using Result = decltype(fn(std::integral_constant<Fault, Fault::kNone>{}));
       Result result{};
-      const bool matched = ((fault_name(static_cast<Fault>(I)) == wanted
-                                 ? (result = fn(std::integral_constant<Fault, static_cast<Fault>(I)>{}), true)
-                                 : false) || ...);
+      const bool matched =
+          ((fault_name(static_cast<Fault>(I)) == wanted
+                ? (result = fn(std::integral_constant<Fault, static_cast<Fault>(I)>{}), true)
+                : false) ||
+           ...);
       if (!matched) result = fn(std::integral_constant<Fault, Fault::kNone>{});
       return result;
-    }(std::make_index_sequence<static_cast<size_t>(Fault::kCount)>{});
+    }
+    (std::make_index_sequence<static_cast<size_t>(Fault::kCount)>{});
   } else {
     return fn(std::integral_constant<Fault, Fault::kNone>{});
   }

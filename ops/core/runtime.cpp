@@ -72,7 +72,8 @@ aclError aclrtFree(void* devPtr) {
   return ACL_SUCCESS;
 }
 
-aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
+                     aclrtMemcpyKind kind) {
   if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE) {
     return ACL_ERROR_INVALID_PARAM;
   }

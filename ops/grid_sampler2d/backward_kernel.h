@@ -44,7 +44,8 @@ ScatterTaps scatter_taps(const SourcePoint& p, const BackwardLayout& l, bool nea
     return s;
   }
   BilinearTaps<PlaneAcc, kFault> taps(p, l.in_h, l.in_w);
-  if constexpr (kFault == Fault::kBackwardSwapsTapWeights) std::swap(taps.weight[1], taps.weight[2]);
+  if constexpr (kFault == Fault::kBackwardSwapsTapWeights)
+    std::swap(taps.weight[1], taps.weight[2]);
   taps.plane_offsets(l.in_w, 1, s.offset);
 #pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
@@ -87,7 +88,8 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
       parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
         for (int64_t nc = lo; nc < hi; ++nc) {
           for (int64_t y = 0; y < l.in_h; ++y) {
-            for (int64_t x = 0; x < l.in_w; ++x) input_grad(nc / l.channels, nc % l.channels, y, x) = T(0);
+            for (int64_t x = 0; x < l.in_w; ++x)
+              input_grad(nc / l.channels, nc % l.channels, y, x) = T(0);
           }
         }
       });
@@ -178,32 +180,39 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   if (plan.want_input_grad) {
     std::byte* planes = workspace + ws.points_bytes + ws.scatter_bytes;
     const int64_t plane_slots = l.in_h * l.in_w + 1;  // the last one is the trash slot
-    parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
-      auto* acc = reinterpret_cast<PlaneAcc*>(planes + ws.plane_bytes * worker_index());
-      for (int64_t nc = lo; nc < hi; ++nc) {
-        const int64_t n = nc / l.channels, c = nc % l.channels;
-        if constexpr (kFault != Fault::kWorkspaceAssumedZero) std::fill(acc, acc + plane_slots, PlaneAcc(0));
-        const ScatterTaps* batch_taps =
-            scatter + (kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points);
-        // gradOutput(n, c, ., .) walked row by row: no division per point.
-        const T* go_plane = &grad_output(n, c, 0, 0);
-        const int64_t go_row = grad_output.strides[2], go_col = grad_output.strides[3];
-        for (int64_t i = 0, h = 0, w = 0; i < points; ++i, w = w + 1 == l.out_w ? (++h, 0) : w + 1) {
-          const PlaneAcc g = static_cast<PlaneAcc>(go_plane[h * go_row + w * go_col]);
-          const ScatterTaps& t = batch_taps[i];
-          if (nearest) {
-            // One tap (weight 1): the three trash taps would only chain adds on the trash slot.
-            acc[t.offset[0]] += g;
-            continue;
-          }
+    parallel_for(
+        0, l.n_batch * l.channels, 1,
+        [&](int64_t lo, int64_t hi) {
+          auto* acc = reinterpret_cast<PlaneAcc*>(planes + ws.plane_bytes * worker_index());
+          for (int64_t nc = lo; nc < hi; ++nc) {
+            const int64_t n = nc / l.channels, c = nc % l.channels;
+            if constexpr (kFault != Fault::kWorkspaceAssumedZero)
+              std::fill(acc, acc + plane_slots, PlaneAcc(0));
+            const ScatterTaps* batch_taps =
+                scatter + (kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points);
+            // gradOutput(n, c, ., .) walked row by row: no division per point.
+            const T* go_plane = &grad_output(n, c, 0, 0);
+            const int64_t go_row = grad_output.strides[2], go_col = grad_output.strides[3];
+            for (int64_t i = 0, h = 0, w = 0; i < points;
+                 ++i, w = w + 1 == l.out_w ? (++h, 0) : w + 1) {
+              const PlaneAcc g = static_cast<PlaneAcc>(go_plane[h * go_row + w * go_col]);
+              const ScatterTaps& t = batch_taps[i];
+              if (nearest) {
+                // One tap (weight 1): the three trash taps would only chain adds on the trash slot.
+                acc[t.offset[0]] += g;
+                continue;
+              }
 #pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) acc[t.offset[k]] += static_cast<PlaneAcc>(t.weight[k]) * g;
-        }
-        for (int64_t y = 0; y < l.in_h; ++y) {
-          for (int64_t x = 0; x < l.in_w; ++x) input_grad(n, c, y, x) = static_cast<T>(acc[y * l.in_w + x]);
-        }
-      }
-    }, plan.workers);
+              for (int k = 0; k < 4; ++k)
+                acc[t.offset[k]] += static_cast<PlaneAcc>(t.weight[k]) * g;
+            }
+            for (int64_t y = 0; y < l.in_h; ++y) {
+              for (int64_t x = 0; x < l.in_w; ++x)
+                input_grad(n, c, y, x) = static_cast<T>(acc[y * l.in_w + x]);
+            }
+          }
+        },
+        plan.workers);
   }
 }
 

@@ -26,8 +26,11 @@ struct Named {
 // The tensors of the call, in the order of the C prototype.
 std::vector<Named> tensors(const CallArgs& a) {
   if (backward(a)) {
-    return {{"gradOutput", a.grad_output}, {"input", a.input}, {"grid", a.grid},
-            {"inputGrad", a.input_grad}, {"gridGrad", a.grid_grad}};
+    return {{"gradOutput", a.grad_output},
+            {"input", a.input},
+            {"grid", a.grid},
+            {"inputGrad", a.input_grad},
+            {"gridGrad", a.grid_grad}};
   }
   return {{"input", a.input}, {"grid", a.grid}, {"out", a.out}};
 }
@@ -112,10 +115,11 @@ Check padding(const CallArgs& a) {
 
 Check ranks(const CallArgs& a) {
   std::vector<Named> checked = {{"input", a.input}, {"grid", a.grid}};
-  checked.insert(checked.begin(), Named{backward(a) ? "gradOutput" : "out",
-                                        backward(a) ? a.grad_output : a.out});
+  checked.insert(checked.begin(),
+                 Named{backward(a) ? "gradOutput" : "out", backward(a) ? a.grad_output : a.out});
   for (const auto& [name, t] : checked) {
-    if (rank(*t) != 4) return std::string("expected ") + name + " to be 4-D, but got " + got(name, *t);
+    if (rank(*t) != 4)
+      return std::string("expected ") + name + " to be 4-D, but got " + got(name, *t);
   }
   return std::nullopt;
 }
@@ -204,9 +208,9 @@ Check workspace_representable(const CallArgs& a) {
   if (backward_workspace(BackwardLayout(*a.input, *a.grid), want_input_grad, num_threads())) {
     return std::nullopt;
   }
-  return "expected a workspace of at most 2^62 bytes, but got " + std::to_string(a.input->view_dims[0]) +
-         " x " + std::to_string(a.grid->view_dims[1]) + " x " +
-         std::to_string(a.grid->view_dims[2]) + " grid points and " +
+  return "expected a workspace of at most 2^62 bytes, but got " +
+         std::to_string(a.input->view_dims[0]) + " x " + std::to_string(a.grid->view_dims[1]) +
+         " x " + std::to_string(a.grid->view_dims[2]) + " grid points and " +
          std::to_string(num_threads()) + " accumulator planes of " + describe(*a.input);
 }
 
@@ -219,8 +223,8 @@ const std::array<Clause<CallArgs>, 19> kClauses = {{
      "workspaceSize or executor out-pointer is null", null_out_pointers},
     {"GS-MASK-01", kEvery, ACLNN_SUCCESS, "Decision E-GS-7 (CANN code)",
      "outputMask is null: success, workspace 0, nothing computed", mask_null},
-    {"GS-MASK-02", kEvery, ACLNN_ERR_PARAM_INVALID, "CANN code (op_api)",
-     "outputMask size != 2", mask_size},
+    {"GS-MASK-02", kEvery, ACLNN_ERR_PARAM_INVALID, "CANN code (op_api)", "outputMask size != 2",
+     mask_size},
     {"GS-DTYPE-01", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed,
      "a tensor's dtype is not FLOAT/FLOAT16/BFLOAT16/DOUBLE", dtype_supported},
     {"GS-DTYPE-02", kEvery, ACLNN_ERR_PARAM_INVALID, "002 参数说明 (same dtype as input)",

@@ -49,10 +49,10 @@ inline bool is_addressable(double coord) { return std::fabs(coord) <= kMaxCoordi
 
 /// Where one grid point samples, and the chain-rule factors of its coordinates.
 struct SourcePoint {
-  int64_t x0 = 0, y0 = 0;   ///< top-left tap (bilinear) or the nearest pixel (nearest)
-  double tx = 0, ty = 0;    ///< fractional offsets from (x0, y0) (bilinear)
+  int64_t x0 = 0, y0 = 0;         ///< top-left tap (bilinear) or the nearest pixel (nearest)
+  double tx = 0, ty = 0;          ///< fractional offsets from (x0, y0) (bilinear)
   double mult_x = 0, mult_y = 0;  ///< d(ix)/d(x), d(iy)/d(y) including padding
-  bool addressable = false; ///< false: samples 0, no gradient anywhere
+  bool addressable = false;       ///< false: samples 0, no gradient anywhere
 };
 
 template <Fault kFault = Fault::kNone>

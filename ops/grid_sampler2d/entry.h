@@ -54,12 +54,18 @@ aclnnStatus backward_phase1(const CallArgs& args) {
   clear_last_error();
   const Verdict verdict = validate<kFault>(args);
   if (verdict.early_out()) {
-    return make_executor(0, [](std::byte*) {}, args.workspace_size, args.executor);
+    return make_executor(
+        0, [](std::byte*) {}, args.workspace_size, args.executor);
   }
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
-  BackwardPlan plan{*args.grad_output, *args.input,  *args.grid,
-                    *args.input_grad,  *args.grid_grad, attributes_of(args),
-                    bool(args.output_mask->values[0]), bool(args.output_mask->values[1]),
+  BackwardPlan plan{*args.grad_output,
+                    *args.input,
+                    *args.grid,
+                    *args.input_grad,
+                    *args.grid_grad,
+                    attributes_of(args),
+                    bool(args.output_mask->values[0]),
+                    bool(args.output_mask->values[1]),
                     num_threads()};
   if constexpr (kFault == Fault::kPhase1WritesOutputs) {
     // Mutant: "helpfully" clears gridGrad while planning.

@@ -32,11 +32,14 @@ enum class Fault : uint8_t {
 };
 
 inline constexpr std::array kAllFaults = {
-    Fault::kWrongBilinearWeight, Fault::kDroppedBorderClamp,  Fault::kSwappedGridGradXY,
-    Fault::kOffByOneTap,         Fault::kIgnoredGridGradStride, Fault::kThreadDependentSum,
-    Fault::kWorkspaceAssumedZero, Fault::kMissingClauseShape04, Fault::kNearestRoundsHalfUp,
-    Fault::kBackwardSwapsTapWeights, Fault::kAbsIncomingGradient, Fault::kDoubleComputedInFloat,
-    Fault::kGridOfFirstBatchOnly, Fault::kPhase1WritesOutputs,  Fault::kIgnoresOutputMask,
+    Fault::kWrongBilinearWeight,   Fault::kDroppedBorderClamp,
+    Fault::kSwappedGridGradXY,     Fault::kOffByOneTap,
+    Fault::kIgnoredGridGradStride, Fault::kThreadDependentSum,
+    Fault::kWorkspaceAssumedZero,  Fault::kMissingClauseShape04,
+    Fault::kNearestRoundsHalfUp,   Fault::kBackwardSwapsTapWeights,
+    Fault::kAbsIncomingGradient,   Fault::kDoubleComputedInFloat,
+    Fault::kGridOfFirstBatchOnly,  Fault::kPhase1WritesOutputs,
+    Fault::kIgnoresOutputMask,
 };
 
 std::string_view fault_name(Fault fault);

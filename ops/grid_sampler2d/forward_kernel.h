@@ -46,7 +46,8 @@ struct BilinearTaps {
   /// which are never read).
   void plane_offsets(int64_t row_stride, int64_t column_stride, int64_t (&offset)[4]) const {
 #pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) offset[k] = inside[k] ? y[k] * row_stride + x[k] * column_stride : 0;
+    for (int k = 0; k < 4; ++k)
+      offset[k] = inside[k] ? y[k] * row_stride + x[k] * column_stride : 0;
   }
 };
 
@@ -70,9 +71,9 @@ void forward_kernel(const ForwardPlan& plan) {
     // Points are located a block at a time, then each channel writes the block's outputs: the
     // writes walk one output plane instead of striding across all C planes per point.
     struct Located {
-      int64_t out_offset;  // of (h, w) inside an output plane
+      int64_t out_offset;              // of (h, w) inside an output plane
       BilinearTaps<Acc, kFault> taps;  // none inside for an unaddressable point; nearest: [0] only
-      int64_t tap_offset[4];  // of the taps inside an input plane
+      int64_t tap_offset[4];           // of the taps inside an input plane
     };
     constexpr int64_t kBlock = 32;
     for (int64_t start = lo; start < hi;) {
@@ -83,8 +84,8 @@ void forward_kernel(const ForwardPlan& plan) {
         const int64_t h = (i % points) / out_w, w = i % out_w;
         Located& b = block[i - start];
         const SourcePoint p = locate_source<kFault>(
-            static_cast<double>(grid(n, h, w, 0)), static_cast<double>(grid(n, h, w, 1)), in_h, in_w,
-            a.interpolation, a.padding, a.align_corners);
+            static_cast<double>(grid(n, h, w, 0)), static_cast<double>(grid(n, h, w, 1)), in_h,
+            in_w, a.interpolation, a.padding, a.align_corners);
         b.out_offset = h * out.strides[2] + w * out.strides[3];
         b.taps = BilinearTaps<Acc, kFault>(p, in_h, in_w);
         if (nearest) {
@@ -111,7 +112,8 @@ void forward_kernel(const ForwardPlan& plan) {
             Acc sum = 0;
 #pragma GCC unroll 4
             for (int k = 0; k < 4; ++k) {
-              if (b.taps.inside[k]) sum += b.taps.weight[k] * static_cast<Acc>(in_plane[b.tap_offset[k]]);
+              if (b.taps.inside[k])
+                sum += b.taps.weight[k] * static_cast<Acc>(in_plane[b.tap_offset[k]]);
             }
             value = static_cast<T>(sum);
           }

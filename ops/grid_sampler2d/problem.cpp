@@ -20,7 +20,8 @@ constexpr std::string_view kBackwardName = "grid_sampler2d_backward";
 constexpr int64_t kMaxReproDim = int64_t{1} << 20;
 
 template <typename E, size_t N>
-std::optional<E> lookup(std::string_view text, const std::array<std::pair<std::string_view, E>, N>& names) {
+std::optional<E> lookup(std::string_view text,
+                        const std::array<std::pair<std::string_view, E>, N>& names) {
   for (const auto& [name, value] : names) {
     if (name == text) return value;
   }
@@ -40,8 +41,10 @@ constexpr std::array<std::pair<std::string_view, Interpolation>, 2> kInterpNames
 constexpr std::array<std::pair<std::string_view, Padding>, 2> kPadNames = {
     {{"zeros", Padding::kZeros}, {"border", Padding::kBorder}}};
 constexpr std::array<std::pair<std::string_view, GridFill>, 4> kGridFillNames = {
-    {{"uniform", GridFill::kUniform}, {"specials", GridFill::kSpecials},
-     {"exact", GridFill::kExact}, {"smooth", GridFill::kSmooth}}};
+    {{"uniform", GridFill::kUniform},
+     {"specials", GridFill::kSpecials},
+     {"exact", GridFill::kExact},
+     {"smooth", GridFill::kSmooth}}};
 constexpr std::array<std::pair<std::string_view, ValueFill>, 2> kValueFillNames = {
     {{"uniform", ValueFill::kUniform}, {"dyadic", ValueFill::kDyadic}}};
 constexpr std::array<std::pair<std::string_view, aclDataType>, 4> kDtypeNames = {
@@ -57,10 +60,15 @@ double exact_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
 }
 
 double special_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
-  static constexpr double kSpecials[] = {1.0, -1.0, 0.0, -0.0,
+  static constexpr double kSpecials[] = {1.0,
+                                         -1.0,
+                                         0.0,
+                                         -0.0,
                                          std::numeric_limits<double>::quiet_NaN(),
                                          std::numeric_limits<double>::infinity(),
-                                         -std::numeric_limits<double>::infinity(), 1e30, -1e30};
+                                         -std::numeric_limits<double>::infinity(),
+                                         1e30,
+                                         -1e30};
   const uint64_t pick = rng.below(12);
   if (pick < std::size(kSpecials)) return kSpecials[pick];
   return exact_coordinate(rng, size, align_corners);
@@ -141,12 +149,14 @@ std::string Problem::to_repro() const {
     line += value;
   };
   if (dtype != defaults.dtype) option("dt", name_of(dtype, kDtypeNames));
-  if (interpolation != defaults.interpolation) option("interp", name_of(interpolation, kInterpNames));
+  if (interpolation != defaults.interpolation)
+    option("interp", name_of(interpolation, kInterpNames));
   if (padding != defaults.padding) option("pad", name_of(padding, kPadNames));
   if (align_corners) option("ac", "1");
   if (entry == Entry::kBackward && output_mask != defaults.output_mask) {
-    option("mask", output_mask ? std::string{(*output_mask)[0] ? '1' : '0', (*output_mask)[1] ? '1' : '0'}
-                               : std::string("null"));
+    option("mask", output_mask
+                       ? std::string{(*output_mask)[0] ? '1' : '0', (*output_mask)[1] ? '1' : '0'}
+                       : std::string("null"));
   }
   for (int r = 0; r < kRoleCount; ++r) {
     const std::string text = layouts[r].to_string();
@@ -193,7 +203,8 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     if (p.entry == Entry::kForward) return std::nullopt;
     if (*v == "null") {
       p.output_mask = std::nullopt;
-    } else if (v->size() == 2 && (*v)[0] >= '0' && (*v)[0] <= '1' && (*v)[1] >= '0' && (*v)[1] <= '1') {
+    } else if (v->size() == 2 && (*v)[0] >= '0' && (*v)[0] <= '1' && (*v)[1] >= '0' &&
+               (*v)[1] <= '1') {
       p.output_mask = std::array<bool, 2>{(*v)[0] == '1', (*v)[1] == '1'};
     } else {
       return std::nullopt;
@@ -232,7 +243,8 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     p.profile = *profile;
   }
   if (line->positional.size() != 1) return std::nullopt;
-  auto dims = parse_named_dims(line->positional[0], {"n", "c", "ih", "iw", "oh", "ow"}, kMaxReproDim);
+  auto dims =
+      parse_named_dims(line->positional[0], {"n", "c", "ih", "iw", "oh", "ow"}, kMaxReproDim);
   if (!dims) return std::nullopt;
   line->positional.clear();
   p.n = (*dims)[0], p.c = (*dims)[1], p.in_h = (*dims)[2], p.in_w = (*dims)[3];
@@ -278,7 +290,8 @@ std::vector<double> make_values(const Problem& p, Role role) {
           v = rng.below(100) < 85 ? rng.uniform(-1.2, 1.2) : rng.uniform(-2, 2);
           break;
         case GridFill::kSpecials:
-          v = rng.below(2) ? rng.uniform(-1.2, 1.2) : special_coordinate(rng, size, p.align_corners);
+          v = rng.below(2) ? rng.uniform(-1.2, 1.2)
+                           : special_coordinate(rng, size, p.align_corners);
           break;
         case GridFill::kExact:
           v = exact_coordinate(rng, size, p.align_corners);

@@ -52,7 +52,8 @@ struct Problem {
   Interpolation interpolation = Interpolation::kBilinear;
   Padding padding = Padding::kZeros;
   bool align_corners = false;
-  std::optional<std::array<bool, 2>> output_mask = std::array<bool, 2>{true, true};  ///< nullopt: null
+  std::optional<std::array<bool, 2>> output_mask =
+      std::array<bool, 2>{true, true};  ///< nullopt: null
   std::array<LayoutSpec, kRoleCount> layouts{};
   GridFill grid_fill = GridFill::kUniform;
   ValueFill value_fill = ValueFill::kUniform;

@@ -56,11 +56,12 @@ inline std::optional<BackwardWorkspace> backward_workspace(const BackwardLayout&
   if (l.empty()) return ws;
   auto points = checked_mul(l.n_batch, l.points());
   auto points_bytes = points ? checked_mul(*points, kPointBytes) : std::nullopt;
-  auto scatter_bytes = points && want_input_grad ? checked_mul(*points, kScatterBytes)
-                                                 : std::optional<int64_t>(0);
+  auto scatter_bytes =
+      points && want_input_grad ? checked_mul(*points, kScatterBytes) : std::optional<int64_t>(0);
   auto plane = checked_mul(l.in_h, l.in_w);
   auto plane_slots = plane ? checked_add(*plane, 1) : std::nullopt;  // + the trash slot
-  auto plane_bytes = plane_slots ? checked_mul(*plane_slots, int64_t{sizeof(double)}) : std::nullopt;
+  auto plane_bytes =
+      plane_slots ? checked_mul(*plane_slots, int64_t{sizeof(double)}) : std::nullopt;
   if (!points_bytes || !scatter_bytes || !plane_bytes) return std::nullopt;
   auto aligned = [](int64_t bytes) -> std::optional<int64_t> {
     auto up = checked_align_up(static_cast<uint64_t>(bytes), kWorkspaceAlignment);
@@ -71,8 +72,8 @@ inline std::optional<BackwardWorkspace> backward_workspace(const BackwardLayout&
   auto scatter_aligned = aligned(*scatter_bytes);
   auto plane_aligned = aligned(*plane_bytes);
   if (!points_aligned || !scatter_aligned || !plane_aligned) return std::nullopt;
-  auto planes = want_input_grad ? checked_mul(*plane_aligned, int64_t{workers})
-                                : std::optional<int64_t>(0);
+  auto planes =
+      want_input_grad ? checked_mul(*plane_aligned, int64_t{workers}) : std::optional<int64_t>(0);
   auto head = checked_add(*points_aligned, *scatter_aligned);
   auto total = planes && head ? checked_add(*head, *planes) : std::nullopt;
   if (!total || static_cast<uint64_t>(*total) > kMaxWorkspaceBytes) return std::nullopt;

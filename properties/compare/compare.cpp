@@ -9,9 +9,12 @@ namespace gradconf::props {
 
 std::string_view status_name(CompareStatus status) {
   switch (status) {
-    case CompareStatus::kPassed: return "PASSED";
-    case CompareStatus::kFailed: return "FAILED";
-    case CompareStatus::kMistrusted: return "MISTRUSTED";
+    case CompareStatus::kPassed:
+      return "PASSED";
+    case CompareStatus::kFailed:
+      return "FAILED";
+    case CompareStatus::kMistrusted:
+      return "MISTRUSTED";
   }
   return "?";
 }
@@ -44,7 +47,8 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
     if (std::isfinite(expected[i])) max_golden = std::max(max_golden, std::fabs(expected[i]));
     zeros += expected[i] == 0;
   }
-  c.effective_cap = tol.max_abs_cap * (tol.cap_scales_with_magnitude ? std::max(1.0, max_golden) : 1.0);
+  c.effective_cap =
+      tol.max_abs_cap * (tol.cap_scales_with_magnitude ? std::max(1.0, max_golden) : 1.0);
   bool special_failure = got.size() != expected.size();
   for (int64_t i = 0; i < c.count; ++i) {
     const double a = got[i], g = expected[i];
@@ -57,7 +61,8 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
       const double rel = err / (std::fabs(g) + 1e-7);
       ok = err <= tol.atol + tol.rtol * std::fabs(g);
       c.max_abs_error = std::max(c.max_abs_error, err);
-      c.max_rel_error = std::max(c.max_rel_error, g != 0 ? err / std::fabs(g) : (err > 0 ? INFINITY : 0));
+      c.max_rel_error =
+          std::max(c.max_rel_error, g != 0 ? err / std::fabs(g) : (err > 0 ? INFINITY : 0));
       c.mare = std::max(c.mare, rel);
       rel_sum += rel;
     }
@@ -69,7 +74,8 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
   }
   c.mere = c.count ? rel_sum / static_cast<double>(c.count) : 0;
   c.zero_fraction = c.count ? static_cast<double>(zeros) / static_cast<double>(c.count) : 0;
-  const double match_fraction = c.count ? static_cast<double>(c.matched) / static_cast<double>(c.count) : 1;
+  const double match_fraction =
+      c.count ? static_cast<double>(c.matched) / static_cast<double>(c.count) : 1;
   const bool passed = !special_failure && match_fraction >= tol.min_match_fraction &&
                       c.max_abs_error <= c.effective_cap;
   if (!passed) {
@@ -81,14 +87,16 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
 }
 
 bool bitwise_equal(std::span<const double> a, std::span<const double> b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 std::string Comparison::summary() const {
   std::ostringstream s;
-  s << status_name(status) << ": " << matched << "/" << count << " matched, max_abs=" << max_abs_error
-    << " (cap " << effective_cap << "), max_rel=" << max_rel_error << ", MERE=" << mere
-    << ", MARE=" << mare << ", zeros=" << zero_fraction * 100 << "%";
+  s << status_name(status) << ": " << matched << "/" << count
+    << " matched, max_abs=" << max_abs_error << " (cap " << effective_cap
+    << "), max_rel=" << max_rel_error << ", MERE=" << mere << ", MARE=" << mare
+    << ", zeros=" << zero_fraction * 100 << "%";
   for (const auto& m : first_mismatches) {
     s << "\n  at [";
     for (size_t d = 0; d < m.index.size(); ++d) s << (d ? "," : "") << m.index[d];

@@ -5,26 +5,36 @@
 
 namespace gradconf::props {
 namespace {
-constexpr double p2(int e) { return e >= 0 ? double(int64_t{1} << e) : 1.0 / double(int64_t{1} << -e); }
+constexpr double p2(int e) {
+  return e >= 0 ? double(int64_t{1} << e) : 1.0 / double(int64_t{1} << -e);
+}
 
 // CANN's current (experimental) precision standard, rows per dtype; MERE thresholds from the
 // older ecosystem standard (research/cann-source-notes.md §0.5).
 constexpr std::array kRows = {
-    ToleranceRow{"*", "*", ACL_FLOAT16,
+    ToleranceRow{"*",
+                 "*",
+                 ACL_FLOAT16,
                  {p2(-9), p2(-9), 1e-1, true, 0.99, p2(-10),
                   "CANN precision standard fp16: rtol=atol=2^-9 (2 ulp of fp16's 2^-10 eps: one "
                   "for input rounding, one for output rounding), 99% match, cap 0.1 x "
                   "max(1, max|golden|) since rounding alone is relative to the magnitude"}},
-    ToleranceRow{"*", "*", ACL_BF16,
+    ToleranceRow{"*",
+                 "*",
+                 ACL_BF16,
                  {p2(-6), p2(-6), 1.0, true, 0.99, p2(-7),
                   "CANN precision standard bf16: rtol=atol=2^-6 (2 ulp of bf16's 2^-7 eps), 99% "
                   "match, cap 1 x max(1, max|golden|) since rounding alone is relative to the "
                   "magnitude"}},
-    ToleranceRow{"*", "*", ACL_FLOAT,
+    ToleranceRow{"*",
+                 "*",
+                 ACL_FLOAT,
                  {p2(-10), p2(-16), 1e-2, true, 1.0, p2(-13),
                   "CANN precision standard fp32: rtol 2^-10, atol 2^-16, every element; the cap "
                   "1e-2 scales with max|golden| because outputs are sums of many terms"}},
-    ToleranceRow{"*", "*", ACL_DOUBLE,
+    ToleranceRow{"*",
+                 "*",
+                 ACL_DOUBLE,
                  {1e-10, 1e-12, 1e-8, true, 1.0, 1e-12,
                   "double vs the double reference: only summation order differs (a few hundred "
                   "ulp at most for the reductions here), every element"}},
@@ -49,10 +59,14 @@ std::span<const ToleranceRow> tolerance_table() { return kRows; }
 
 double machine_epsilon(aclDataType dtype) {
   switch (dtype) {
-    case ACL_FLOAT16: return p2(-10);
-    case ACL_BF16: return p2(-7);
-    case ACL_DOUBLE: return p2(-52);
-    default: return p2(-23);
+    case ACL_FLOAT16:
+      return p2(-10);
+    case ACL_BF16:
+      return p2(-7);
+    case ACL_DOUBLE:
+      return p2(-52);
+    default:
+      return p2(-23);
   }
 }
 
@@ -61,8 +75,8 @@ double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magn
   // sum of <= K terms (K roundings, first order) in the compute type, on each side, plus one
   // rounding of every output to the dtype on each side; the host dot products are in double.
   const double compute_eps = machine_epsilon(dtype == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT);
-  const double per_term = 2 * machine_epsilon(dtype) +
-                          2 * (3 + static_cast<double>(accumulation_length)) * compute_eps;
+  const double per_term =
+      2 * machine_epsilon(dtype) + 2 * (3 + static_cast<double>(accumulation_length)) * compute_eps;
   return per_term * magnitude + 1e-300;
 }
 

@@ -11,12 +11,12 @@
 namespace gradconf::props {
 
 struct Tolerance {
-  double rtol = 0;                 ///< element matches when |a - g| <= atol + rtol * |g|
+  double rtol = 0;  ///< element matches when |a - g| <= atol + rtol * |g|
   double atol = 0;
-  double max_abs_cap = 0;          ///< the case fails when max |a - g| exceeds this ...
+  double max_abs_cap = 0;                  ///< the case fails when max |a - g| exceeds this ...
   bool cap_scales_with_magnitude = false;  ///< ... times max(1, max |g|) when true
-  double min_match_fraction = 1;   ///< fraction of elements that must match
-  double mere_threshold = 0;       ///< older CANN standard: MERE < T and MARE < 10 T (reported)
+  double min_match_fraction = 1;           ///< fraction of elements that must match
+  double mere_threshold = 0;  ///< older CANN standard: MERE < T and MARE < 10 T (reported)
   std::string_view reason;
 };
 

@@ -2,7 +2,8 @@
 
 namespace gradconf::props {
 
-const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers, std::string_view clause_id) {
+const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers,
+                                  std::string_view clause_id) {
   for (const ClauseBreaker& b : breakers) {
     if (b.clause_id == clause_id) return &b;
   }

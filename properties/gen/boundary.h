@@ -44,7 +44,8 @@ struct ClauseBreaker {
 };
 
 /// The breaker of `clause_id` in `breakers`, or nullptr.
-const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers, std::string_view clause_id);
+const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers,
+                                  std::string_view clause_id);
 
 /// One call at one clause's boundary, made by a breaker from a valid base problem.
 template <typename Problem>
@@ -94,19 +95,21 @@ rc::Gen<BoundaryCase<Problem>> gen_boundary_case(
       if (breaker->applies_to(d) && wanted(d)) options.push_back(d);
     }
     return rc::gen::mapcat(rc::gen::elementOf(options), [=](Direction d) {
-      return rc::gen::map(
-          rc::gen::tuple(base_problems(d), rc::gen::arbitrary<uint64_t>(), rc::gen::arbitrary<bool>()),
-          [=](const std::tuple<Problem, uint64_t, bool>& drawn) {
-            BoundaryCase<Problem> c;
-            c.problem = std::get<0>(drawn);
-            c.choice = std::get<1>(drawn);
-            c.just_valid = std::get<2>(drawn);
-            c.clause_id = std::string(breaker->clause_id);
-            c.call = make_call(c.problem);
-            breaker->apply(c.call, c.choice, c.just_valid);
-            c.expected_status = c.just_valid ? ACLNN_SUCCESS : clause_status(table, breaker->clause_id);
-            return c;
-          });
+      return rc::gen::map(rc::gen::tuple(base_problems(d), rc::gen::arbitrary<uint64_t>(),
+                                         rc::gen::arbitrary<bool>()),
+                          [=](const std::tuple<Problem, uint64_t, bool>& drawn) {
+                            BoundaryCase<Problem> c;
+                            c.problem = std::get<0>(drawn);
+                            c.choice = std::get<1>(drawn);
+                            c.just_valid = std::get<2>(drawn);
+                            c.clause_id = std::string(breaker->clause_id);
+                            c.call = make_call(c.problem);
+                            breaker->apply(c.call, c.choice, c.just_valid);
+                            c.expected_status = c.just_valid
+                                                    ? ACLNN_SUCCESS
+                                                    : clause_status(table, breaker->clause_id);
+                            return c;
+                          });
     });
   });
 }

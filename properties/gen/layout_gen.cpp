@@ -22,7 +22,8 @@ std::vector<int> canonical(std::vector<int> order) {
   return {};
 }
 
-rc::Gen<std::vector<int>> gen_order(const std::vector<std::vector<int>>& orders, bool include_identity) {
+rc::Gen<std::vector<int>> gen_order(const std::vector<std::vector<int>>& orders,
+                                    bool include_identity) {
   std::vector<std::vector<int>> usable;
   for (const auto& order : orders) {
     if (include_identity || !order.empty()) usable.push_back(order);
@@ -45,7 +46,8 @@ std::vector<std::vector<int>> standard_orders(int rank) {
     std::vector<int> reversed(identity.rbegin(), identity.rend());
     add(reversed);
     std::vector<int> inner_swapped = identity;
-    std::swap(inner_swapped[static_cast<size_t>(rank - 1)], inner_swapped[static_cast<size_t>(rank - 2)]);
+    std::swap(inner_swapped[static_cast<size_t>(rank - 1)],
+              inner_swapped[static_cast<size_t>(rank - 2)]);
     add(inner_swapped);
     std::vector<int> last_first = identity;  // 4-D: 0 2 3 1, channels-last
     std::rotate(last_first.begin() + 1, last_first.begin() + 2, last_first.end());
@@ -73,7 +75,8 @@ rc::Gen<LayoutSpec> gen_layout(int rank, bool is_input, const LayoutLimits& limi
                    is_input ? rc::gen::inRange<uint32_t>(0, all_dims + 1) : rc::gen::just(0u)));
   return rc::gen::weightedOneOf<LayoutSpec>({
       {14, rc::gen::just(LayoutSpec{})},
-      {rank >= 2 ? 3u : 0u, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::order, gen_order(orders, false)))},
+      {rank >= 2 ? 3u : 0u,
+       rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::order, gen_order(orders, false)))},
       {3, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::pad, pad))},
       {2, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::offset, offset))},
       {is_input && rank > 0 ? 2u : 0u,

@@ -95,7 +95,8 @@ bool Backend::select_fault(std::string_view fault) const {
   return runtime_.select_planted_fault(std::string(fault).c_str()) == ACLNN_SUCCESS;
 }
 
-ScopedBackendThreads::ScopedBackendThreads(const Backend& backend, int threads) : backend_(backend) {
+ScopedBackendThreads::ScopedBackendThreads(const Backend& backend, int threads)
+    : backend_(backend) {
   if (threads > 0 && backend.runtime().set_num_threads) {
     saved_ = backend.runtime().set_num_threads(threads);
     active_ = true;

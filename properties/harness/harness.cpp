@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "acl/acl.h"
-#include "harness/backend.h"
 #include "core/checked_math.h"
 #include "core/dtype.h"
+#include "harness/backend.h"
 
 namespace gradconf::props {
 namespace {
@@ -67,21 +67,39 @@ std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values) {
     uint8_t* out = bytes.data() + i * static_cast<size_t>(size);
     const double v = values[i];
     switch (dtype) {
-      case ACL_FLOAT: { const float f = static_cast<float>(v); std::memcpy(out, &f, 4); break; }
-      case ACL_DOUBLE: std::memcpy(out, &v, 8); break;
-      case ACL_FLOAT16: { const half h(static_cast<float>(v)); std::memcpy(out, &h, 2); break; }
-      case ACL_BF16: { const bfloat16 b(static_cast<float>(v)); std::memcpy(out, &b, 2); break; }
+      case ACL_FLOAT: {
+        const float f = static_cast<float>(v);
+        std::memcpy(out, &f, 4);
+        break;
+      }
+      case ACL_DOUBLE:
+        std::memcpy(out, &v, 8);
+        break;
+      case ACL_FLOAT16: {
+        const half h(static_cast<float>(v));
+        std::memcpy(out, &h, 2);
+        break;
+      }
+      case ACL_BF16: {
+        const bfloat16 b(static_cast<float>(v));
+        std::memcpy(out, &b, 2);
+        break;
+      }
       case ACL_INT32: {
-        const int32_t x = std::isfinite(v) ? static_cast<int32_t>(std::clamp(v, -2147483648.0, 2147483647.0)) : 0;
+        const int32_t x =
+            std::isfinite(v) ? static_cast<int32_t>(std::clamp(v, -2147483648.0, 2147483647.0)) : 0;
         std::memcpy(out, &x, 4);
         break;
       }
       case ACL_INT64: {
-        const int64_t x = std::isfinite(v) ? static_cast<int64_t>(std::clamp(v, -0x1p62, 0x1p62)) : 0;
+        const int64_t x =
+            std::isfinite(v) ? static_cast<int64_t>(std::clamp(v, -0x1p62, 0x1p62)) : 0;
         std::memcpy(out, &x, 8);
         break;
       }
-      default: std::memset(out, 0, static_cast<size_t>(size)); break;
+      default:
+        std::memset(out, 0, static_cast<size_t>(size));
+        break;
     }
   }
   return bytes;
@@ -93,13 +111,42 @@ std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes) {
   for (size_t i = 0; i < values.size(); ++i) {
     const uint8_t* in = bytes.data() + i * static_cast<size_t>(size);
     switch (dtype) {
-      case ACL_FLOAT: { float f; std::memcpy(&f, in, 4); values[i] = f; break; }
-      case ACL_DOUBLE: std::memcpy(&values[i], in, 8); break;
-      case ACL_FLOAT16: { half h; std::memcpy(&h, in, 2); values[i] = static_cast<float>(h); break; }
-      case ACL_BF16: { bfloat16 b; std::memcpy(&b, in, 2); values[i] = static_cast<float>(b); break; }
-      case ACL_INT32: { int32_t x; std::memcpy(&x, in, 4); values[i] = x; break; }
-      case ACL_INT64: { int64_t x; std::memcpy(&x, in, 8); values[i] = static_cast<double>(x); break; }
-      default: values[i] = 0; break;
+      case ACL_FLOAT: {
+        float f;
+        std::memcpy(&f, in, 4);
+        values[i] = f;
+        break;
+      }
+      case ACL_DOUBLE:
+        std::memcpy(&values[i], in, 8);
+        break;
+      case ACL_FLOAT16: {
+        half h;
+        std::memcpy(&h, in, 2);
+        values[i] = static_cast<float>(h);
+        break;
+      }
+      case ACL_BF16: {
+        bfloat16 b;
+        std::memcpy(&b, in, 2);
+        values[i] = static_cast<float>(b);
+        break;
+      }
+      case ACL_INT32: {
+        int32_t x;
+        std::memcpy(&x, in, 4);
+        values[i] = x;
+        break;
+      }
+      case ACL_INT64: {
+        int64_t x;
+        std::memcpy(&x, in, 8);
+        values[i] = static_cast<double>(x);
+        break;
+      }
+      default:
+        values[i] = 0;
+        break;
     }
   }
   return values;
@@ -146,7 +193,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
       for (size_t i = 0; i < s.offsets.size(); ++i) {
         const double v = has_values ? spec.values[i] : 0.0;
         const auto element = encode(spec.dtype, std::span<const double>(&v, 1));
-        std::memcpy(s.before.data() + s.offsets[i] * s.element_bytes, element.data(), element.size());
+        std::memcpy(s.before.data() + s.offsets[i] * s.element_bytes, element.data(),
+                    element.size());
       }
     }
     if (rt.malloc(&s.device, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
@@ -158,9 +206,9 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
       return outcome;
     }
     const int64_t storage_dims[1] = {geometry->storage_numel};
-    s.tensor = rt.create_tensor(spec.dims.data(), spec.dims.size(), spec.dtype,
-                               geometry->strides.data(), geometry->offset, spec.format,
-                               storage_dims, 1, s.device);
+    s.tensor =
+        rt.create_tensor(spec.dims.data(), spec.dims.size(), spec.dtype, geometry->strides.data(),
+                         geometry->offset, spec.format, storage_dims, 1, s.device);
     if (s.tensor == nullptr) {
       release();
       outcome.status = ACLNN_ERR_INNER;
@@ -285,7 +333,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
       }
       if (after[b] != kOutputCanary) {
         outcome.outside_views_untouched = false;
-        note(outcome, "output " + spec.name + " written outside its view (byte " + std::to_string(b) + ")");
+        note(outcome,
+             "output " + spec.name + " written outside its view (byte " + std::to_string(b) + ")");
         break;
       }
     }

@@ -25,7 +25,7 @@ class Backend;
 
 /// One tensor argument of a call.
 struct TensorSpec {
-  std::string name;            ///< the C API parameter name
+  std::string name;  ///< the C API parameter name
   std::vector<int64_t> dims;
   aclDataType dtype = ACL_FLOAT;
   aclFormat format = ACL_FORMAT_ND;
@@ -36,9 +36,8 @@ struct TensorSpec {
 };
 
 /// Phase 1 of one op, given the created tensors in TensorSpec order (nullptr where `null`).
-using Phase1 =
-    std::function<aclnnStatus(std::span<aclTensor* const> tensors, uint64_t* workspace_size,
-                              aclOpExecutor** executor)>;
+using Phase1 = std::function<aclnnStatus(std::span<aclTensor* const> tensors,
+                                         uint64_t* workspace_size, aclOpExecutor** executor)>;
 using Phase2 = aclnnStatus (*)(void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
                                aclrtStream stream);
 
@@ -46,21 +45,21 @@ enum class WorkspaceFill { kZero, kGarbage };
 
 struct RunOptions {
   WorkspaceFill workspace_fill = WorkspaceFill::kZero;
-  uint64_t workspace_shortfall = 0;  ///< pass workspaceSize minus this to phase 2
-  int threads = 0;                   ///< >0: the backend's kernel threads for this run
-  int phase1_threads = 0;            ///< >0: a different thread count for phase 1 only
-  bool misaligned_workspace = false; ///< pass a workspace pointer that is not 64-byte aligned
-  bool query_twice = false;          ///< call phase 1 twice (idempotence), run the second
-  bool skip_phase2 = false;          ///< phase 1 only (the executor is destroyed unrun)
-  bool run_phase2_twice = false;     ///< run the executor again after it ran (single use)
-  int timed_repeats = 0;             ///< after a successful run: time phase 2 this many times,
-                                     ///< each with a fresh executor from an untimed phase 1
+  uint64_t workspace_shortfall = 0;   ///< pass workspaceSize minus this to phase 2
+  int threads = 0;                    ///< >0: the backend's kernel threads for this run
+  int phase1_threads = 0;             ///< >0: a different thread count for phase 1 only
+  bool misaligned_workspace = false;  ///< pass a workspace pointer that is not 64-byte aligned
+  bool query_twice = false;           ///< call phase 1 twice (idempotence), run the second
+  bool skip_phase2 = false;           ///< phase 1 only (the executor is destroyed unrun)
+  bool run_phase2_twice = false;      ///< run the executor again after it ran (single use)
+  int timed_repeats = 0;              ///< after a successful run: time phase 2 this many times,
+                                      ///< each with a fresh executor from an untimed phase 1
 };
 
 struct Outcome {
   aclnnStatus status = ACLNN_SUCCESS;
-  std::string message;      ///< aclGetRecentErrMsg() after the failing phase
-  int failed_phase = 0;     ///< 0 none, 1 or 2
+  std::string message;   ///< aclGetRecentErrMsg() after the failing phase
+  int failed_phase = 0;  ///< 0 none, 1 or 2
   uint64_t workspace_size = 0;
   bool workspace_sizes_agree = true;  ///< query_twice: both phase-1 calls gave the same size
   aclnnStatus second_run_status = ACLNN_SUCCESS;  ///< run_phase2_twice: status of the rerun
@@ -68,11 +67,11 @@ struct Outcome {
   std::vector<std::vector<double>> values;
   /// Per TensorSpec: true when no element of the output's view changed (still the canary).
   std::vector<bool> view_untouched;
-  bool inputs_untouched = true;     ///< no byte of any input storage changed
+  bool inputs_untouched = true;         ///< no byte of any input storage changed
   bool outside_views_untouched = true;  ///< gaps, offsets and tails of outputs unchanged
   bool workspace_guard_intact = true;   ///< nothing written past workspaceSize
-  std::string violations;              ///< human-readable list of the above failures
-  std::vector<double> phase2_ms;       ///< timed_repeats: phase 2 + synchronize, milliseconds
+  std::string violations;               ///< human-readable list of the above failures
+  std::vector<double> phase2_ms;        ///< timed_repeats: phase 2 + synchronize, milliseconds
 
   bool ok() const { return status == ACLNN_SUCCESS; }
 };

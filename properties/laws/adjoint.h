@@ -19,7 +19,8 @@ LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& ba
   const Outcome f = Traits::run(forward, {}, backend);
   const Outcome b = Traits::run(backward, {}, backend);
   if (!f.ok() || !b.ok()) {
-    return law_failure("adjoint_identity", repro, "forward " + describe_status(f) + ", backward " + describe_status(b));
+    return law_failure("adjoint_identity", repro,
+                       "forward " + describe_status(f) + ", backward " + describe_status(b));
   }
   for (const Differentiable& d : Traits::differentiable(backward_problem)) {
     if (!d.linear) continue;
@@ -33,9 +34,10 @@ LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& ba
     if (!(std::fabs(lhs - rhs) <= bound)) {
       std::ostringstream why;
       why.precision(17);
-      why << "<forward(u), g> = " << lhs << " but <u, " << backward.tensors[static_cast<size_t>(d.backward_gradient)].name
-          << "(g)> = " << rhs << ", |diff| " << std::fabs(lhs - rhs) << " > bound " << bound
-          << " (sum of |terms| " << magnitude << ")";
+      why << "<forward(u), g> = " << lhs << " but <u, "
+          << backward.tensors[static_cast<size_t>(d.backward_gradient)].name << "(g)> = " << rhs
+          << ", |diff| " << std::fabs(lhs - rhs) << " > bound " << bound << " (sum of |terms| "
+          << magnitude << ")";
       return law_failure("adjoint_identity", repro, why.str());
     }
   }

@@ -17,7 +17,8 @@ Call slice_batch(const Call& call, int64_t begin, int64_t end) {
     const int64_t full = tensor.dims[static_cast<size_t>(dim)];
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < dim; ++d) outer *= tensor.dims[static_cast<size_t>(d)];
-    for (size_t d = static_cast<size_t>(dim) + 1; d < tensor.dims.size(); ++d) inner *= tensor.dims[d];
+    for (size_t d = static_cast<size_t>(dim) + 1; d < tensor.dims.size(); ++d)
+      inner *= tensor.dims[d];
     tensor.dims[static_cast<size_t>(dim)] = end - begin;
     if (tensor.values.empty()) continue;
     std::vector<double> sliced;
@@ -31,8 +32,7 @@ Call slice_batch(const Call& call, int64_t begin, int64_t end) {
 }
 
 template <typename Traits>
-LawResult batch_split(const typename Traits::Problem& p, const Backend& backend,
-                      int64_t split) {
+LawResult batch_split(const typename Traits::Problem& p, const Backend& backend, int64_t split) {
   const auto call = Traits::make_call(p);
   const std::string repro = Traits::repro(p);
   const int64_t n = Traits::batch_size(p);
@@ -41,8 +41,9 @@ LawResult batch_split(const typename Traits::Problem& p, const Backend& backend,
   const Outcome head = Traits::run(slice_batch<Traits>(call, 0, split), {}, backend);
   const Outcome tail = Traits::run(slice_batch<Traits>(call, split, n), {}, backend);
   if (!whole.ok() || !head.ok() || !tail.ok()) {
-    return law_failure("batch_split", repro,
-                       describe_status(whole) + " / " + describe_status(head) + " / " + describe_status(tail));
+    return law_failure(
+        "batch_split", repro,
+        describe_status(whole) + " / " + describe_status(head) + " / " + describe_status(tail));
   }
   for (int out : Traits::wanted_outputs(p, call)) {
     const auto o = static_cast<size_t>(out);

@@ -9,8 +9,8 @@
 namespace gradconf::props {
 
 /// Each run: {phase-1 threads (0: the same), phase-2 threads}.
-inline constexpr int kDeterminismThreadCounts[][2] = {{0, 1}, {0, 2}, {0, 3}, {0, 8}, {0, 2},
-                                                      {8, 1}, {1, 3}};
+inline constexpr int kDeterminismThreadCounts[][2] = {{0, 1}, {0, 2}, {0, 3}, {0, 8},
+                                                      {0, 2}, {8, 1}, {1, 3}};
 
 template <typename Traits>
 LawResult determinism(const typename Traits::Problem& p, const Backend& backend) {

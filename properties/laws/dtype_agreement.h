@@ -38,8 +38,9 @@ LawResult dtype_agreement(const typename Traits::Problem& p, const Backend& back
     }
     for (int out : Traits::wanted_outputs(typed, call)) {
       const auto o = static_cast<size_t>(out);
-      const Comparison c = compare(narrow_run.values[o], wide_run.values[o], call.tensors[o].dims,
-                                   tolerance_for(Traits::op_name(typed), call.tensors[o].name, dtype));
+      const Comparison c =
+          compare(narrow_run.values[o], wide_run.values[o], call.tensors[o].dims,
+                  tolerance_for(Traits::op_name(typed), call.tensors[o].name, dtype));
       if (c.status == CompareStatus::kFailed) {
         return law_failure("dtype_agreement", Traits::repro(typed),
                            call.tensors[o].name + " vs the float64 run: " + c.summary());

@@ -24,9 +24,11 @@ LawResult error_contract(const typename Traits::Call& call, const ClauseExpectat
     return law_failure("error_contract", repro, side + expected.clause_id + ": " + why);
   };
   if (outcome.status != expected.status) {
-    return fail("expected status " + std::to_string(expected.status) + ", got " + describe_status(outcome));
+    return fail("expected status " + std::to_string(expected.status) + ", got " +
+                describe_status(outcome));
   }
-  if (!outcome.inputs_untouched || !outcome.outside_views_untouched || !outcome.workspace_guard_intact) {
+  if (!outcome.inputs_untouched || !outcome.outside_views_untouched ||
+      !outcome.workspace_guard_intact) {
     return fail(outcome.violations);
   }
   if (expected.just_valid) return {};

@@ -55,9 +55,10 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
     if (!(std::fabs(numeric - analytic) <= bound)) {
       std::ostringstream why;
       why.precision(17);
-      why << backward.tensors[static_cast<size_t>(d.backward_gradient)].name << ": central difference "
-          << numeric << " vs <gradient, d> " << analytic << ", |diff| " << std::fabs(numeric - analytic)
-          << " > bound " << bound << " (h " << h << ", direction seed " << direction_seed << ")";
+      why << backward.tensors[static_cast<size_t>(d.backward_gradient)].name
+          << ": central difference " << numeric << " vs <gradient, d> " << analytic << ", |diff| "
+          << std::fabs(numeric - analytic) << " > bound " << bound << " (h " << h
+          << ", direction seed " << direction_seed << ")";
       return law_failure("finite_differences", repro, why.str());
     }
   }

@@ -15,8 +15,8 @@
 #include "compare/compare.h"
 #include "harness/backend.h"
 #include "harness/harness.h"
-#include "op/call.h"
 #include "laws/traits.h"
+#include "op/call.h"
 
 namespace gradconf::props {
 
@@ -49,8 +49,8 @@ struct LawMeasurements {
 
 struct LawResult {
   bool holds = true;
-  bool mistrusted = false;    ///< held, but on data too dominated by zeros to prove much
-  std::string detail;         ///< why it failed (empty when it held)
+  bool mistrusted = false;  ///< held, but on data too dominated by zeros to prove much
+  std::string detail;       ///< why it failed (empty when it held)
   std::string mistrust_reason;
   LawMeasurements measured;
 
@@ -63,7 +63,8 @@ struct LawResult {
 };
 
 /// "<law> failed for <repro>: <why>"
-inline LawResult law_failure(std::string_view law, const std::string& repro, const std::string& why) {
+inline LawResult law_failure(std::string_view law, const std::string& repro,
+                             const std::string& why) {
   return LawResult::failure(std::string(law) + " failed for '" + repro + "': " + why);
 }
 

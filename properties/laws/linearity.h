@@ -14,8 +14,8 @@
 namespace gradconf::props {
 
 template <typename Traits>
-LawResult linear_in_incoming_gradient(const typename Traits::Problem& p0,
-                                      const Backend& backend, double a, double b) {
+LawResult linear_in_incoming_gradient(const typename Traits::Problem& p0, const Backend& backend,
+                                      double a, double b) {
   const auto p = Traits::as_backward(p0);
   const auto call = Traits::make_call(p);
   const std::string repro = Traits::repro(p);
@@ -37,8 +37,9 @@ LawResult linear_in_incoming_gradient(const typename Traits::Problem& p0,
   const Outcome r2 = Traits::run(g2, {}, backend);
   const Outcome rm = Traits::run(mixed, {}, backend);
   if (!r1.ok() || !r2.ok() || !rm.ok()) {
-    return law_failure("linear_in_incoming_gradient", repro,
-                       describe_status(r1) + " / " + describe_status(r2) + " / " + describe_status(rm));
+    return law_failure(
+        "linear_in_incoming_gradient", repro,
+        describe_status(r1) + " / " + describe_status(r2) + " / " + describe_status(rm));
   }
   for (int out : Traits::wanted_outputs(p, call)) {
     const auto o = static_cast<size_t>(out);
@@ -59,14 +60,16 @@ LawResult linear_in_incoming_gradient(const typename Traits::Problem& p0,
       if (first_mismatch == count) first_mismatch = k;
       worst_excess = std::max(worst_excess, std::isnan(error) ? INFINITY : error / bound);
     }
-    if (count > 0 && static_cast<double>(matched) < t.min_match_fraction * static_cast<double>(count)) {
+    if (count > 0 &&
+        static_cast<double>(matched) < t.min_match_fraction * static_cast<double>(count)) {
       const size_t k = first_mismatch;
       std::ostringstream why;
       why.precision(9);
       why << name << " (a=" << a << ", b=" << b << "): " << matched << "/" << count
-          << " elements within linearity_bound; first at flat index " << k << ": backward(a g1 + b g2) = "
-          << rm.values[o][k] << ", a backward(g1) + b backward(g2) = "
-          << a * r1.values[o][k] + b * r2.values[o][k] << " (worst error/bound " << worst_excess << ")";
+          << " elements within linearity_bound; first at flat index " << k
+          << ": backward(a g1 + b g2) = " << rm.values[o][k]
+          << ", a backward(g1) + b backward(g2) = " << a * r1.values[o][k] + b * r2.values[o][k]
+          << " (worst error/bound " << worst_excess << ")";
       return law_failure("linear_in_incoming_gradient", repro, why.str());
     }
   }

@@ -19,19 +19,24 @@ LawResult matches_reference(const typename Traits::Problem& p, const Backend& ba
   // Outputs the call does not want (outputMask false, null mask early-out) keep their canaries.
   const auto wanted = Traits::wanted_outputs(p, call);
   for (size_t t = 0; t < call.tensors.size(); ++t) {
-    const bool is_wanted = std::find(wanted.begin(), wanted.end(), static_cast<int>(t)) != wanted.end();
-    if (call.tensors[t].output && !call.tensors[t].null && !is_wanted && !outcome.view_untouched[t]) {
-      return law_failure("matches_reference", repro, call.tensors[t].name + " is not wanted but was written");
+    const bool is_wanted =
+        std::find(wanted.begin(), wanted.end(), static_cast<int>(t)) != wanted.end();
+    if (call.tensors[t].output && !call.tensors[t].null && !is_wanted &&
+        !outcome.view_untouched[t]) {
+      return law_failure("matches_reference", repro,
+                         call.tensors[t].name + " is not wanted but was written");
     }
   }
   LawResult result;
   for (const ExpectedOutput& expected : Traits::reference(p, call)) {
     const auto& got = outcome.values[static_cast<size_t>(expected.tensor)];
-    const Comparison c = compare(got, expected.values, expected.dims,
-                                 tolerance_for(Traits::op_name(p), expected.name, Traits::dtype(p)));
+    const Comparison c =
+        compare(got, expected.values, expected.dims,
+                tolerance_for(Traits::op_name(p), expected.name, Traits::dtype(p)));
     result.measured.add(c);
     if (c.status == CompareStatus::kFailed) {
-      LawResult failed = law_failure("matches_reference", repro, expected.name + ": " + c.summary());
+      LawResult failed =
+          law_failure("matches_reference", repro, expected.name + ": " + c.summary());
       failed.measured = result.measured;
       return failed;
     }

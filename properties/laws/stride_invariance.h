@@ -19,17 +19,20 @@ LawResult stride_invariance(const typename Traits::Problem& p, const Backend& ba
   const Outcome strided = Traits::run(strided_call, {}, backend);
   const Outcome dense = Traits::run(dense_call, {}, backend);
   if (!strided.ok() || !dense.ok() || !strided.violations.empty()) {
-    return law_failure("stride_invariance", repro,
-                       "strided " + describe_status(strided) + ", contiguous " + describe_status(dense));
+    return law_failure(
+        "stride_invariance", repro,
+        "strided " + describe_status(strided) + ", contiguous " + describe_status(dense));
   }
   for (int out : Traits::wanted_outputs(p, strided_call)) {
     const auto o = static_cast<size_t>(out);
     const int64_t at = first_bit_difference(strided.values[o], dense.values[o]);
     if (at >= 0) {
       return law_failure("stride_invariance", repro,
-                         strided_call.tensors[o].name + " differs from the contiguous run at flat index " +
-                             std::to_string(at) + ": " + std::to_string(strided.values[o][static_cast<size_t>(at)]) +
-                             " vs " + std::to_string(dense.values[o][static_cast<size_t>(at)]));
+                         strided_call.tensors[o].name +
+                             " differs from the contiguous run at flat index " +
+                             std::to_string(at) + ": " +
+                             std::to_string(strided.values[o][static_cast<size_t>(at)]) + " vs " +
+                             std::to_string(dense.values[o][static_cast<size_t>(at)]));
     }
   }
   return {};

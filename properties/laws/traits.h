@@ -26,8 +26,8 @@ namespace gradconf::props {
 
 /// A reference value set for one output tensor of a call.
 struct ExpectedOutput {
-  int tensor = -1;               ///< index in the call's tensors
-  std::string name;              ///< the C API parameter name (tolerance table key)
+  int tensor = -1;   ///< index in the call's tensors
+  std::string name;  ///< the C API parameter name (tolerance table key)
   std::vector<int64_t> dims;
   std::vector<double> values;
 };

@@ -1,7 +1,8 @@
 // Law 9: the two-phase contract (spec README §1). Phase 1 is pure (writes no input or output
 // byte) and idempotent (same size twice); a garbage-filled or misaligned workspace gives the same
-// bits as a zeroed, aligned one and nothing is written past workspaceSize; a workspace one byte short is rejected
-// with 161002 before any output byte is written; an executor runs once (361001 after).
+// bits as a zeroed, aligned one and nothing is written past workspaceSize; a workspace one byte
+// short is rejected with 161002 before any output byte is written; an executor runs once (361001
+// after).
 #ifndef GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 #define GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 
@@ -26,7 +27,8 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
       return fail("phase 1 wrote into " + call.tensors[t].name);
     }
   }
-  if (!planned.inputs_untouched || !planned.outside_views_untouched) return fail(planned.violations);
+  if (!planned.inputs_untouched || !planned.outside_views_untouched)
+    return fail(planned.violations);
 
   RunOptions zeroed, garbage, misaligned;
   garbage.workspace_fill = WorkspaceFill::kGarbage;
@@ -40,7 +42,8 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
     return fail(describe_status(clean) + " / " + describe_status(dirty) + " / " +
                 describe_status(shifted));
   }
-  if (!shifted.workspace_guard_intact || !shifted.violations.empty()) return fail(shifted.violations);
+  if (!shifted.workspace_guard_intact || !shifted.violations.empty())
+    return fail(shifted.violations);
   if (!dirty.workspace_guard_intact || !dirty.violations.empty()) return fail(dirty.violations);
   if (dirty.second_run_status != ACLNN_ERR_RUNTIME_ERROR) {
     return fail("running an executor twice returned " + std::to_string(dirty.second_run_status) +
@@ -55,7 +58,8 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
     }
     const int64_t moved = first_bit_difference(clean.values[o], shifted.values[o]);
     if (moved >= 0) {
-      return fail(call.tensors[o].name + " depends on the workspace pointer's alignment (flat index " +
+      return fail(call.tensors[o].name +
+                  " depends on the workspace pointer's alignment (flat index " +
                   std::to_string(moved) + ")");
     }
   }
@@ -65,7 +69,8 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
     short_by_one.workspace_shortfall = 1;
     const Outcome rejected = Traits::run(call, short_by_one, backend);
     if (rejected.status != ACLNN_ERR_PARAM_INVALID || rejected.failed_phase != 2) {
-      return fail("a workspace one byte short gave " + describe_status(rejected) + ", expected 161002");
+      return fail("a workspace one byte short gave " + describe_status(rejected) +
+                  ", expected 161002");
     }
     for (size_t t = 0; t < call.tensors.size(); ++t) {
       if (call.tensors[t].output && !rejected.view_untouched[t]) {

@@ -19,7 +19,9 @@ int Call::index_of(std::string_view name) const {
   return -1;
 }
 
-TensorSpec& Call::tensor(std::string_view name) { return tensors.at(static_cast<size_t>(index_of(name))); }
+TensorSpec& Call::tensor(std::string_view name) {
+  return tensors.at(static_cast<size_t>(index_of(name)));
+}
 const TensorSpec& Call::tensor(std::string_view name) const {
   return tensors.at(static_cast<size_t>(index_of(name)));
 }
@@ -32,7 +34,9 @@ int Call::attr_index(std::string_view name) const {
   return -1;
 }
 
-AttrValue& Call::attr(std::string_view name) { return attrs.at(static_cast<size_t>(attr_index(name))); }
+AttrValue& Call::attr(std::string_view name) {
+  return attrs.at(static_cast<size_t>(attr_index(name)));
+}
 const AttrValue& Call::attr(std::string_view name) const {
   return attrs.at(static_cast<size_t>(attr_index(name)));
 }
@@ -100,13 +104,15 @@ std::string format_attr(const AttrValue& value) {
 
 aclTensor* BoundArgs::tensor(std::string_view role) const {
   const int i = call_.index_of(role);
-  return i < 0 || static_cast<size_t>(i) >= tensors_.size() ? nullptr : tensors_[static_cast<size_t>(i)];
+  return i < 0 || static_cast<size_t>(i) >= tensors_.size() ? nullptr
+                                                            : tensors_[static_cast<size_t>(i)];
 }
 
 void* BoundArgs::handle(std::string_view name) const {
   const int i = call_.attr_index(name);
-  return i < 0 || static_cast<size_t>(i) >= attr_handles_.size() ? nullptr
-                                                                  : attr_handles_[static_cast<size_t>(i)];
+  return i < 0 || static_cast<size_t>(i) >= attr_handles_.size()
+             ? nullptr
+             : attr_handles_[static_cast<size_t>(i)];
 }
 
 const aclIntArray* BoundArgs::int_array(std::string_view name) const {
@@ -126,8 +132,8 @@ AttrArguments::AttrArguments(const Call& call, const AclRuntime* rt)
     const AttrValue& value = call.attrs[i];
     if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
       const int64_t none = 0;
-      handles_[i] = rt ? static_cast<void*>(rt->create_int_array(ints->empty() ? &none : ints->data(),
-                                                                   ints->size()))
+      handles_[i] = rt ? static_cast<void*>(rt->create_int_array(
+                             ints->empty() ? &none : ints->data(), ints->size()))
                        : new aclIntArray{*ints};
       kinds_[i] = Kind::kInts;
     } else if (const auto* bools = std::get_if<std::vector<bool>>(&value)) {
@@ -167,13 +173,15 @@ AttrArguments::~AttrArguments() {
 Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
   ScopedBackendProfile profile(backend, call.profile);
   AttrArguments attrs(call, &backend.runtime());
-  Phase1 phase1 = [&](std::span<aclTensor* const> tensors, uint64_t* size, aclOpExecutor** executor) {
+  Phase1 phase1 = [&](std::span<aclTensor* const> tensors, uint64_t* size,
+                      aclOpExecutor** executor) {
     return call.entry->phase1(backend, BoundArgs(call, tensors, attrs.handles(), size, executor));
   };
   return run_call(call.tensors, phase1, call.entry->phase2(backend), options, backend);
 }
 
-const std::vector<double>& output_of(const Call& call, const Outcome& outcome, std::string_view role) {
+const std::vector<double>& output_of(const Call& call, const Outcome& outcome,
+                                     std::string_view role) {
   static const std::vector<double> kEmpty;
   const int i = call.index_of(role);
   return i < 0 ? kEmpty : outcome.values[static_cast<size_t>(i)];

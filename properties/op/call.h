@@ -60,10 +60,12 @@ std::string format_attr(const AttrValue& value);
 class BoundArgs {
  public:
   BoundArgs(const Call& call, std::span<aclTensor* const> tensors,
-            std::span<void* const> attr_handles, uint64_t* workspace_size,
-            aclOpExecutor** executor)
-      : call_(call), tensors_(tensors), attr_handles_(attr_handles),
-        workspace_size_(workspace_size), executor_(executor) {}
+            std::span<void* const> attr_handles, uint64_t* workspace_size, aclOpExecutor** executor)
+      : call_(call),
+        tensors_(tensors),
+        attr_handles_(attr_handles),
+        workspace_size_(workspace_size),
+        executor_(executor) {}
 
   aclTensor* tensor(std::string_view role) const;
   int64_t int_attr(std::string_view name) const { return call_.attr_int(name); }
@@ -114,7 +116,8 @@ class AttrArguments {
 Outcome run(const Call& call, const RunOptions& options, const Backend& backend);
 
 /// Output values of `role` from an outcome of `call` (empty if the role is not in the call).
-const std::vector<double>& output_of(const Call& call, const Outcome& outcome, std::string_view role);
+const std::vector<double>& output_of(const Call& call, const Outcome& outcome,
+                                     std::string_view role);
 
 /// One line describing the raw arguments (entry, attrs, and per tensor: dims, dtype, format,
 /// layout, null), for counterexamples and fuzz reports.

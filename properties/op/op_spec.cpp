@@ -8,12 +8,18 @@ std::string_view direction_name(Direction direction) {
 
 std::string_view attr_kind_name(AttrKind kind) {
   switch (kind) {
-    case AttrKind::kInt: return "int";
-    case AttrKind::kDouble: return "double";
-    case AttrKind::kBool: return "bool";
-    case AttrKind::kString: return "string";
-    case AttrKind::kIntList: return "int list";
-    case AttrKind::kBoolList: return "bool list";
+    case AttrKind::kInt:
+      return "int";
+    case AttrKind::kDouble:
+      return "double";
+    case AttrKind::kBool:
+      return "bool";
+    case AttrKind::kString:
+      return "string";
+    case AttrKind::kIntList:
+      return "int list";
+    case AttrKind::kBoolList:
+      return "bool list";
   }
   return "?";
 }

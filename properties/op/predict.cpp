@@ -42,7 +42,9 @@ ExpectedVerdict predict(const Call& call) {
         for (int64_t e = 0; e < count; ++e) {
           int64_t offset = geometry->offset;
           for (size_t d = 0; d < spec.dims.size(); ++d) offset += index[d] * geometry->strides[d];
-          const double v = static_cast<size_t>(e) < spec.values.size() ? spec.values[static_cast<size_t>(e)] : 0.0;
+          const double v = static_cast<size_t>(e) < spec.values.size()
+                               ? spec.values[static_cast<size_t>(e)]
+                               : 0.0;
           const auto encoded = encode(spec.dtype, std::span<const double>(&v, 1));
           std::memcpy(storage.data() + offset * esize, encoded.data(), encoded.size());
           for (size_t d = spec.dims.size(); d-- > 0;) {

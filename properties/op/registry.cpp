@@ -25,7 +25,8 @@ const EntrySpec* find_entry(std::string_view name) {
   return nullptr;
 }
 
-LawResult run_law_case(const LawBinding& binding, const Backend& backend, int index, uint64_t seed) {
+LawResult run_law_case(const LawBinding& binding, const Backend& backend, int index,
+                       uint64_t seed) {
   const int size = (index * 37) % 101;
   const uint64_t random = (seed + static_cast<uint64_t>(index)) * 0x9E3779B97F4A7C15ull + 1;
   return binding.cases(backend)(rc::Random(random), size).value();

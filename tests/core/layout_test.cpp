@@ -62,7 +62,8 @@ TEST(LayoutSpec, text_round_trip) {
 // Found by fuzz_problem_repro: "o0231.b15.o0123" parsed (the last order won) but printed back
 // differently. Only to_string's own spelling is accepted.
 TEST(LayoutSpec, only_the_canonical_spelling_parses) {
-  for (const char* text : {"o0123", "p0", "f0", "b0", "p1.p2", "o0231.b15.o0123", "b1.p3", "f5.p3", "p03"}) {
+  for (const char* text :
+       {"o0123", "p0", "f0", "b0", "p1.p2", "o0231.b15.o0123", "b1.p3", "f5.p3", "p03"}) {
     EXPECT_FALSE(LayoutSpec::parse(text, 4)) << text;
   }
   EXPECT_TRUE(LayoutSpec::parse("o0231.p3.f5.b1", 4));

@@ -123,7 +123,8 @@ TEST_P(Determinism, concurrent_calls_from_application_threads) {
 INSTANTIATE_TEST_SUITE_P(GridSampler2DBackward, Determinism,
                          ::testing::Values(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
                          [](const ::testing::TestParamInfo<aclDataType>& info) {
-                           return std::string(gradconf::grid_sampler2d::dtype_repro_name(info.param));
+                           return std::string(
+                               gradconf::grid_sampler2d::dtype_repro_name(info.param));
                          });
 
 }  // namespace

@@ -16,10 +16,10 @@
 
 namespace {
 
-using gradconf::props::Backend;
 using gradconf::grid_sampler2d::Fault;
 using gradconf::grid_sampler2d::fault_name;
 using gradconf::grid_sampler2d::kAllFaults;
+using gradconf::props::Backend;
 
 namespace {
 const Backend& default_backend() { return Backend::linked(); }

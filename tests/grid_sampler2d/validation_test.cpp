@@ -582,9 +582,9 @@ TEST(GridSampler2DValidation, rows_cover_exactly_the_clause_table) {
       << "duplicate clause id";
   for (const auto& clause : table) {
     if (std::find(row_ids.begin(), row_ids.end(), clause.id) == row_ids.end()) continue;
-    const bool declared = std::find(kClausesWithDeclaredStorageTests.begin(),
-                                    kClausesWithDeclaredStorageTests.end(),
-                                    clause.id) != kClausesWithDeclaredStorageTests.end();
+    const bool declared =
+        std::find(kClausesWithDeclaredStorageTests.begin(), kClausesWithDeclaredStorageTests.end(),
+                  clause.id) != kClausesWithDeclaredStorageTests.end();
     EXPECT_EQ(clause.status, declared ? ACLNN_ERR_PARAM_INVALID : row(clause.id).status)
         << clause.id;
     EXPECT_TRUE(gradconf::contains(clause.profiles, gradconf::SpecProfile::kSeed)) << clause.id;
@@ -863,8 +863,8 @@ aclnnStatus grid_grad_only_phase1(int64_t wout, std::string* message) {
 // record per grid point, so Wout = 2^62 / record size is the largest accepted grid.
 TEST(GridSampler2DValidation, limit_01_workspace_boundary_is_exact) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
-  const int64_t largest = static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) /
-                          gradconf::grid_sampler2d::kPointBytes;
+  const int64_t largest =
+      static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) / gradconf::grid_sampler2d::kPointBytes;
   std::string message;
   EXPECT_EQ(grid_grad_only_phase1(largest, &message), ACLNN_SUCCESS) << message;
   EXPECT_EQ(grid_grad_only_phase1(largest + 1, &message), ACLNN_ERR_PARAM_INVALID);
@@ -877,8 +877,9 @@ TEST(GridSampler2DValidation, limit_01_workspace_boundary_is_exact) {
 TEST(GridSampler2DValidation, limit_02_undecidable_interleaved_output_is_refused_by_name) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
   const int64_t size = 4097;
-  for (auto [p, q, expected] : {std::tuple{int64_t{4097}, int64_t{4099}, ACLNN_SUCCESS},
-                                std::tuple{int64_t{65537}, int64_t{65539}, ACLNN_ERR_PARAM_INVALID}}) {
+  for (auto [p, q, expected] :
+       {std::tuple{int64_t{4097}, int64_t{4099}, ACLNN_SUCCESS},
+        std::tuple{int64_t{65537}, int64_t{65539}, ACLNN_ERR_PARAM_INVALID}}) {
     const int64_t last = (size - 1) * p + (size - 1) * q;
     std::string message;
     const aclnnStatus status = backward_phase1_with_input_grad(

@@ -35,12 +35,14 @@ std::map<std::string, int> tag_counts() {
 TEST(GridSampler2DCoverage, generators_reach_every_axis_value) {
   const std::map<std::string, int> counts = tag_counts();
   for (const auto& [tag, count] : counts) std::cout << tag << ": " << count << "\n";
-  std::vector<std::string> expected = {
-      "entry=forward", "entry=backward", "dtype=f32",    "dtype=f16",    "dtype=bf16",
-      "dtype=f64",     "interp=bilinear", "interp=nearest", "pad=zeros", "pad=border",
-      "ac=0",          "ac=1",           "mask=11",      "mask=10",      "mask=01",
-      "mask=00",       "mask=null",      "empty",        "grid=uniform", "grid=specials",
-      "grid=exact",    "values=uniform", "values=dyadic"};
+  std::vector<std::string> expected = {"entry=forward",   "entry=backward", "dtype=f32",
+                                       "dtype=f16",       "dtype=bf16",     "dtype=f64",
+                                       "interp=bilinear", "interp=nearest", "pad=zeros",
+                                       "pad=border",      "ac=0",           "ac=1",
+                                       "mask=11",         "mask=10",        "mask=01",
+                                       "mask=00",         "mask=null",      "empty",
+                                       "grid=uniform",    "grid=specials",  "grid=exact",
+                                       "values=uniform",  "values=dyadic"};
   for (const char* role : {"gradOutput", "input", "grid", "out", "inputGrad", "gridGrad"}) {
     for (const char* kind : {"contiguous", "permuted", "padded", "offset"}) {
       expected.push_back(std::string("layout:") + role + "=" + kind);
@@ -59,9 +61,8 @@ TEST(GridSampler2DCoverage, generators_reach_every_axis_value) {
   }
   for (const std::string& tag : expected) {
     const auto it = counts.find(tag);
-    EXPECT_TRUE(it != counts.end() && it->second >= 3) << tag << " drawn "
-                                                       << (it == counts.end() ? 0 : it->second)
-                                                       << " times in " << kSamples;
+    EXPECT_TRUE(it != counts.end() && it->second >= 3)
+        << tag << " drawn " << (it == counts.end() ? 0 : it->second) << " times in " << kSamples;
   }
   // Outputs are never broadcast: a zero stride on a written dim is GS-OUT-01's business.
   for (const char* role : {"out", "inputGrad", "gridGrad"}) {
@@ -73,7 +74,8 @@ TEST(GridSampler2DCoverage, boundary_cases_break_every_clause_on_both_sides) {
   const rc::Gen<gs::BoundaryCase> gen = gs::gen_boundary_case();
   std::map<std::string, int> counts;
   for (int i = 0; i < kSamples; ++i) {
-    const gs::BoundaryCase bc = gen(rc::Random(static_cast<uint64_t>(i) + 11), (i * 37) % 101).value();
+    const gs::BoundaryCase bc =
+        gen(rc::Random(static_cast<uint64_t>(i) + 11), (i * 37) % 101).value();
     ++counts[bc.clause_id + (bc.just_valid ? " just-valid" : " just-invalid")];
     const ExpectedVerdict verdict = predict(bc.call);
     // The breaker did what it says: the predicted first clause is its own (or none when valid).

@@ -33,15 +33,17 @@ inline void rc_assert_law(const LawResult& result) {
   if (!result.holds) RC_FAIL(result.detail);
 }
 
-/// The first of `attempts` values drawn from `gen` (fixed seeds, sizes spread over 0..100) for which
-/// `fails` returns a failure detail, or nullopt when none does. Deterministic: planted-fault
+/// The first of `attempts` values drawn from `gen` (fixed seeds, sizes spread over 0..100) for
+/// which `fails` returns a failure detail, or nullopt when none does. Deterministic: planted-fault
 /// tests must not pass or fail by luck.
 template <typename T>
-std::optional<std::string> first_failure(const rc::Gen<T>& gen, int attempts,
-                                         const std::function<std::optional<std::string>(const T&)>& fails) {
+std::optional<std::string> first_failure(
+    const rc::Gen<T>& gen, int attempts,
+    const std::function<std::optional<std::string>(const T&)>& fails) {
   for (int i = 0; i < attempts; ++i) {
     const int size = (i * 37) % 101;
-    const T value = gen(rc::Random(static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull + 1), size).value();
+    const T value =
+        gen(rc::Random(static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull + 1), size).value();
     if (auto detail = fails(value)) return detail;
   }
   return std::nullopt;

@@ -29,7 +29,8 @@ std::vector<PlantedRow> all_rows() {
 }
 
 std::string row_name(const ::testing::TestParamInfo<PlantedRow>& info) {
-  std::string name = std::string(info.param.row->law) + "_sees_" + std::string(info.param.row->fault);
+  std::string name =
+      std::string(info.param.row->law) + "_sees_" + std::string(info.param.row->fault);
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
@@ -47,7 +48,8 @@ TEST_P(PlantedFault, law_rejects_the_planted_backend) {
     const LawResult on_planted = run_law_case(*binding, planted, i);
     if (on_planted.holds) continue;
     const LawResult on_shipped = run_law_case(*binding, Backend::linked(), i);
-    EXPECT_TRUE(on_shipped.holds) << "the shipped backend fails the same case: " << on_shipped.detail;
+    EXPECT_TRUE(on_shipped.holds) << "the shipped backend fails the same case: "
+                                  << on_shipped.detail;
     std::cout << "caught on case " << i << ": " << on_planted.detail << "\n";
     return;
   }

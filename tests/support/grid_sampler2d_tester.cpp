@@ -58,9 +58,10 @@ GridSampler2DBackwardTester::GridSampler2DBackwardTester()
 
 std::string GridSampler2DBackwardTester::describe() const {
   std::ostringstream s;
-  s << (forward_ ? "GridSampler2D" : "GridSampler2DBackward") << " " << gradconf::grid_sampler2d::dtype_repro_name(dtype_)
-    << " N=" << n_ << " C=" << c_ << " in=" << in_h_ << "x" << in_w_ << " out=" << out_h_ << "x"
-    << out_w_ << " interp=" << interpolation_ << " pad=" << padding_ << " align=" << align_corners_;
+  s << (forward_ ? "GridSampler2D" : "GridSampler2DBackward") << " "
+    << gradconf::grid_sampler2d::dtype_repro_name(dtype_) << " N=" << n_ << " C=" << c_
+    << " in=" << in_h_ << "x" << in_w_ << " out=" << out_h_ << "x" << out_w_
+    << " interp=" << interpolation_ << " pad=" << padding_ << " align=" << align_corners_;
   if (!forward_) {
     if (mask_) {
       s << " mask=" << (*mask_)[0] << (*mask_)[1];
@@ -127,9 +128,9 @@ RunResult GridSampler2DBackwardTester::Run() const {
   std::optional<BoolArray> mask;
   if (forward_) {
     out = DeviceTensor(o_dims, dtype_, layout(Role::kOut), Fill::kCanary);
-    r.phase1 = GRADCONF_ENTRY(*backend_, aclnnGridSampler2DGetWorkspaceSize)(input.get(), grid.get(), interpolation_,
-                                                   padding_, align_corners_, out.get(),
-                                                   &r.workspace_size, &executor);
+    r.phase1 = GRADCONF_ENTRY(*backend_, aclnnGridSampler2DGetWorkspaceSize)(
+        input.get(), grid.get(), interpolation_, padding_, align_corners_, out.get(),
+        &r.workspace_size, &executor);
   } else {
     const auto go_v = values_or_random(grad_output_, numel(o_dims), 3, false);
     grad_output = DeviceTensor(o_dims, dtype_, layout(Role::kGradOutput), Fill::kInput, go_v);
@@ -137,10 +138,10 @@ RunResult GridSampler2DBackwardTester::Run() const {
     input_grad = DeviceTensor(in_dims, dtype_, layout(Role::kInputGrad), Fill::kCanary);
     grid_grad = DeviceTensor(g_dims, dtype_, layout(Role::kGridGrad), Fill::kCanary);
     if (mask_) mask.emplace(std::vector<bool>{(*mask_)[0], (*mask_)[1]});
-    r.phase1 = GRADCONF_ENTRY(*backend_, aclnnGridSampler2DBackwardGetWorkspaceSize)(grad_output.get(), input.get(), grid.get(),
-                                                    interpolation_, padding_, align_corners_,
-                                                    mask ? mask->get() : nullptr, input_grad.get(),
-                                                    grid_grad.get(), &r.workspace_size, &executor);
+    r.phase1 = GRADCONF_ENTRY(*backend_, aclnnGridSampler2DBackwardGetWorkspaceSize)(
+        grad_output.get(), input.get(), grid.get(), interpolation_, padding_, align_corners_,
+        mask ? mask->get() : nullptr, input_grad.get(), grid_grad.get(), &r.workspace_size,
+        &executor);
   }
   r.message = backend_->runtime().recent_error();
   if (r.phase1 == ACLNN_SUCCESS) {

@@ -181,7 +181,6 @@ class GridSampler2DBackwardTester {
   const gradconf::props::Backend* backend_;
 };
 
-
 }  // namespace gradconf::testing
 
 #endif  // GRADCONF_TESTS_SUPPORT_GRID_SAMPLER2D_TESTER_H_

@@ -14,7 +14,8 @@ extern "C" {
 /* Kernel threads for later calls; threads <= 0 restores the default. Returns the previous count. */
 int gradconfSetNumThreads(int threads);
 int gradconfGetNumThreads(void);
-/* "seed" or "extended": the validation profile of later phase-1 calls. 161002 for any other name. */
+/* "seed" or "extended": the validation profile of later phase-1 calls. 161002 for any other name.
+ */
 aclnnStatus gradconfSetSpecProfile(const char* profile);
 const char* gradconfGetSpecProfile(void);
 /* Planted-fault backend only: selects "<family>.<fault>" ("" for none) for later calls. */

@@ -425,8 +425,6 @@ constexpr std::array<ClauseBreaker, 17> kBreakers = {{
     {"GS-OUT-01", Entries::kBoth, break_outputs_disjoint},
 }};
 
-
-
 }  // namespace
 
 std::span<const ClauseBreaker> clause_breakers() { return kBreakers; }

@@ -95,8 +95,8 @@ Verdict oracle(const BoundArgs& a, SpecProfile profile) {
 aclnnStatus forward_phase1(const Backend& backend, const BoundArgs& a) {
   return GRADCONF_ENTRY(backend, aclnnGridSampler2DGetWorkspaceSize)(
       a.tensor("input"), a.tensor("grid"), a.int_attr("interpolationMode"),
-      a.int_attr("paddingMode"), a.bool_attr("alignCorners"), a.tensor("out"),
-      a.workspace_size(), a.executor());
+      a.int_attr("paddingMode"), a.bool_attr("alignCorners"), a.tensor("out"), a.workspace_size(),
+      a.executor());
 }
 
 aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
@@ -106,29 +106,41 @@ aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
       a.tensor("inputGrad"), a.tensor("gridGrad"), a.workspace_size(), a.executor());
 }
 
-Phase2 forward_phase2(const Backend& backend) { return GRADCONF_ENTRY(backend, aclnnGridSampler2D); }
+Phase2 forward_phase2(const Backend& backend) {
+  return GRADCONF_ENTRY(backend, aclnnGridSampler2D);
+}
 Phase2 backward_phase2(const Backend& backend) {
   return GRADCONF_ENTRY(backend, aclnnGridSampler2DBackward);
 }
 }  // namespace
 
 const EntrySpec& forward_entry() {
-  static const EntrySpec spec{
-      "GridSampler2D", "grid_sampler2d", Direction::kForward,
-      {input_role("input"), input_role("grid"),
-       output_role("out", "(input.N, input.C, grid.Hout, grid.Wout)")},
-      attrs(false), forward_phase1, forward_phase2, oracle<Entry::kForward>, output_shape};
+  static const EntrySpec spec{"GridSampler2D",
+                              "grid_sampler2d",
+                              Direction::kForward,
+                              {input_role("input"), input_role("grid"),
+                               output_role("out", "(input.N, input.C, grid.Hout, grid.Wout)")},
+                              attrs(false),
+                              forward_phase1,
+                              forward_phase2,
+                              oracle<Entry::kForward>,
+                              output_shape};
   return spec;
 }
 
 const EntrySpec& backward_entry() {
-  static const EntrySpec spec{
-      "GridSampler2DBackward", "grid_sampler2d", Direction::kBackward,
-      {input_role("gradOutput"), input_role("input"), input_role("grid"),
-       output_role("inputGrad", "shape(input)", "outputMask[0]"),
-       output_role("gridGrad", "shape(grid)", "outputMask[1]")},
-      attrs(true), backward_phase1, backward_phase2, oracle<Entry::kBackward>, output_shape,
-      written};
+  static const EntrySpec spec{"GridSampler2DBackward",
+                              "grid_sampler2d",
+                              Direction::kBackward,
+                              {input_role("gradOutput"), input_role("input"), input_role("grid"),
+                               output_role("inputGrad", "shape(input)", "outputMask[0]"),
+                               output_role("gridGrad", "shape(grid)", "outputMask[1]")},
+                              attrs(true),
+                              backward_phase1,
+                              backward_phase2,
+                              oracle<Entry::kBackward>,
+                              output_shape,
+                              written};
   return spec;
 }
 
@@ -191,7 +203,7 @@ const std::vector<double>& output_of(const Call& call, const Outcome& outcome, R
 }
 
 std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& p,
-                                                                     const Call& call) {
+                                                                    const Call& call) {
   namespace ref = grid_sampler2d::reference;
   const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),

@@ -29,11 +29,15 @@ inline bool is_backward(const Call& call) { return entry_of(call) == Entry::kBac
 /// The role of tensor `i` of a call.
 Role role_at(const Call& call, size_t i);
 /// The call's tensor of `role` (precondition: the entry has it).
-inline TensorSpec& tensor(Call& call, Role role) { return call.tensor(grid_sampler2d::role_name(role)); }
+inline TensorSpec& tensor(Call& call, Role role) {
+  return call.tensor(grid_sampler2d::role_name(role));
+}
 inline const TensorSpec& tensor(const Call& call, Role role) {
   return call.tensor(grid_sampler2d::role_name(role));
 }
-inline int index_of(const Call& call, Role role) { return call.index_of(grid_sampler2d::role_name(role)); }
+inline int index_of(const Call& call, Role role) {
+  return call.index_of(grid_sampler2d::role_name(role));
+}
 
 /// outputMask as the call passes it (nullopt: a null aclBoolArray*).
 std::optional<std::vector<bool>> output_mask(const Call& call);
@@ -48,7 +52,7 @@ const std::vector<double>& output_of(const Call& call, const Outcome& outcome, R
 /// The double reference's outputs for the call's input values, by role (out for the forward,
 /// inputGrad and gridGrad for the backward, regardless of the mask).
 std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& problem,
-                                                                     const Call& call);
+                                                                    const Call& call);
 
 }  // namespace gradconf::props::gs
 

@@ -3,9 +3,9 @@
 #include <sstream>
 
 #include "families/grid_sampler2d/gen.h"
+#include "families/grid_sampler2d/traits.h"
 #include "grid_sampler2d/clauses.h"
 #include "grid_sampler2d/faults.h"
-#include "families/grid_sampler2d/traits.h"
 #include "laws/laws.h"
 #include "op/registry.h"
 
@@ -34,8 +34,9 @@ LawBinding bind(std::string_view law, Entry entry, ProblemLaw fn, std::string va
   std::string name = std::string(spec.name) + "." + std::string(law);
   if (!variant.empty()) name += "." + variant;
   return LawBinding{law, spec.name, name, [entry, fn, allow_null_mask](const Backend& backend) {
-                      return rc::gen::map(problems(entry, allow_null_mask),
-                                          [fn, &backend](const Problem& p) { return fn(p, backend); });
+                      return rc::gen::map(
+                          problems(entry, allow_null_mask),
+                          [fn, &backend](const Problem& p) { return fn(p, backend); });
                     }};
 }
 
@@ -63,8 +64,8 @@ std::vector<LawBinding> laws() {
     all.push_back(bind("batch_split", entry, batch_split_law));
     all.push_back(bind("workspace_contract", entry, workspace_contract<Traits>));
   }
-  all.push_back(bind("matches_reference", Entry::kBackward, matches_reference<Traits>,
-                     "null_masks", true));
+  all.push_back(
+      bind("matches_reference", Entry::kBackward, matches_reference<Traits>, "null_masks", true));
   all.push_back(bind("adjoint_identity", Entry::kBackward, adjoint_identity<Traits>));
   all.push_back(bind("finite_differences", Entry::kBackward, finite_differences_law));
   all.push_back(bind("linear_in_incoming_gradient", Entry::kBackward, linearity_law));

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "core/dtype.h"
+#include "families/grid_sampler2d/ranges.h"
 #include "gen/layout_gen.h"
 #include "grid_sampler2d/clauses.h"
-#include "families/grid_sampler2d/ranges.h"
 
 namespace gradconf::props::gs {
 namespace {
@@ -127,7 +127,6 @@ rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits
   });
 }
 
-
 }  // namespace
 
 rc::Gen<LayoutSpec> gen_layout(bool is_input) {
@@ -141,8 +140,9 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
 
 rc::Gen<BoundaryCase> gen_boundary_case(const GenOptions& options) {
   const Directions directions =
-      !options.entry ? Directions::kBoth
-                     : (*options.entry == Entry::kForward ? Directions::kForward : Directions::kBackward);
+      !options.entry
+          ? Directions::kBoth
+          : (*options.entry == Entry::kForward ? Directions::kForward : Directions::kBackward);
   std::function<rc::Gen<Problem>(Direction)> base = [options](Direction d) {
     GenOptions o = options;
     o.entry = d == Direction::kForward ? Entry::kForward : Entry::kBackward;
@@ -150,16 +150,16 @@ rc::Gen<BoundaryCase> gen_boundary_case(const GenOptions& options) {
     o.allow_null_mask = false;
     return gen_problem_within(o, kBoundaryLimits);
   };
-  return props::gen_boundary_case<Problem>(clause_breakers(),
-                                           clause_infos(grid_sampler2d::clause_table()), base,
-                                           make_call, directions);
+  return props::gen_boundary_case<Problem>(
+      clause_breakers(), clause_infos(grid_sampler2d::clause_table()), base, make_call, directions);
 }
 
 std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
   std::vector<std::string> tags;
   const bool backward = p.entry == Entry::kBackward;
   if (axes & kAxisEntry) tags.push_back(backward ? "entry=backward" : "entry=forward");
-  if (axes & kAxisDtype) tags.push_back("dtype=" + std::string(grid_sampler2d::dtype_repro_name(p.dtype)));
+  if (axes & kAxisDtype)
+    tags.push_back("dtype=" + std::string(grid_sampler2d::dtype_repro_name(p.dtype)));
   if (axes & kAxisInterpolation) {
     tags.push_back(p.interpolation == Interpolation::kNearest ? "interp=nearest"
                                                               : "interp=bilinear");
@@ -196,7 +196,8 @@ std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
       }
     }
   }
-  if (axes & kAxisGridFill) tags.push_back("grid=" + std::string(grid_sampler2d::grid_fill_name(p.grid_fill)));
+  if (axes & kAxisGridFill)
+    tags.push_back("grid=" + std::string(grid_sampler2d::grid_fill_name(p.grid_fill)));
   if (axes & kAxisValueFill) {
     tags.push_back(p.value_fill == ValueFill::kDyadic ? "values=dyadic" : "values=uniform");
   }

@@ -17,9 +17,9 @@
 #include "core/layout.h"
 #include "core/profile.h"
 #include "families/grid_sampler2d/breakers.h"
+#include "families/grid_sampler2d/entries.h"
 #include "gen/layout_gen.h"
 #include "grid_sampler2d/problem.h"
-#include "families/grid_sampler2d/entries.h"
 
 namespace gradconf::props::gs {
 

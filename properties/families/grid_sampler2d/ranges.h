@@ -27,8 +27,8 @@ inline constexpr std::array<aclDataType, 4> kFloatDtypes = {ACL_FLOAT, ACL_FLOAT
 
 /// The permutations a layout generator draws for 4-D tensors: identity, channels-last, a
 /// transpose of the two inner dims, and fully reversed.
-inline constexpr std::array<std::array<int, 4>, 4> kOrders = {{
-    {0, 1, 2, 3}, {0, 2, 3, 1}, {0, 1, 3, 2}, {3, 2, 1, 0}}};
+inline constexpr std::array<std::array<int, 4>, 4> kOrders = {
+    {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 1, 3, 2}, {3, 2, 1, 0}}};
 
 /// Base problems of boundary cases (just-invalid / just-valid calls) stay smaller still: a
 /// breaker only needs the shape relations, and the just-valid side runs the kernels.

@@ -58,10 +58,12 @@ double GridSampler2DTraits::adjoint_magnitude(const Problem& p, const Call& forw
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
                          p.align_corners};
   // Bilinear and nearest weights are non-negative: forward(|u|) sums |w u| per output.
-  const auto abs_out = ref::forward(dims, attrs, abs_input, gs::tensor(forward, Role::kGrid).values);
+  const auto abs_out =
+      ref::forward(dims, attrs, abs_input, gs::tensor(forward, Role::kGrid).values);
   const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
   double magnitude = 0;
-  for (size_t j = 0; j < abs_out.size() && j < g.size(); ++j) magnitude += abs_out[j] * std::fabs(g[j]);
+  for (size_t j = 0; j < abs_out.size() && j < g.size(); ++j)
+    magnitude += abs_out[j] * std::fabs(g[j]);
   return magnitude;
 }
 

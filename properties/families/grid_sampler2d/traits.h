@@ -42,7 +42,9 @@ struct GridSampler2DTraits {
   static Problem smooth_double(Problem p);
   static std::vector<int> incoming_gradients(const Call& backward);
   /// Longest sum in the compute type: the inputGrad scatter visits every point of a batch.
-  static int64_t accumulation_length(const Problem& p) { return std::max<int64_t>(4, p.out_h * p.out_w); }
+  static int64_t accumulation_length(const Problem& p) {
+    return std::max<int64_t>(4, p.out_h * p.out_w);
+  }
   static int64_t batch_size(const Problem& p) { return p.n; }
   /// Every GridSampler2D tensor has the batch first.
   static int batch_dim(const Call&, int) { return 0; }
