@@ -1,5 +1,7 @@
 #include "compare/tolerance.h"
 
+#include "op/registry.h"
+
 #include <array>
 #include <cmath>
 
@@ -44,18 +46,29 @@ constexpr std::array kRows = {
 const Tolerance& tolerance_for(std::string_view op, std::string_view output, aclDataType dtype) {
   const ToleranceRow* best = nullptr;
   int best_score = -1;
-  for (const auto& row : kRows) {
-    if (row.dtype != dtype) continue;
-    if (row.op != "*" && row.op != op) continue;
-    if (row.output != "*" && row.output != output) continue;
+  auto consider = [&](const ToleranceRow& row) {
+    if (row.dtype != dtype) return;
+    if (row.op != "*" && row.op != op) return;
+    if (row.output != "*" && row.output != output) return;
     const int score = (row.op != "*") * 2 + (row.output != "*");
     if (score > best_score) best = &row, best_score = score;
+  };
+  for (const auto& row : kRows) consider(row);
+  // An op's own rows (OpFamily::tolerances) refine the common ones for its outputs.
+  for (const OpFamily* family : op_families()) {
+    for (const auto& row : family->tolerances) consider(row);
   }
   static const Tolerance kUnknown{0, 0, 0, false, 1, 0, "no row: exact match required"};
   return best ? best->tolerance : kUnknown;
 }
 
-std::span<const ToleranceRow> tolerance_table() { return kRows; }
+std::vector<ToleranceRow> tolerance_table() {
+  std::vector<ToleranceRow> rows(std::begin(kRows), std::end(kRows));
+  for (const OpFamily* family : op_families()) {
+    rows.insert(rows.end(), family->tolerances.begin(), family->tolerances.end());
+  }
+  return rows;
+}
 
 double machine_epsilon(aclDataType dtype) {
   switch (dtype) {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compare/tolerance.h"
 #include "harness/backend.h"
 #include "laws/law.h"
 #include "op/op_spec.h"
@@ -70,6 +71,8 @@ struct OpFamily {
   std::vector<std::string_view> faults;  ///< every planted fault (Fault::kNone excluded)
   std::vector<LawBinding> laws;
   std::vector<FaultRow> fault_rows;
+  /// Tolerance rows for this family's outputs (beyond the common table), each with its reason.
+  std::vector<ToleranceRow> tolerances;
   /// The family's repro-line parser round trip (check_repro_line<Problem>).
   ReproCheck (*check_repro)(std::string_view line) = nullptr;
 
