@@ -1,10 +1,12 @@
 #include "core/parallel.h"
 
+#include <pthread.h>
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -29,8 +31,15 @@ thread_local int current_worker = 0;
 
 // Workers sleep between jobs; a job is one parallel_for call split into `parts` chunks, part i
 // run by worker i (the caller runs part 0).
+//
+// The pool lives inside other people's processes: it is never destroyed (a call from a static
+// destructor or an atexit handler still finds it, with its workers), and it survives fork(): the
+// parent holds both locks across the fork, so the child inherits a consistent state, and the child,
+// which has none of the parent's threads, forgets the workers and starts its own on first use.
 class Pool {
  public:
+  Pool() { pthread_atfork(&Pool::before_fork, &Pool::after_fork_parent, &Pool::after_fork_child); }
+
   void run(int parts, const std::function<void(int)>& part_fn) {
     std::unique_lock call_lock(call_mutex_);  // one parallel_for at a time on the pool
     ensure_workers(parts - 1);
@@ -48,16 +57,37 @@ class Pool {
     job_ = nullptr;
   }
 
-  ~Pool() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    for (auto& worker : workers_) worker.join();
+  static Pool& instance() {
+    static Pool* pool = new Pool();  // never destroyed, see above
+    return *pool;
   }
 
  private:
+  static void before_fork() {
+    instance().call_mutex_.lock();
+    instance().mutex_.lock();
+  }
+  static void after_fork_parent() {
+    instance().mutex_.unlock();
+    instance().call_mutex_.unlock();
+  }
+  static void after_fork_child() {
+    Pool& pool = instance();
+    // The std::thread objects name threads that do not exist here: they can be neither joined
+    // nor destroyed (a joinable std::thread's destructor terminates), so they are leaked.
+    new std::vector<std::thread>(std::move(pool.workers_));
+    pool.workers_.clear();
+    pool.job_ = nullptr;
+    pool.parts_ = 0;
+    pool.pending_ = 0;
+    // The condition variables still count the parent's waiters; a broadcast would wait for them
+    // to wake forever. Fresh ones (their storage is reused, nothing to destroy in the child).
+    new (&pool.wake_) std::condition_variable();
+    new (&pool.done_) std::condition_variable();
+    pool.mutex_.unlock();
+    pool.call_mutex_.unlock();
+  }
+
   void ensure_workers(int count) {
     while (static_cast<int>(workers_.size()) < count) {
       const int index = static_cast<int>(workers_.size()) + 1;
@@ -72,8 +102,7 @@ class Pool {
       const std::function<void(int)>* job;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-        if (stopping_) return;
+        wake_.wait(lock, [&] { return generation_ != seen; });
         seen = generation_;
         if (index >= parts_) continue;
         job = job_;
@@ -93,13 +122,9 @@ class Pool {
   int parts_ = 0;
   int pending_ = 0;
   uint64_t generation_ = 0;
-  bool stopping_ = false;
 };
 
-Pool& pool() {
-  static Pool instance;
-  return instance;
-}
+Pool& pool() { return Pool::instance(); }
 
 thread_local bool inside_parallel_region = false;
 }  // namespace

@@ -1,0 +1,107 @@
+// The pool inside other people's processes: it keeps working in a child after fork() (Python
+// multiprocessing and test runners fork), from static destructors and atexit handlers, and under
+// concurrent calls from many application threads, with the same results every time.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "core/parallel.h"
+
+namespace gradconf {
+namespace {
+
+// Sum of i over [0, n) computed in chunks, each chunk's partial stored by index: the same bits
+// for any split. Checks that every chunk ran and that workers reported valid indices.
+int64_t chunked_sum(int64_t n) {
+  std::vector<int64_t> partial(static_cast<size_t>(n), 0);
+  std::atomic<bool> bad_worker{false};
+  parallel_for(0, n, 1, [&](int64_t lo, int64_t hi) {
+    if (worker_index() < 0 || worker_index() >= num_threads()) bad_worker = true;
+    for (int64_t i = lo; i < hi; ++i) partial[static_cast<size_t>(i)] = i;
+  });
+  if (bad_worker) return -1;
+  return std::accumulate(partial.begin(), partial.end(), int64_t{0});
+}
+
+constexpr int64_t kN = 4096;
+constexpr int64_t kExpected = kN * (kN - 1) / 2;
+
+// Waits for `child` up to 10 s; kills it and fails on a hang. Returns its exit status.
+int wait_for(pid_t child) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      ADD_FAILURE() << "the child hung";
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(PoolInProcesses, a_forked_child_runs_parallel_work) {
+  set_num_threads(3);
+  ASSERT_EQ(chunked_sum(kN), kExpected);  // the parent's workers exist now
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(chunked_sum(kN) == kExpected && chunked_sum(kN) == kExpected ? 0 : 1);
+  EXPECT_EQ(wait_for(child), 0);
+  EXPECT_EQ(chunked_sum(kN), kExpected);  // and the parent's pool still works
+  set_num_threads(0);
+}
+
+// In the child: use the pool, then call it again from an atexit handler and from a static
+// object's destructor while the process exits.
+struct CallsThePoolWhenDestroyed {
+  ~CallsThePoolWhenDestroyed() {
+    if (chunked_sum(kN) != kExpected) _exit(3);
+  }
+};
+
+void calls_the_pool_at_exit() {
+  if (chunked_sum(kN) != kExpected) _exit(2);
+}
+
+TEST(PoolInProcesses, static_destructors_and_atexit_handlers_can_use_the_pool) {
+  set_num_threads(2);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    static CallsThePoolWhenDestroyed guard;  // destroyed during exit(), after the pool was used
+    std::atexit(calls_the_pool_at_exit);
+    if (chunked_sum(kN) != kExpected) _exit(1);
+    std::exit(0);
+  }
+  EXPECT_EQ(wait_for(child), 0);
+  set_num_threads(0);
+}
+
+TEST(PoolInProcesses, concurrent_callers_each_get_their_own_complete_result) {
+  set_num_threads(3);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&] {
+      for (int round = 0; round < 200; ++round) {
+        if (chunked_sum(kN) != kExpected) ++wrong;
+      }
+    });
+  }
+  for (auto& caller : callers) caller.join();
+  EXPECT_EQ(wrong.load(), 0);
+  set_num_threads(0);
+}
+
+}  // namespace
+}  // namespace gradconf
