@@ -26,9 +26,11 @@ struct BilinearTaps {
 
   BilinearTaps() = default;
   BilinearTaps(const SourcePoint& p, int64_t h, int64_t w) {
-    const Acc tx = static_cast<Acc>(p.tx), ty = static_cast<Acc>(p.ty);
-    const Acc wx[2] = {Acc(1) - tx, tx};
-    const Acc wy[2] = {Acc(1) - ty, ty};
+    // Weights in double, as the reference defines them, rounded once: an offset within 2^-25 of
+    // 1 rounded to float first would make 1 - tx exactly 0 and drop a tap (an inf or NaN pixel
+    // under a tiny weight must still reach the output).
+    const double wx[2] = {1 - p.tx, p.tx};
+    const double wy[2] = {1 - p.ty, p.ty};
     const int64_t last_column = kFault == Fault::kOffByOneTap ? w - 1 : w;
     // Unrolled so the four taps live in registers (at -O2 GCC keeps a rolled loop in memory).
 #pragma GCC unroll 4
@@ -36,10 +38,10 @@ struct BilinearTaps {
       const int dy = k >> 1, dx = k & 1;
       y[k] = p.y0 + dy;
       x[k] = p.x0 + dx;
-      weight[k] = wy[dy] * wx[dx];
+      weight[k] = static_cast<Acc>(wy[dy] * wx[dx]);
       inside[k] = in_bounds(y[k], x[k], h, last_column);
     }
-    if constexpr (kFault == Fault::kWrongBilinearWeight) weight[3] = tx * tx;
+    if constexpr (kFault == Fault::kWrongBilinearWeight) weight[3] = static_cast<Acc>(p.tx * p.tx);
   }
 
   /// Offsets of the taps inside a plane with these row and column strides (0 for taps outside,

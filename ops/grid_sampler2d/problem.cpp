@@ -45,8 +45,10 @@ constexpr std::array<std::pair<std::string_view, GridFill>, 4> kGridFillNames = 
      {"specials", GridFill::kSpecials},
      {"exact", GridFill::kExact},
      {"smooth", GridFill::kSmooth}}};
-constexpr std::array<std::pair<std::string_view, ValueFill>, 2> kValueFillNames = {
-    {{"uniform", ValueFill::kUniform}, {"dyadic", ValueFill::kDyadic}}};
+constexpr std::array<std::pair<std::string_view, ValueFill>, 3> kValueFillNames = {
+    {{"uniform", ValueFill::kUniform},
+     {"dyadic", ValueFill::kDyadic},
+     {"specials", ValueFill::kSpecials}}};
 constexpr std::array<std::pair<std::string_view, aclDataType>, 4> kDtypeNames = {
     {{"f32", ACL_FLOAT}, {"f16", ACL_FLOAT16}, {"bf16", ACL_BF16}, {"f64", ACL_DOUBLE}}};
 
@@ -69,9 +71,18 @@ double special_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
                                          -std::numeric_limits<double>::infinity(),
                                          1e30,
                                          -1e30};
-  const uint64_t pick = rng.below(12);
+  const uint64_t pick = rng.below(16);
   if (pick < std::size(kSpecials)) return kSpecials[pick];
-  return exact_coordinate(rng, size, align_corners);
+  const double exact = exact_coordinate(rng, size, align_corners);
+  if (pick < 12) return exact;
+  // A few float ulps off a pixel centre or edge: the fractional offset is within ~2^-24 of 0 or
+  // 1, where a kernel that rounds it to float before forming 1 - t loses a tap.
+  float nudged = static_cast<float>(exact);
+  const int ulps = 1 + static_cast<int>(rng.below(4));
+  const float toward = rng.below(2) ? std::numeric_limits<float>::infinity()
+                                    : -std::numeric_limits<float>::infinity();
+  for (int i = 0; i < ulps; ++i) nudged = std::nextafter(nudged, toward);
+  return nudged;
 }
 
 // A coordinate whose unnormalized value stays 2^-6 pixel away from integers and half-integers,
@@ -96,6 +107,8 @@ double smooth_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
 std::string_view role_name(Role role) { return kRoleNames[static_cast<int>(role)]; }
 
 std::string_view grid_fill_name(GridFill fill) { return name_of(fill, kGridFillNames); }
+
+std::string_view value_fill_name(ValueFill fill) { return name_of(fill, kValueFillNames); }
 
 std::string_view dtype_repro_name(aclDataType dtype) {
   for (const auto& [name, value] : kDtypeNames) {
@@ -302,6 +315,11 @@ std::vector<double> make_values(const Problem& p, Role role) {
       }
     } else if (p.value_fill == ValueFill::kDyadic) {
       v = (static_cast<double>(rng.below(33)) - 16) / 4;
+    } else if (p.value_fill == ValueFill::kSpecials && role == Role::kInput && rng.below(8) == 0) {
+      static constexpr double kNonFinite[] = {std::numeric_limits<double>::infinity(),
+                                              -std::numeric_limits<double>::infinity(),
+                                              std::numeric_limits<double>::quiet_NaN()};
+      v = kNonFinite[rng.below(3)];
     } else {
       v = rng.uniform(-1, 1);
     }

@@ -36,13 +36,16 @@ enum class GridFill : uint8_t {
 };
 /// How input and gradOutput values are drawn.
 enum class ValueFill : uint8_t {
-  kUniform,  ///< U[-1, 1]
-  kDyadic,   ///< k/4 for integer |k| <= 16: exact in every dtype, so sums are exact
+  kUniform,   ///< U[-1, 1]
+  kDyadic,    ///< k/4 for integer |k| <= 16: exact in every dtype, so sums are exact
+  kSpecials,  ///< input: U[-1, 1] with one value in 8 +inf, -inf or NaN (gradOutput: uniform),
+              ///< so a tap whose tiny weight is dropped shows up as NaN instead of inf
 };
 
 /// The names repro lines use: "uniform", "specials", ...; "f32", "f16", "bf16", "f64" (other
 /// dtypes: their aclDataType name).
 std::string_view grid_fill_name(GridFill fill);
+std::string_view value_fill_name(ValueFill fill);
 std::string_view dtype_repro_name(aclDataType dtype);
 
 struct Problem {

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "core/dtype.h"
 #include "support/grid_sampler2d_tester.h"
 
 namespace {
@@ -341,6 +342,31 @@ TEST(GridSampler2DBackward_F32, input_grad_long_cancelling_sum) {
         .grid_values(grid)
         .grad_output_values(grad_output)
         .Test();
+  }
+}
+
+// An offset within 2^-25 of 1 must keep its tiny tap: input [inf, 1, 2, 3], x = -0.33333334f
+// (linspace(-1, 1, 4)[1] in float) with alignCorners gives ix = 0.99999997..., so the inf pixel
+// has weight ~3e-8 and the output is inf (PyTorch and the reference). Rounding tx to float first
+// made that weight 0 and the output NaN.
+TEST(GridSampler2D, bilinear_keeps_a_tap_whose_weight_is_a_few_ulps) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (aclDataType dtype : {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE}) {
+    const auto result = GridSampler2DBackwardTester()
+                            .forward()
+                            .dtype(dtype)
+                            .input_size(1, 4)
+                            .output_size(1, 1)
+                            .align_corners(true)
+                            .input_values({inf, 1, 2, 3})
+                            .grid_values({static_cast<double>(-0.33333334f), 0})
+                            .Evaluate();
+    ASSERT_EQ(result.run.out.size(), 1u);
+    // float16 rounds x to -0.33325195, which lands just past pixel 1: the inf pixel is no tap.
+    if (dtype != ACL_FLOAT16) {
+      EXPECT_EQ(result.run.out[0], inf) << gradconf::dtype_name(dtype);
+    }
+    EXPECT_FALSE(result.failed()) << result.report();
   }
 }
 

@@ -5,6 +5,7 @@
 #include <rapidcheck.h>
 
 #include <cctype>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ struct LawRow {
   const OpFamily* family;
   const LawBinding* binding;
 };
+
+// What ctest and gtest print for a row (instead of its bytes).
+void PrintTo(const LawRow& row, std::ostream* os) { *os << row.binding->name; }
 
 std::vector<LawRow> all_laws() {
   std::vector<LawRow> rows;

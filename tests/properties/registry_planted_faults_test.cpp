@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <iostream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct PlantedRow {
   const OpFamily* family;
   const FaultRow* row;
 };
+
+// What ctest and gtest print for a row (instead of its bytes).
+void PrintTo(const PlantedRow& row, std::ostream* os) {
+  *os << row.row->law << " sees " << row.row->fault;
+}
 
 std::vector<PlantedRow> all_rows() {
   std::vector<PlantedRow> rows;
