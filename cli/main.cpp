@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
       ->required();
   CLI::Option* profile_option =
       replay_command->add_option("--profile", profile, "Override the case's spec profile")
-          ->check(CLI::IsMember({"seed", "extended", "cann-latest"}));
+          ->check(CLI::IsMember({"seed", "extended"}));
   CLI::Option* threads_option =
       replay_command->add_option("--threads", threads, "Kernel threads (default: all cores)")
           ->check(CLI::Range(1, 4096));

@@ -11,7 +11,10 @@ SpecProfile profile_from_environment() {
   if (value == nullptr || *value == '\0') return SpecProfile::kSeed;
   if (auto parsed = parse_profile(value)) return *parsed;
   // A typo must not silently run the wrong contract.
-  std::fprintf(stderr, "gradconf: unknown GRADCONF_SPEC_PROFILE '%s', using 'seed'\n", value);
+  std::fprintf(stderr,
+               "gradconf: GRADCONF_SPEC_PROFILE '%s' is not an implemented profile (seed, "
+               "extended), using 'seed'\n",
+               value);
   return SpecProfile::kSeed;
 }
 
@@ -20,6 +23,11 @@ std::atomic<SpecProfile>& active() {
   return profile;
 }
 }  // namespace
+
+std::span<const SpecProfile> implemented_profiles() {
+  static constexpr SpecProfile kImplemented[] = {SpecProfile::kSeed, SpecProfile::kExtended};
+  return kImplemented;
+}
 
 SpecProfile spec_profile() { return active().load(std::memory_order_relaxed); }
 void set_spec_profile(SpecProfile profile) { active().store(profile, std::memory_order_relaxed); }
@@ -37,7 +45,9 @@ std::string_view profile_name(SpecProfile profile) {
 }
 
 std::optional<SpecProfile> parse_profile(std::string_view name) {
-  for (auto p : {SpecProfile::kSeed, SpecProfile::kExtended, SpecProfile::kCannLatest}) {
+  // cann-latest is named in the spec but not implemented yet: accepting it would silently run
+  // the seed contract under another name.
+  for (auto p : implemented_profiles()) {
     if (profile_name(p) == name) return p;
   }
   return std::nullopt;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace gradconf {
@@ -23,6 +24,9 @@ inline constexpr bool contains(ProfileSet set, SpecProfile p) {
 SpecProfile spec_profile();
 void set_spec_profile(SpecProfile profile);
 std::string_view profile_name(SpecProfile profile);
+/// The profiles the operators implement: seed and extended (cann-latest is reserved).
+std::span<const SpecProfile> implemented_profiles();
+/// An implemented profile by name; nullopt for anything else, "cann-latest" included.
 std::optional<SpecProfile> parse_profile(std::string_view name);
 
 /// Sets a profile for the lifetime of the guard (tests, CLI replay of one case).
