@@ -205,13 +205,16 @@ Check outputs_decidable(const CallArgs& a) {
 Check workspace_representable(const CallArgs& a) {
   if (!backward(a)) return std::nullopt;
   const bool want_input_grad = a.output_mask->values[0];
-  if (backward_workspace(BackwardLayout(*a.input, *a.grid), want_input_grad, num_threads())) {
-    return std::nullopt;
+  const BackwardLayout layout(*a.input, *a.grid);
+  const int workers = accumulator_workers(layout, num_threads());
+  if (backward_workspace(layout, want_input_grad, workers)) return std::nullopt;
+  std::string got = std::to_string(a.input->view_dims[0]) + " x " +
+                    std::to_string(a.grid->view_dims[1]) + " x " +
+                    std::to_string(a.grid->view_dims[2]) + " grid points";
+  if (want_input_grad) {
+    got += " and " + std::to_string(workers) + " accumulator planes of " + describe(*a.input);
   }
-  return "expected a workspace of at most 2^62 bytes, but got " +
-         std::to_string(a.input->view_dims[0]) + " x " + std::to_string(a.grid->view_dims[1]) +
-         " x " + std::to_string(a.grid->view_dims[2]) + " grid points and " +
-         std::to_string(num_threads()) + " accumulator planes of " + describe(*a.input);
+  return "expected a workspace of at most 2^62 bytes, but got " + got;
 }
 
 constexpr const char* kSeed = "002 aclnnGridSampler2DBackwardGetWorkspaceSize 返回值";

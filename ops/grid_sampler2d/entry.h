@@ -66,7 +66,7 @@ aclnnStatus backward_phase1(const CallArgs& args) {
                     attributes_of(args),
                     bool(args.output_mask->values[0]),
                     bool(args.output_mask->values[1]),
-                    num_threads()};
+                    accumulator_workers(BackwardLayout(*args.input, *args.grid), num_threads())};
   if constexpr (kFault == Fault::kPhase1WritesOutputs) {
     // Mutant: "helpfully" clears gridGrad while planning.
     dispatch_floating(plan.grid_grad.dtype, [&](auto tag) {

@@ -3,6 +3,7 @@
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_WORKSPACE_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_WORKSPACE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -49,7 +50,15 @@ struct BackwardWorkspace {
   uint64_t total = 0;
 };
 
-/// nullopt when the total exceeds kMaxWorkspaceBytes (clause GS-LIMIT-01).
+/// Accumulator planes the inputGrad pass can use: one per worker, and no more workers than there
+/// are (n, c) planes to compute, whatever the thread count.
+inline int accumulator_workers(const BackwardLayout& l, int threads) {
+  const int64_t planes = l.empty() ? 1 : checked_mul(l.n_batch, l.channels).value_or(INT64_MAX);
+  return static_cast<int>(std::clamp<int64_t>(planes, 1, std::max(threads, 1)));
+}
+
+/// nullopt when the total exceeds kMaxWorkspaceBytes (clause GS-LIMIT-01). Without inputGrad no
+/// accumulator plane is sized at all (its size may not even be representable).
 inline std::optional<BackwardWorkspace> backward_workspace(const BackwardLayout& l,
                                                            bool want_input_grad, int workers) {
   BackwardWorkspace ws;
@@ -58,10 +67,12 @@ inline std::optional<BackwardWorkspace> backward_workspace(const BackwardLayout&
   auto points_bytes = points ? checked_mul(*points, kPointBytes) : std::nullopt;
   auto scatter_bytes =
       points && want_input_grad ? checked_mul(*points, kScatterBytes) : std::optional<int64_t>(0);
-  auto plane = checked_mul(l.in_h, l.in_w);
-  auto plane_slots = plane ? checked_add(*plane, 1) : std::nullopt;  // + the trash slot
-  auto plane_bytes =
-      plane_slots ? checked_mul(*plane_slots, int64_t{sizeof(double)}) : std::nullopt;
+  std::optional<int64_t> plane_bytes = 0;
+  if (want_input_grad) {
+    auto plane = checked_mul(l.in_h, l.in_w);
+    auto plane_slots = plane ? checked_add(*plane, 1) : std::nullopt;  // + the trash slot
+    plane_bytes = plane_slots ? checked_mul(*plane_slots, int64_t{sizeof(double)}) : std::nullopt;
+  }
   if (!points_bytes || !scatter_bytes || !plane_bytes) return std::nullopt;
   auto aligned = [](int64_t bytes) -> std::optional<int64_t> {
     auto up = checked_align_up(static_cast<uint64_t>(bytes), kWorkspaceAlignment);

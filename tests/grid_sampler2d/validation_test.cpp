@@ -21,10 +21,12 @@
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/layout.h"
+#include "core/parallel.h"
 #include "core/profile.h"
 #include "grid_sampler2d/clauses.h"
 #include "grid_sampler2d/workspace.h"
 #include "support/device_tensor.h"
+#include "support/grid_sampler2d_tester.h"
 
 namespace {
 
@@ -869,6 +871,48 @@ TEST(GridSampler2DValidation, limit_01_workspace_boundary_is_exact) {
   EXPECT_EQ(grid_grad_only_phase1(largest, &message), ACLNN_SUCCESS) << message;
   EXPECT_EQ(grid_grad_only_phase1(largest + 1, &message), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(message.rfind("GS-LIMIT-01: ", 0), 0u) << message;
+}
+
+// GS-LIMIT-01 sizes accumulator planes only for a wanted inputGrad: an input plane of 2^60 pixels
+// (whose double plane no workspace could hold) is fine when outputMask[0] is false, and refused,
+// by name, when it is true.
+TEST(GridSampler2DValidation, limit_01_ignores_accumulator_planes_that_are_not_wanted) {
+  gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
+  const int64_t side = int64_t{1} << 30;  // 2^60 pixels: 8-byte accumulators overflow int64
+  for (bool want_input_grad : {false, true}) {
+    DeclaredTensor input({1, 1, side, side}, {0, 0, 0, 0}, ACL_FLOAT16, 1);
+    DeclaredTensor input_grad({1, 1, side, side}, {side * side, side * side, side, 1}, ACL_FLOAT16,
+                              side * side);
+    DeclaredTensor grid({1, 1, 1, 2}, {2, 2, 2, 1}, ACL_FLOAT16, 2);
+    DeclaredTensor grid_grad({1, 1, 1, 2}, {2, 2, 2, 1}, ACL_FLOAT16, 2);
+    DeclaredTensor grad_output({1, 1, 1, 1}, {1, 1, 1, 1}, ACL_FLOAT16, 1);
+    ASSERT_NE(input_grad.tensor, nullptr);
+    std::string message;
+    const aclnnStatus status = declared_backward_phase1(
+        grad_output, input, grid, input_grad, grid_grad, {want_input_grad, true}, &message);
+    if (want_input_grad) {
+      EXPECT_EQ(status, ACLNN_ERR_PARAM_INVALID);
+      EXPECT_EQ(message.rfind("GS-LIMIT-01: ", 0), 0u) << message;
+    } else {
+      EXPECT_EQ(status, ACLNN_SUCCESS) << message;
+    }
+  }
+}
+
+// The workspace holds one accumulator plane per worker that can have work: with a single (n, c)
+// plane it is the same at 1 and at 8 threads.
+TEST(GridSampler2DValidation, workspace_is_sized_by_the_workers_that_can_work) {
+  auto workspace_at = [](int threads, int64_t channels) {
+    gradconf::set_num_threads(threads);
+    gradconf::testing::GridSampler2DBackwardTester t;
+    const auto run = t.batch(1).channels(channels).input_size(40, 50).output_size(3, 4).Run();
+    gradconf::set_num_threads(0);
+    EXPECT_EQ(run.phase2, ACLNN_SUCCESS) << run.message;
+    return run.workspace_size;
+  };
+  EXPECT_EQ(workspace_at(1, 1), workspace_at(8, 1));
+  EXPECT_LT(workspace_at(2, 3), workspace_at(3, 3));  // 3 planes can use a third worker
+  EXPECT_EQ(workspace_at(3, 3), workspace_at(8, 3));
 }
 
 // GS-LIMIT-02: an interleaved inputGrad of 4097^2 elements is decided when it spans < 2^28
