@@ -77,7 +77,7 @@ ordered_json op_json(const EntrySpec& op) {
                      {"default", caseio::attr_to_json(to_case_value(attr.default_value))}});
   }
   return {{"name", op.name},     {"api", "aclnn" + std::string(op.name)},
-          {"family", op.family}, {"direction", props::direction_name(op.direction)},
+          {"family", op.family}, {"direction", direction_name(op.direction)},
           {"inputs", inputs},    {"attrs", attrs},
           {"outputs", outputs}};
 }

@@ -28,9 +28,9 @@ namespace gradconf::fuzz {
 template <typename Traits>
 struct ApiTarget {
   using Problem = typename Traits::Problem;
-  props::Direction direction = props::Direction::kBackward;
+  Direction direction = Direction::kBackward;
   /// A valid problem of the direction (empty tensors and other edge cases included).
-  Problem (*decode_problem)(FuzzedDataProvider& fdp, props::Direction direction) = nullptr;
+  Problem (*decode_problem)(FuzzedDataProvider& fdp, Direction direction) = nullptr;
   /// The base a breaker starts from: non-empty (an edit of an empty dim can fire an earlier
   /// clause than its own), everything the breakers need requested.
   Problem (*boundary_base)(Problem problem) = nullptr;
@@ -48,7 +48,7 @@ struct BoundaryEdit {
 /// A breaker that applies to `direction`, a side and a choice.
 BoundaryEdit decode_boundary_edit(FuzzedDataProvider& fdp,
                                   std::span<const props::ClauseBreaker> breakers,
-                                  props::Direction direction);
+                                  Direction direction);
 
 template <typename Traits>
 void check_boundary(const typename Traits::Problem& p, const BoundaryEdit& edit,

@@ -4,7 +4,7 @@ namespace gradconf::fuzz {
 
 BoundaryEdit decode_boundary_edit(FuzzedDataProvider& fdp,
                                   std::span<const props::ClauseBreaker> breakers,
-                                  props::Direction direction) {
+                                  Direction direction) {
   std::vector<const props::ClauseBreaker*> usable;
   for (const auto& breaker : breakers) {
     if (breaker.applies_to(direction)) usable.push_back(&breaker);

@@ -34,7 +34,7 @@ int64_t decode_size(FuzzedDataProvider& fdp, int64_t max, bool allow_zero) {
 
 }  // namespace
 
-Problem decode_problem(FuzzedDataProvider& fdp, Entry entry) {
+Problem decode_problem(FuzzedDataProvider& fdp, Direction entry) {
   Problem p;
   p.entry = entry;
   p.dtype = pick(fdp, ranges::kFloatDtypes);
@@ -47,7 +47,7 @@ Problem decode_problem(FuzzedDataProvider& fdp, Entry entry) {
   p.interpolation = fdp.ConsumeBool() ? Interpolation::kNearest : Interpolation::kBilinear;
   p.padding = fdp.ConsumeBool() ? Padding::kBorder : Padding::kZeros;
   p.align_corners = fdp.ConsumeBool();
-  if (entry == Entry::kBackward) {
+  if (entry == Direction::kBackward) {
     switch (fdp.ConsumeIntegralInRange<int>(0, 4)) {
       case 0:
         p.output_mask = std::array<bool, 2>{true, true};

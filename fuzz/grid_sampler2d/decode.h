@@ -14,11 +14,10 @@
 
 namespace gradconf::fuzz::gs {
 
-using grid_sampler2d::Entry;
 using grid_sampler2d::Problem;
 
 /// A valid problem of `entry` within gs_ranges limits (empty tensors and null masks included).
-Problem decode_problem(FuzzedDataProvider& fdp, Entry entry);
+Problem decode_problem(FuzzedDataProvider& fdp, Direction entry);
 
 }  // namespace gradconf::fuzz::gs
 

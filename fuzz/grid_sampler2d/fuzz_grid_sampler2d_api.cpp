@@ -11,12 +11,10 @@ namespace {
 
 using Traits = gradconf::props::GridSampler2DTraits;
 using Problem = Traits::Problem;
-using gradconf::props::Direction;
+using gradconf::Direction;
 
 Problem decode(FuzzedDataProvider& fdp, Direction direction) {
-  return gradconf::fuzz::gs::decode_problem(fdp, direction == Direction::kForward
-                                                     ? gradconf::grid_sampler2d::Entry::kForward
-                                                     : gradconf::grid_sampler2d::Entry::kBackward);
+  return gradconf::fuzz::gs::decode_problem(fdp, direction);
 }
 
 Problem non_empty(Problem p) {

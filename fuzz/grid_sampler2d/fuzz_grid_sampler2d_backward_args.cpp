@@ -14,7 +14,7 @@ namespace gs = gradconf::props::gs;
 // Shapes, dtype and attributes of a valid problem; no values (GridSampler has no index tensor,
 // and filling values would cost the target most of its speed).
 gradconf::props::Call base_call(FuzzedDataProvider& fdp) {
-  auto problem = gradconf::fuzz::gs::decode_problem(fdp, gs::Entry::kBackward);
+  auto problem = gradconf::fuzz::gs::decode_problem(fdp, gradconf::Direction::kBackward);
   problem.output_mask = std::array<bool, 2>{fdp.ConsumeBool(), fdp.ConsumeBool()};
   gradconf::props::Call call = gs::backward_entry().blank_call();
   for (size_t i = 0; i < call.tensors.size(); ++i) {

@@ -4,8 +4,8 @@
 #include "core/planted_fault.h"
 #include "grid_sampler2d/entry.h"
 
+using gradconf::Direction;
 using gradconf::grid_sampler2d::CallArgs;
-using gradconf::grid_sampler2d::Direction;
 using gradconf::grid_sampler2d::Fault;
 
 extern "C" {

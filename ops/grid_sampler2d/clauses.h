@@ -6,11 +6,10 @@
 #include <span>
 
 #include "core/clause.h"
+#include "core/direction.h"
 #include "core/tensor.h"
 
 namespace gradconf::grid_sampler2d {
-
-enum class Direction { kForward, kBackward };
 
 /// The arguments of one phase-1 call, exactly as the caller passed them. Tensors that the
 /// direction does not have (gradOutput, outputMask, inputGrad, gridGrad for the forward; out for

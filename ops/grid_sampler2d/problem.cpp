@@ -133,28 +133,28 @@ std::vector<int64_t> Problem::dims(Role role) const {
 }
 
 std::vector<Role> Problem::inputs() const {
-  if (entry == Entry::kForward) return {Role::kInput, Role::kGrid};
+  if (entry == Direction::kForward) return {Role::kInput, Role::kGrid};
   return {Role::kGradOutput, Role::kInput, Role::kGrid};
 }
 
 std::vector<Role> Problem::outputs() const {
-  if (entry == Entry::kForward) return {Role::kOut};
+  if (entry == Direction::kForward) return {Role::kOut};
   return {Role::kInputGrad, Role::kGridGrad};
 }
 
 bool Problem::wants(Role output) const {
-  if (entry == Entry::kForward) return output == Role::kOut;
+  if (entry == Direction::kForward) return output == Role::kOut;
   if (!output_mask) return false;
   return output == Role::kInputGrad ? (*output_mask)[0] : (*output_mask)[1];
 }
 
 std::string_view Problem::op_name() const {
-  return entry == Entry::kForward ? "GridSampler2D" : "GridSampler2DBackward";
+  return entry == Direction::kForward ? "GridSampler2D" : "GridSampler2DBackward";
 }
 
 std::string Problem::to_repro() const {
   const Problem defaults;
-  std::string line(entry == Entry::kForward ? kForwardName : kBackwardName);
+  std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
   auto option = [&](std::string_view key, std::string_view value) {
     line += " --";
     line += key;
@@ -166,7 +166,7 @@ std::string Problem::to_repro() const {
     option("interp", name_of(interpolation, kInterpNames));
   if (padding != defaults.padding) option("pad", name_of(padding, kPadNames));
   if (align_corners) option("ac", "1");
-  if (entry == Entry::kBackward && output_mask != defaults.output_mask) {
+  if (entry == Direction::kBackward && output_mask != defaults.output_mask) {
     option("mask", output_mask
                        ? std::string{(*output_mask)[0] ? '1' : '0', (*output_mask)[1] ? '1' : '0'}
                        : std::string("null"));
@@ -189,7 +189,7 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
   if (!line) return std::nullopt;
   Problem p;
   if (line->op == kForwardName) {
-    p.entry = Entry::kForward;
+    p.entry = Direction::kForward;
   } else if (line->op != kBackwardName) {
     return std::nullopt;
   }
@@ -213,7 +213,7 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     p.align_corners = *v == "1";
   }
   if (auto v = line->take("mask")) {
-    if (p.entry == Entry::kForward) return std::nullopt;
+    if (p.entry == Direction::kForward) return std::nullopt;
     if (*v == "null") {
       p.output_mask = std::nullopt;
     } else if (v->size() == 2 && (*v)[0] >= '0' && (*v)[0] <= '1' && (*v)[1] >= '0' &&

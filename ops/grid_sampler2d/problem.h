@@ -13,13 +13,12 @@
 #include <vector>
 
 #include "aclnn/acl_meta.h"
+#include "core/direction.h"
 #include "core/layout.h"
 #include "core/profile.h"
 #include "grid_sampler2d/coords.h"
 
 namespace gradconf::grid_sampler2d {
-
-enum class Entry : uint8_t { kForward, kBackward };
 
 /// Every tensor parameter of the two entry points, in C-prototype order.
 enum class Role : uint8_t { kGradOutput, kInput, kGrid, kOut, kInputGrad, kGridGrad };
@@ -49,7 +48,7 @@ std::string_view value_fill_name(ValueFill fill);
 std::string_view dtype_repro_name(aclDataType dtype);
 
 struct Problem {
-  Entry entry = Entry::kBackward;
+  Direction entry = Direction::kBackward;
   aclDataType dtype = ACL_FLOAT;
   int64_t n = 1, c = 1, in_h = 5, in_w = 8, out_h = 3, out_w = 3;
   Interpolation interpolation = Interpolation::kBilinear;

@@ -2,10 +2,6 @@
 
 namespace gradconf::props {
 
-std::string_view direction_name(Direction direction) {
-  return direction == Direction::kForward ? "forward" : "backward";
-}
-
 std::string_view attr_kind_name(AttrKind kind) {
   switch (kind) {
     case AttrKind::kInt:

@@ -13,12 +13,10 @@
 #include <vector>
 
 #include "core/clause.h"
+#include "core/direction.h"
 #include "op/call.h"
 
 namespace gradconf::props {
-
-enum class Direction : uint8_t { kForward, kBackward };
-std::string_view direction_name(Direction direction);
 
 /// What a tensor role holds; laws convert, perturb and compare only kFloat roles.
 enum class DtypeClass : uint8_t {

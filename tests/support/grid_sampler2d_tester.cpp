@@ -21,24 +21,6 @@ namespace gradconf::testing {
 
 namespace ref = gradconf::grid_sampler2d::reference;
 
-const char* role_name(Role role) {
-  switch (role) {
-    case Role::kGradOutput:
-      return "gradOutput";
-    case Role::kInput:
-      return "input";
-    case Role::kGrid:
-      return "grid";
-    case Role::kInputGrad:
-      return "inputGrad";
-    case Role::kGridGrad:
-      return "gridGrad";
-    case Role::kOut:
-      return "out";
-  }
-  return "?";
-}
-
 bool Evaluation::any_comparison_failed() const {
   for (const auto& c : comparisons) {
     if (c.comparison.status == gradconf::props::CompareStatus::kFailed) return true;

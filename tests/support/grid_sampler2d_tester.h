@@ -18,13 +18,15 @@
 #include "aclnn/acl_meta.h"
 #include "compare/compare.h"
 #include "core/layout.h"
+#include "grid_sampler2d/problem.h"
 #include "harness/backend.h"
 
 namespace gradconf::testing {
 
-enum class Role { kGradOutput = 0, kInput, kGrid, kInputGrad, kGridGrad, kOut };
-inline constexpr int kRoleCount = 6;
-const char* role_name(Role role);
+// The op's one Role (grid_sampler2d/problem.h), so testers, problems and layouts agree.
+using grid_sampler2d::kRoleCount;
+using grid_sampler2d::Role;
+using grid_sampler2d::role_name;
 
 enum class WorkspaceFill { kZero, kOnes, kNaN };
 

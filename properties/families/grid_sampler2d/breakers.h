@@ -23,10 +23,6 @@ namespace gradconf::props::gs {
 
 using Entries = Directions;
 
-inline Direction direction_of(Entry entry) {
-  return entry == Entry::kForward ? Direction::kForward : Direction::kBackward;
-}
-
 /// One breaker per clause of grid_sampler2d::clause_table(), in the same order. Each edits a call
 /// made by make_call() from a valid Problem; a null outputMask (GS-MASK-01's early-out) is
 /// replaced by {true, true} first, so every later clause is reachable. A just-valid GS-MASK-01

@@ -69,9 +69,9 @@ std::vector<AttrSpec> attrs(bool backward) {
   return a;
 }
 
-op::CallArgs call_args(const BoundArgs& a, Entry entry) {
+op::CallArgs call_args(const BoundArgs& a, Direction entry) {
   op::CallArgs args;
-  args.direction = entry == Entry::kForward ? op::Direction::kForward : op::Direction::kBackward;
+  args.direction = entry;
   args.grad_output = a.tensor("gradOutput");
   args.input = a.tensor("input");
   args.grid = a.tensor("grid");
@@ -87,7 +87,7 @@ op::CallArgs call_args(const BoundArgs& a, Entry entry) {
   return args;
 }
 
-template <Entry kEntry>
+template <Direction kEntry>
 Verdict oracle(const BoundArgs& a, SpecProfile profile) {
   return run_clauses(op::clause_table(), call_args(a, kEntry), profile);
 }
@@ -123,7 +123,7 @@ const EntrySpec& forward_entry() {
                               attrs(false),
                               forward_phase1,
                               forward_phase2,
-                              oracle<Entry::kForward>,
+                              oracle<Direction::kForward>,
                               output_shape};
   return spec;
 }
@@ -138,18 +138,18 @@ const EntrySpec& backward_entry() {
                               attrs(true),
                               backward_phase1,
                               backward_phase2,
-                              oracle<Entry::kBackward>,
+                              oracle<Direction::kBackward>,
                               output_shape,
                               written};
   return spec;
 }
 
-const EntrySpec& entry_spec(Entry entry) {
-  return entry == Entry::kForward ? forward_entry() : backward_entry();
+const EntrySpec& entry_spec(Direction entry) {
+  return entry == Direction::kForward ? forward_entry() : backward_entry();
 }
 
-Entry entry_of(const Call& call) {
-  return call.entry == &forward_entry() ? Entry::kForward : Entry::kBackward;
+Direction entry_of(const Call& call) {
+  return call.entry == &forward_entry() ? Direction::kForward : Direction::kBackward;
 }
 
 Role role_at(const Call& call, size_t i) {
@@ -181,7 +181,7 @@ Call make_call(const Problem& p) {
   call.attr("interpolationMode") = static_cast<int64_t>(p.interpolation);
   call.attr("paddingMode") = static_cast<int64_t>(p.padding);
   call.attr("alignCorners") = p.align_corners;
-  if (p.entry == Entry::kBackward) {
+  if (p.entry == Direction::kBackward) {
     set_output_mask(call, p.output_mask ? std::optional<std::vector<bool>>(std::vector<bool>{
                                               (*p.output_mask)[0], (*p.output_mask)[1]})
                                         : std::nullopt);
@@ -210,7 +210,7 @@ std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Proble
                          p.align_corners};
   const auto& input = tensor(call, Role::kInput).values;
   const auto& grid = tensor(call, Role::kGrid).values;
-  if (p.entry == Entry::kForward) return {{Role::kOut, ref::forward(dims, attrs, input, grid)}};
+  if (p.entry == Direction::kForward) return {{Role::kOut, ref::forward(dims, attrs, input, grid)}};
   auto grads = ref::backward(dims, attrs, tensor(call, Role::kGradOutput).values, input, grid);
   return {{Role::kInputGrad, std::move(grads.input_grad)},
           {Role::kGridGrad, std::move(grads.grid_grad)}};

@@ -14,18 +14,17 @@
 
 namespace gradconf::props::gs {
 
-using grid_sampler2d::Entry;
 using grid_sampler2d::Problem;
 using grid_sampler2d::Role;
 
 /// The entry specs of GridSampler2D and GridSampler2DBackward.
 const EntrySpec& forward_entry();
 const EntrySpec& backward_entry();
-const EntrySpec& entry_spec(Entry entry);
+const EntrySpec& entry_spec(Direction entry);
 
 /// The problem's entry point, from a call.
-Entry entry_of(const Call& call);
-inline bool is_backward(const Call& call) { return entry_of(call) == Entry::kBackward; }
+Direction entry_of(const Call& call);
+inline bool is_backward(const Call& call) { return entry_of(call) == Direction::kBackward; }
 /// The role of tensor `i` of a call.
 Role role_at(const Call& call, size_t i);
 /// The call's tensor of `role` (precondition: the entry has it).

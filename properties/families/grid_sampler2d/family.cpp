@@ -14,10 +14,9 @@ namespace {
 
 using Traits = GridSampler2DTraits;
 static_assert(OpTraits<Traits>);
-using grid_sampler2d::Entry;
 using Problem = Traits::Problem;
 
-rc::Gen<Problem> problems(Entry entry, bool allow_null_mask = false) {
+rc::Gen<Problem> problems(Direction entry, bool allow_null_mask = false) {
   gs::GenOptions options;
   options.entry = entry;
   options.allow_null_mask = allow_null_mask;
@@ -28,7 +27,7 @@ rc::Gen<Problem> problems(Entry entry, bool allow_null_mask = false) {
 // drawn from the problem's own seed, so one problem is one case and its repro line replays it.
 using ProblemLaw = LawResult (*)(const Problem&, const Backend&);
 
-LawBinding bind(std::string_view law, Entry entry, ProblemLaw fn, std::string variant = "",
+LawBinding bind(std::string_view law, Direction entry, ProblemLaw fn, std::string variant = "",
                 bool allow_null_mask = false) {
   const EntrySpec& spec = gs::entry_spec(entry);
   std::string name = std::string(spec.name) + "." + std::string(law);
@@ -56,7 +55,7 @@ LawResult batch_split_law(const Problem& p, const Backend& b) {
 
 std::vector<LawBinding> laws() {
   std::vector<LawBinding> all;
-  for (Entry entry : {Entry::kForward, Entry::kBackward}) {
+  for (Direction entry : {Direction::kForward, Direction::kBackward}) {
     all.push_back(bind("matches_reference", entry, matches_reference<Traits>));
     all.push_back(bind("stride_invariance", entry, stride_invariance<Traits>));
     all.push_back(bind("dtype_agreement", entry, dtype_agreement<Traits>));
@@ -64,11 +63,11 @@ std::vector<LawBinding> laws() {
     all.push_back(bind("batch_split", entry, batch_split_law));
     all.push_back(bind("workspace_contract", entry, workspace_contract<Traits>));
   }
-  all.push_back(
-      bind("matches_reference", Entry::kBackward, matches_reference<Traits>, "null_masks", true));
-  all.push_back(bind("adjoint_identity", Entry::kBackward, adjoint_identity<Traits>));
-  all.push_back(bind("finite_differences", Entry::kBackward, finite_differences_law));
-  all.push_back(bind("linear_in_incoming_gradient", Entry::kBackward, linearity_law));
+  all.push_back(bind("matches_reference", Direction::kBackward, matches_reference<Traits>,
+                     "null_masks", true));
+  all.push_back(bind("adjoint_identity", Direction::kBackward, adjoint_identity<Traits>));
+  all.push_back(bind("finite_differences", Direction::kBackward, finite_differences_law));
+  all.push_back(bind("linear_in_incoming_gradient", Direction::kBackward, linearity_law));
   all.push_back(LawBinding{
       "error_contract", "GridSampler2DBackward", "GridSampler2D+Backward.error_contract",
       [](const Backend& backend) {

@@ -65,7 +65,7 @@ rc::Gen<std::optional<std::array<bool, 2>>> gen_mask(bool allow_null) {
   });
 }
 
-rc::Gen<std::array<LayoutSpec, kRoleCount>> gen_layouts(Entry entry, bool strided) {
+rc::Gen<std::array<LayoutSpec, kRoleCount>> gen_layouts(Direction entry, bool strided) {
   std::vector<rc::Gen<LayoutSpec>> per_role(kRoleCount, rc::gen::just(LayoutSpec{}));
   if (strided) {
     Problem probe;
@@ -91,21 +91,21 @@ rc::Gen<GridFill> gen_grid_fill(const GenOptions& options) {
 
 // Non-finite input values only for the forward: its sums of weighted taps give the same inf or
 // NaN in any order, so the reference is a fair judge of them.
-rc::Gen<ValueFill> gen_value_fill(const GenOptions& options, Entry entry) {
+rc::Gen<ValueFill> gen_value_fill(const GenOptions& options, Direction entry) {
   if (options.value_fill) return rc::gen::just(*options.value_fill);
   return rc::gen::weightedElement<ValueFill>(
       {{3, ValueFill::kUniform},
        {1, ValueFill::kDyadic},
-       {entry == Entry::kForward && options.allow_specials ? 1u : 0u, ValueFill::kSpecials}});
+       {entry == Direction::kForward && options.allow_specials ? 1u : 0u, ValueFill::kSpecials}});
 }
 
 rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits) {
   const auto entries = options.entry ? rc::gen::just(*options.entry)
-                                     : rc::gen::element(Entry::kBackward, Entry::kForward);
-  return rc::gen::mapcat(entries, [options, limits](Entry entry) {
+                                     : rc::gen::element(Direction::kBackward, Direction::kForward);
+  return rc::gen::mapcat(entries, [options, limits](Direction entry) {
     const bool empty = options.allow_empty;
-    const auto mask = entry == Entry::kBackward ? gen_mask(options.allow_null_mask)
-                                                : rc::gen::just(Problem{}.output_mask);
+    const auto mask = entry == Direction::kBackward ? gen_mask(options.allow_null_mask)
+                                                    : rc::gen::just(Problem{}.output_mask);
     const auto dtype =
         options.dtype ? rc::gen::just(*options.dtype) : rc::gen::elementOf(ranges::kFloatDtypes);
     return rc::gen::build<Problem>(
@@ -147,10 +147,10 @@ rc::Gen<BoundaryCase> gen_boundary_case(const GenOptions& options) {
   const Directions directions =
       !options.entry
           ? Directions::kBoth
-          : (*options.entry == Entry::kForward ? Directions::kForward : Directions::kBackward);
+          : (*options.entry == Direction::kForward ? Directions::kForward : Directions::kBackward);
   std::function<rc::Gen<Problem>(Direction)> base = [options](Direction d) {
     GenOptions o = options;
-    o.entry = d == Direction::kForward ? Entry::kForward : Entry::kBackward;
+    o.entry = d == Direction::kForward ? Direction::kForward : Direction::kBackward;
     o.allow_empty = false;
     o.allow_null_mask = false;
     return gen_problem_within(o, kBoundaryLimits);
@@ -161,7 +161,7 @@ rc::Gen<BoundaryCase> gen_boundary_case(const GenOptions& options) {
 
 std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
   std::vector<std::string> tags;
-  const bool backward = p.entry == Entry::kBackward;
+  const bool backward = p.entry == Direction::kBackward;
   if (axes & kAxisEntry) tags.push_back(backward ? "entry=backward" : "entry=forward");
   if (axes & kAxisDtype)
     tags.push_back("dtype=" + std::string(grid_sampler2d::dtype_repro_name(p.dtype)));

@@ -37,7 +37,7 @@ rc::Gen<LayoutSpec> gen_layout(bool is_input);
 struct GenOptions {
   SpecProfile profile = SpecProfile::kSeed;
   std::optional<aclDataType> dtype;
-  std::optional<Entry> entry;
+  std::optional<Direction> entry;
   bool strided = true;         ///< false: every tensor contiguous
   bool allow_empty = true;     ///< N, C, Hout or Wout = 0 now and then
   bool allow_specials = true;  ///< GridFill::kSpecials (NaN, +-inf, 1e30, ...) now and then

@@ -6,17 +6,16 @@
 
 namespace gradconf::props {
 
-using grid_sampler2d::Entry;
 using grid_sampler2d::Role;
 
 GridSampler2DTraits::Problem GridSampler2DTraits::as_forward(Problem p) {
-  p.entry = Entry::kForward;
+  p.entry = Direction::kForward;
   p.output_mask = std::array<bool, 2>{true, true};
   return p;
 }
 
 GridSampler2DTraits::Problem GridSampler2DTraits::as_backward(Problem p) {
-  p.entry = Entry::kBackward;
+  p.entry = Direction::kBackward;
   return p;
 }
 
