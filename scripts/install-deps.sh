@@ -9,7 +9,8 @@ packages=(
   build-essential cmake ninja-build git
   libeigen3-dev libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
-  clang-14 libclang-rt-14-dev llvm-14
+  clang-14 libclang-rt-14-dev llvm-14 clang-format-14
+  libpugixml-dev libfmt-dev
   python3 python3-numpy zip
 )
 if [[ "${1:-}" == "--with-torch" ]]; then
