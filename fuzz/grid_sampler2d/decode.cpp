@@ -17,14 +17,8 @@ using grid_sampler2d::Padding;
 using grid_sampler2d::Role;
 using grid_sampler2d::ValueFill;
 
-std::vector<std::vector<int>> gs_orders() {
-  std::vector<std::vector<int>> orders;
-  for (const auto& order : ranges::kOrders) orders.emplace_back(order.begin(), order.end());
-  return orders;
-}
-
 LayoutSpec decode_gs_layout(FuzzedDataProvider& fdp, bool is_input) {
-  static const std::vector<std::vector<int>> orders = gs_orders();
+  static const std::vector<std::vector<int>> orders = ranges::layout_orders();
   return decode_layout(fdp, 4, is_input, {ranges::kMaxLayoutPad, ranges::kMaxLayoutOffset}, orders);
 }
 

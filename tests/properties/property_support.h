@@ -5,6 +5,7 @@
 
 #include <rapidcheck.h>
 
+#include <cctype>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -13,6 +14,15 @@
 #include "laws/law.h"
 
 namespace gradconf::props::testing {
+
+/// `name` as a GoogleTest parameter name: every character that is not a letter or digit becomes
+/// '_' ("GridSampler2D+Backward.error_contract" -> "GridSampler2D_Backward_error_contract").
+inline std::string test_name(std::string name) {
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
 
 /// GRADCONF_PROPERTY_SCALE (default 1): multiplies every property's case count, e.g. 100 for a
 /// long campaign. Ignored when RC_PARAMS already sets max_success.

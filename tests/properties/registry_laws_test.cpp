@@ -33,11 +33,7 @@ std::vector<LawRow> all_laws() {
 }
 
 std::string row_name(const ::testing::TestParamInfo<LawRow>& info) {
-  std::string name = info.param.binding->name;
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
+  return testing::test_name(info.param.binding->name);
 }
 
 class RegisteredLaw : public ::testing::TestWithParam<LawRow> {};

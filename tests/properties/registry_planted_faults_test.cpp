@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "op/registry.h"
+#include "property_support.h"
 #include "support/planted_backend.h"
 
 namespace gradconf::props {
@@ -49,7 +50,7 @@ TEST_P(PlantedFault, law_rejects_the_planted_backend) {
   const auto [family, row] = GetParam();
   const LawBinding* binding = family->law(row->law);
   ASSERT_NE(binding, nullptr) << "no law named " << row->law;
-  const Backend& planted = testing::planted_backend(family->family, row->fault);
+  const Backend& planted = gradconf::testing::planted_backend(family->family, row->fault);
   for (int i = 0; i < row->attempts; ++i) {
     const LawResult on_planted = run_law_case(*binding, planted, i);
     if (on_planted.holds) continue;

@@ -47,13 +47,6 @@ rc::Gen<int64_t> gen_size(int64_t max, bool allow_zero) {
   });
 }
 
-// GridSampler's own four 4-D orders (identity, channels-last, inner transpose, reversed).
-std::vector<std::vector<int>> gs_orders() {
-  std::vector<std::vector<int>> orders;
-  for (const auto& order : ranges::kOrders) orders.emplace_back(order.begin(), order.end());
-  return orders;
-}
-
 rc::Gen<std::optional<std::array<bool, 2>>> gen_mask(bool allow_null) {
   using Mask = std::optional<std::array<bool, 2>>;
   return rc::gen::weightedElement<Mask>({
@@ -136,7 +129,7 @@ rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits
 
 rc::Gen<LayoutSpec> gen_layout(bool is_input) {
   return props::gen_layout(4, is_input, {ranges::kMaxLayoutPad, ranges::kMaxLayoutOffset},
-                           gs_orders());
+                           ranges::layout_orders());
 }
 
 rc::Gen<Problem> gen_problem(const GenOptions& options) {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "aclnn/acl_meta.h"
 
@@ -29,6 +30,13 @@ inline constexpr std::array<aclDataType, 4> kFloatDtypes = {ACL_FLOAT, ACL_FLOAT
 /// transpose of the two inner dims, and fully reversed.
 inline constexpr std::array<std::array<int, 4>, 4> kOrders = {
     {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 1, 3, 2}, {3, 2, 1, 0}}};
+
+/// kOrders as the layout kit takes them.
+inline std::vector<std::vector<int>> layout_orders() {
+  std::vector<std::vector<int>> orders;
+  for (const auto& order : kOrders) orders.emplace_back(order.begin(), order.end());
+  return orders;
+}
 
 /// Base problems of boundary cases (just-invalid / just-valid calls) stay smaller still: a
 /// breaker only needs the shape relations, and the just-valid side runs the kernels.
