@@ -1,5 +1,9 @@
 #include "core/repro.h"
 
+#include <utility>
+
+#include "core/dtype.h"
+
 #include <cctype>
 #include <charconv>
 
@@ -69,6 +73,25 @@ std::optional<std::vector<int64_t>> parse_named_dims(std::string_view text,
   }
   if (i != text.size()) return std::nullopt;
   return values;
+}
+
+namespace {
+constexpr std::pair<std::string_view, aclDataType> kDtypeNames[] = {
+    {"f32", ACL_FLOAT}, {"f16", ACL_FLOAT16}, {"bf16", ACL_BF16}, {"f64", ACL_DOUBLE}};
+}  // namespace
+
+std::string_view dtype_repro_name(aclDataType dtype) {
+  for (const auto& [name, value] : kDtypeNames) {
+    if (value == dtype) return name;
+  }
+  return dtype_name(dtype);
+}
+
+std::optional<aclDataType> parse_dtype_repro(std::string_view name) {
+  for (const auto& [text, value] : kDtypeNames) {
+    if (text == name) return value;
+  }
+  return std::nullopt;
 }
 
 }  // namespace gradconf

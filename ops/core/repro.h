@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "aclnn/acl_meta.h"
+
 namespace gradconf {
 
 struct ReproLine {
@@ -25,6 +27,11 @@ struct ReproLine {
 
 /// nullopt on a malformed line (empty, duplicate key, "--key" without "=").
 std::optional<ReproLine> tokenize_repro(std::string_view line);
+
+/// The float dtypes' names in repro lines ("f32", "f16", "bf16", "f64"); other dtypes print their
+/// aclDataType name and do not parse.
+std::string_view dtype_repro_name(aclDataType dtype);
+std::optional<aclDataType> parse_dtype_repro(std::string_view name);
 
 /// Strict decimal integer in [lo, hi].
 std::optional<int64_t> parse_int_in(std::string_view text, int64_t lo, int64_t hi);

@@ -49,8 +49,6 @@ constexpr std::array<std::pair<std::string_view, ValueFill>, 3> kValueFillNames 
     {{"uniform", ValueFill::kUniform},
      {"dyadic", ValueFill::kDyadic},
      {"specials", ValueFill::kSpecials}}};
-constexpr std::array<std::pair<std::string_view, aclDataType>, 4> kDtypeNames = {
-    {{"f32", ACL_FLOAT}, {"f16", ACL_FLOAT16}, {"bf16", ACL_BF16}, {"f64", ACL_DOUBLE}}};
 
 // Normalized coordinate of pixel centre / edge `k` (in units of half pixels) along a size.
 double exact_coordinate(SplitMix64& rng, int64_t size, bool align_corners) {
@@ -110,13 +108,6 @@ std::string_view grid_fill_name(GridFill fill) { return name_of(fill, kGridFillN
 
 std::string_view value_fill_name(ValueFill fill) { return name_of(fill, kValueFillNames); }
 
-std::string_view dtype_repro_name(aclDataType dtype) {
-  for (const auto& [name, value] : kDtypeNames) {
-    if (value == dtype) return name;
-  }
-  return dtype_name(dtype);
-}
-
 std::vector<int64_t> Problem::dims(Role role) const {
   switch (role) {
     case Role::kGradOutput:
@@ -161,7 +152,7 @@ std::string Problem::to_repro() const {
     line += '=';
     line += value;
   };
-  if (dtype != defaults.dtype) option("dt", name_of(dtype, kDtypeNames));
+  if (dtype != defaults.dtype) option("dt", gradconf::dtype_repro_name(dtype));
   if (interpolation != defaults.interpolation)
     option("interp", name_of(interpolation, kInterpNames));
   if (padding != defaults.padding) option("pad", name_of(padding, kPadNames));
@@ -194,7 +185,7 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     return std::nullopt;
   }
   if (auto v = line->take("dt")) {
-    auto dt = lookup(*v, kDtypeNames);
+    auto dt = parse_dtype_repro(*v);
     if (!dt) return std::nullopt;
     p.dtype = *dt;
   }

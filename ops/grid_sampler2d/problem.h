@@ -16,6 +16,7 @@
 #include "core/direction.h"
 #include "core/layout.h"
 #include "core/profile.h"
+#include "core/repro.h"
 #include "grid_sampler2d/coords.h"
 
 namespace gradconf::grid_sampler2d {
@@ -45,7 +46,7 @@ enum class ValueFill : uint8_t {
 /// dtypes: their aclDataType name).
 std::string_view grid_fill_name(GridFill fill);
 std::string_view value_fill_name(ValueFill fill);
-std::string_view dtype_repro_name(aclDataType dtype);
+using gradconf::dtype_repro_name;
 
 struct Problem {
   Direction entry = Direction::kBackward;

@@ -14,6 +14,7 @@ Call slice_batch(const Call& call, int64_t begin, int64_t end) {
   for (size_t t = 0; t < part.tensors.size(); ++t) {
     auto& tensor = part.tensors[t];
     const int dim = Traits::batch_dim(call, static_cast<int>(t));
+    if (dim < 0) continue;  // not batched (a level table, a weight): every part gets all of it
     const int64_t full = tensor.dims[static_cast<size_t>(dim)];
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < dim; ++d) outer *= tensor.dims[static_cast<size_t>(d)];

@@ -10,6 +10,7 @@
 #include "core/profile.h"
 #include "laws/law.h"
 #include "laws/matches_reference.h"
+#include "op/op_spec.h"
 
 namespace gradconf::props {
 
@@ -28,7 +29,10 @@ LawResult dtype_agreement(const typename Traits::Problem& p, const Backend& back
     // The same rounded inputs in float64: only the kernel's precision differs.
     const auto call = Traits::make_call(typed);
     auto wide = call;
-    for (auto& tensor : wide.tensors) tensor.dtype = ACL_DOUBLE;
+    for (auto& tensor : wide.tensors) {
+      const RoleSpec* role = wide.entry ? wide.entry->role(tensor.name) : nullptr;
+      if (!role || role->dtype_class == DtypeClass::kFloat) tensor.dtype = ACL_DOUBLE;
+    }
     wide.profile = SpecProfile::kExtended;
     const Outcome narrow_run = Traits::run(call, {}, backend);
     const Outcome wide_run = Traits::run(wide, {}, backend);

@@ -79,6 +79,23 @@ std::string_view format_name(aclFormat format) {
   return "?";
 }
 
+void make_broadcast_consistent(TensorSpec& t) {
+  if (t.layout.broadcast == 0 || t.values.empty()) return;
+  std::vector<int64_t> index(t.dims.size(), 0);
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    size_t source = 0;
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+      const int64_t coordinate = (t.layout.broadcast >> d) & 1u ? 0 : index[d];
+      source = source * static_cast<size_t>(t.dims[d]) + static_cast<size_t>(coordinate);
+    }
+    t.values[i] = t.values[source];  // source <= i: already final
+    for (size_t d = t.dims.size(); d-- > 0;) {
+      if (++index[d] < t.dims[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
 std::string format_attr(const AttrValue& value) {
   struct Printer {
     std::string operator()(std::monostate) const { return "null"; }

@@ -52,6 +52,10 @@ struct Call {
 /// "ND", "NCHW", ... or "format#<n>".
 std::string_view format_name(aclFormat format);
 
+/// Makes an input's logical values constant along its layout's broadcast (zero-stride) dims, as
+/// the storage the harness builds can only hold them: each takes the value at coordinate 0.
+void make_broadcast_consistent(TensorSpec& tensor);
+
 /// "[1, 0]", "null", "7", "1.5", "\"TND\"": how summaries and repro text print an attribute.
 std::string format_attr(const AttrValue& value);
 

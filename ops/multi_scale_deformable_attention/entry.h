@@ -1,0 +1,68 @@
+// Phase 1 of both entry points, templated on a planted Fault (api.cpp dispatches through
+// with_planted_fault; the shipped library instantiates Fault::kNone only).
+#ifndef GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_ENTRY_H_
+#define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_ENTRY_H_
+
+#include "core/executor.h"
+#include "core/profile.h"
+#include "core/status.h"
+#include "multi_scale_deformable_attention/clauses.h"
+#include "multi_scale_deformable_attention/kernels.h"
+
+namespace gradconf::msda {
+
+inline Plan make_plan(const CallArgs& args) {
+  Plan plan{*args.value,
+            *args.location,
+            *args.attn_weight,
+            std::nullopt,
+            aclTensor{},
+            std::nullopt,
+            std::nullopt,
+            std::nullopt,
+            read_levels(args),
+            sizes_of(args),
+            1};
+  if (args.direction == Direction::kForward) {
+    plan.output = *args.output;
+  } else {
+    plan.grad_output = *args.grad_output;
+    plan.grad_value = *args.grad_value;
+    plan.grad_location = *args.grad_location;
+    plan.grad_attn_weight = *args.grad_attn_weight;
+    plan.workers = scatter_workers(plan.sizes, num_threads());
+  }
+  return plan;
+}
+
+template <Fault kFault>
+aclnnStatus phase1(const CallArgs& args) {
+  clear_last_error();
+  const Verdict verdict = run_clauses(clause_table(), args, spec_profile());
+  if (!verdict.proceed()) return fail(verdict.status, verdict.message);
+  const Plan plan = make_plan(args);
+  if (args.direction == Direction::kForward) {
+    return make_executor(
+        0,
+        [plan](std::byte*) {
+          dispatch_floating(plan.value.dtype, [&](auto tag) {
+            forward_kernel<typename decltype(tag)::type, kFault>(plan);
+          });
+        },
+        args.workspace_size, args.executor);
+  }
+  // MSDA-LIMIT-05 sized this call with the same thread count, so the plan fits.
+  const uint64_t workspace = *backward_workspace(plan.sizes, plan.workers);
+  return make_executor(
+      workspace,
+      [plan](std::byte* scratch) {
+        dispatch_floating(plan.value.dtype, [&](auto tag) {
+          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+        });
+      },
+      args.workspace_size, args.executor);
+}
+
+}  // namespace gradconf::msda
+
+#endif  // GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_ENTRY_H_

@@ -1,0 +1,38 @@
+// Planted faults of MultiScaleDeformableAttention (ops/core/planted_fault.h), each an
+// `if constexpr` branch of the kernels or phase 1, memory-safe.
+#ifndef GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_FAULTS_H_
+#define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_FAULTS_H_
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace gradconf::msda {
+
+enum class Fault : uint8_t {
+  kNone,
+  kSwappedXY,               ///< location[..., 0] read as y and [..., 1] as x
+  kMissingWidthFactor,      ///< gradLocation[..., 0] lacks the factor W
+  kGuardInclusive,          ///< the sample guard accepts x == W and y == H (<= instead of <)
+  kLevelStartIgnored,       ///< level starts recomputed as cumulative H*W, levelStartIndex unread
+  kSwappedTapWeights,       ///< the (y0,x1) and (y1,x0) weights exchanged
+  kDroppedChannelBlock,     ///< gradAttnWeight skips channels [0, 8)
+  kThreadDependentScatter,  ///< gradValue summed in float partials split by thread count
+  kCount,
+};
+
+inline constexpr std::array kAllFaults = {
+    Fault::kSwappedXY,
+    Fault::kMissingWidthFactor,
+    Fault::kGuardInclusive,
+    Fault::kLevelStartIgnored,
+    Fault::kSwappedTapWeights,
+    Fault::kDroppedChannelBlock,
+    Fault::kThreadDependentScatter,
+};
+
+std::string_view fault_name(Fault fault);
+
+}  // namespace gradconf::msda
+
+#endif  // GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_FAULTS_H_

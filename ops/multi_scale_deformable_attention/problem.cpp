@@ -1,0 +1,308 @@
+#include "multi_scale_deformable_attention/problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/checked_math.h"
+#include "core/dtype.h"
+#include "core/random.h"
+#include "core/repro.h"
+
+namespace gradconf::msda {
+namespace {
+
+constexpr std::string_view kForwardName = "msda";
+constexpr std::string_view kBackwardName = "msda_grad";
+constexpr std::string_view kRoleNames[kRoleCount] = {
+    "value",      "spatialShape", "levelStartIndex", "location",     "attnWeight",
+    "gradOutput", "output",       "gradValue",       "gradLocation", "gradAttnWeight"};
+constexpr std::string_view kFillNames[] = {"uniform", "specials", "smooth"};
+// Sizes in repro lines stay far below anything the ops accept, so no arithmetic can overflow.
+constexpr int64_t kMaxReproSize = 1 << 20;
+
+std::string index_width(aclDataType dtype) { return dtype == ACL_INT32 ? "32" : "64"; }
+
+std::optional<aclDataType> parse_index_width(std::string_view text) {
+  if (text == "32") return ACL_INT32;
+  if (text == "64") return ACL_INT64;
+  return std::nullopt;
+}
+
+// A location whose pixel coordinate (x * size - 0.5) is a special place of the level.
+double special_location(SplitMix64& rng, int64_t size) {
+  const double s = static_cast<double>(size);
+  switch (rng.below(10)) {
+    case 0:
+      return 0.0;
+    case 1:
+      return 1.0;
+    case 2:
+      return std::numeric_limits<double>::quiet_NaN();
+    case 3:
+      return rng.below(2) ? std::numeric_limits<double>::infinity()
+                          : -std::numeric_limits<double>::infinity();
+    case 4: {  // the guard -1 < x < W, exactly or a few float ulps on either side
+      const double edge = rng.below(2) ? -0.5 / s : (s + 0.5) / s;
+      float nudged = static_cast<float>(edge);
+      const float toward = rng.below(2) ? 1.0f : -1.0f;
+      for (int i = 0, n = static_cast<int>(rng.below(3)); i < n; ++i) {
+        nudged = std::nextafter(nudged, toward * std::numeric_limits<float>::infinity());
+      }
+      return nudged;
+    }
+    case 5: {  // a few float ulps off a pixel edge (integer pixel coordinate)
+      const double edge =
+          (static_cast<double>(rng.below(static_cast<uint64_t>(size) + 1)) + 0.5) / s;
+      float nudged = static_cast<float>(edge);
+      const float toward = rng.below(2) ? 1.0f : -1.0f;
+      return std::nextafter(nudged, toward * std::numeric_limits<float>::infinity());
+    }
+    default:  // an exact pixel centre (j + 0.5) / W
+      return (static_cast<double>(rng.below(static_cast<uint64_t>(size))) + 0.5) / s;
+  }
+}
+
+// Pixel coordinates at least 0.1 away from integers (the bilinear kinks) and inside the guard.
+double smooth_location(SplitMix64& rng, int64_t size) {
+  const double s = static_cast<double>(size);
+  for (;;) {
+    const double pixel = rng.uniform(-0.9, s - 0.1);
+    const double frac = pixel - std::floor(pixel);
+    if (frac > 0.1 && frac < 0.9) return (pixel + 0.5) / s;
+  }
+}
+
+}  // namespace
+
+std::string_view role_name(Role role) { return kRoleNames[static_cast<int>(role)]; }
+
+std::string_view location_fill_name(LocationFill fill) {
+  return kFillNames[static_cast<int>(fill)];
+}
+
+int64_t Problem::keys() const {
+  int64_t keys = extra_keys;
+  for (const auto& [h, w] : levels) keys += h * w;
+  return keys;
+}
+
+std::vector<int64_t> Problem::level_starts() const {
+  std::vector<int64_t> starts;
+  int64_t start = extra_keys;  // the extra keys come first: starts are not the cumulative sizes
+  for (const auto& [h, w] : levels) {
+    starts.push_back(start);
+    start += h * w;
+  }
+  return starts;
+}
+
+std::vector<int64_t> Problem::dims(Role role) const {
+  const int64_t l = static_cast<int64_t>(levels.size());
+  switch (role) {
+    case Role::kValue:
+    case Role::kGradValue:
+      return {batch, keys(), heads, channels};
+    case Role::kSpatialShape:
+      return {l, 2};
+    case Role::kLevelStartIndex:
+      return {l};
+    case Role::kLocation:
+    case Role::kGradLocation:
+      return {batch, queries, heads, l, points, 2};
+    case Role::kAttnWeight:
+    case Role::kGradAttnWeight:
+      return {batch, queries, heads, l, points};
+    case Role::kGradOutput:
+    case Role::kOutput:
+      return {batch, queries, heads, channels};
+  }
+  return {};
+}
+
+aclDataType Problem::dtype_of(Role role) const {
+  if (role == Role::kSpatialShape) return shape_dtype;
+  if (role == Role::kLevelStartIndex) return start_dtype;
+  return dtype;
+}
+
+std::vector<Role> Problem::roles() const {
+  if (entry == Direction::kForward) {
+    return {Role::kValue,    Role::kSpatialShape, Role::kLevelStartIndex,
+            Role::kLocation, Role::kAttnWeight,   Role::kOutput};
+  }
+  return {Role::kValue,     Role::kSpatialShape, Role::kLevelStartIndex,
+          Role::kLocation,  Role::kAttnWeight,   Role::kGradOutput,
+          Role::kGradValue, Role::kGradLocation, Role::kGradAttnWeight};
+}
+
+std::string_view Problem::op_name() const {
+  return entry == Direction::kForward ? "MultiScaleDeformableAttention"
+                                      : "MultiScaleDeformableAttentionGrad";
+}
+
+std::string Problem::to_repro() const {
+  const Problem defaults;
+  std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
+  auto option = [&](std::string_view key, const std::string& value) {
+    line += " --" + std::string(key) + "=" + value;
+  };
+  if (dtype != defaults.dtype) option("dt", std::string(dtype_repro_name(dtype)));
+  if (shape_dtype != defaults.shape_dtype || start_dtype != defaults.start_dtype) {
+    option("idx", index_width(shape_dtype) + "." + index_width(start_dtype));
+  }
+  if (levels != defaults.levels) {
+    std::string text;
+    for (const auto& [h, w] : levels) {
+      text += (text.empty() ? "" : ".") + std::to_string(h) + "x" + std::to_string(w);
+    }
+    option("levels", text.empty() ? "none" : text);
+  }
+  if (extra_keys != 0) option("extra", std::to_string(extra_keys));
+  for (Role role : roles()) {
+    const std::string text = layout(role).to_string();
+    if (!text.empty()) option("layout-" + std::string(role_name(role)), text);
+  }
+  if (location_fill != defaults.location_fill) {
+    option("loc", std::string(location_fill_name(location_fill)));
+  }
+  if (zero_weights) option("zeros", "1");
+  if (seed != defaults.seed) option("seed", std::to_string(seed));
+  if (profile != defaults.profile) option("profile", std::string(profile_name(profile)));
+  line += " b" + std::to_string(batch) + "m" + std::to_string(heads) + "c" +
+          std::to_string(channels) + "q" + std::to_string(queries) + "p" + std::to_string(points);
+  return line;
+}
+
+std::optional<Problem> Problem::parse_repro(std::string_view text) {
+  auto line = tokenize_repro(text);
+  if (!line) return std::nullopt;
+  Problem p;
+  if (line->op == kForwardName) {
+    p.entry = Direction::kForward;
+  } else if (line->op != kBackwardName) {
+    return std::nullopt;
+  }
+  if (auto v = line->take("dt")) {
+    auto dt = parse_dtype_repro(*v);
+    if (!dt || *dt == Problem{}.dtype) return std::nullopt;  // defaults are omitted
+    p.dtype = *dt;
+  }
+  if (auto v = line->take("idx")) {
+    const size_t dot = v->find('.');
+    if (dot == std::string::npos) return std::nullopt;
+    auto shape = parse_index_width(std::string_view(*v).substr(0, dot));
+    auto start = parse_index_width(std::string_view(*v).substr(dot + 1));
+    if (!shape || !start || (*shape == ACL_INT64 && *start == ACL_INT64)) return std::nullopt;
+    p.shape_dtype = *shape;
+    p.start_dtype = *start;
+  }
+  if (auto v = line->take("levels")) {
+    p.levels.clear();
+    if (*v != "none") {
+      std::string_view rest = *v;
+      while (true) {
+        const size_t dot = rest.find('.');
+        const std::string_view level = rest.substr(0, dot);
+        const size_t x = level.find('x');
+        if (x == std::string_view::npos) return std::nullopt;
+        auto h = parse_int_in(level.substr(0, x), 1, kMaxReproSize);
+        auto w = parse_int_in(level.substr(x + 1), 1, kMaxReproSize);
+        if (!h || !w || p.levels.size() >= 64) return std::nullopt;
+        p.levels.push_back({*h, *w});
+        if (dot == std::string_view::npos) break;
+        rest = rest.substr(dot + 1);
+      }
+    }
+    if (p.levels == Problem{}.levels) return std::nullopt;
+  }
+  if (auto v = line->take("extra")) {
+    auto extra = parse_int_in(*v, 1, kMaxReproSize);
+    if (!extra) return std::nullopt;
+    p.extra_keys = *extra;
+  }
+  for (Role role : p.roles()) {
+    if (auto v = line->take("layout-" + std::string(role_name(role)))) {
+      auto layout = LayoutSpec::parse(*v, p.dims(role).size());
+      if (!layout || layout->to_string() != *v || layout->to_string().empty()) return std::nullopt;
+      p.layout(role) = *layout;
+    }
+  }
+  if (auto v = line->take("loc")) {
+    auto it = std::find(std::begin(kFillNames), std::end(kFillNames), *v);
+    if (it == std::end(kFillNames) || it == std::begin(kFillNames)) return std::nullopt;
+    p.location_fill = static_cast<LocationFill>(it - std::begin(kFillNames));
+  }
+  if (auto v = line->take("zeros")) {
+    if (*v != "1") return std::nullopt;
+    p.zero_weights = true;
+  }
+  if (auto v = line->take("seed")) {
+    auto seed = parse_int_in(*v, 2, std::numeric_limits<int64_t>::max());
+    if (!seed) return std::nullopt;
+    p.seed = static_cast<uint64_t>(*seed);
+  }
+  if (auto v = line->take("profile")) {
+    auto profile = parse_profile(*v);
+    if (!profile || *profile == Problem{}.profile) return std::nullopt;
+    p.profile = *profile;
+  }
+  if (line->positional.size() != 1) return std::nullopt;
+  auto sizes = parse_named_dims(line->positional[0], {"b", "m", "c", "q", "p"}, kMaxReproSize);
+  if (!sizes) return std::nullopt;
+  p.batch = (*sizes)[0];
+  p.heads = (*sizes)[1];
+  p.channels = (*sizes)[2];
+  p.queries = (*sizes)[3];
+  p.points = (*sizes)[4];
+  line->positional.clear();
+  if (!line->fully_consumed()) return std::nullopt;
+  return p;
+}
+
+std::vector<double> make_values(const Problem& p, Role role) {
+  const std::vector<int64_t> dims = p.dims(role);
+  const int64_t count = checked_numel(dims).value_or(0);
+  std::vector<double> values(static_cast<size_t>(count));
+  if (role == Role::kSpatialShape) {
+    for (size_t l = 0; l < p.levels.size(); ++l) {
+      values[2 * l] = static_cast<double>(p.levels[l][0]);
+      values[2 * l + 1] = static_cast<double>(p.levels[l][1]);
+    }
+    return values;
+  }
+  if (role == Role::kLevelStartIndex) {
+    const auto starts = p.level_starts();
+    for (size_t l = 0; l < starts.size(); ++l) values[l] = static_cast<double>(starts[l]);
+    return values;
+  }
+  SplitMix64 rng(p.seed, static_cast<uint64_t>(role));
+  const int64_t levels = static_cast<int64_t>(p.levels.size());
+  for (int64_t i = 0; i < count; ++i) {
+    double v = 0;
+    if (role == Role::kLocation) {
+      const bool is_x = i % 2 == 0;
+      const auto& level = p.levels[static_cast<size_t>(i / 2 / p.points % levels)];
+      const int64_t size = is_x ? level[1] : level[0];
+      switch (p.location_fill) {
+        case LocationFill::kUniform:
+          v = rng.uniform(-0.1, 1.1);
+          break;
+        case LocationFill::kSpecials:
+          v = rng.below(2) ? rng.uniform(-0.1, 1.1) : special_location(rng, size);
+          break;
+        case LocationFill::kSmooth:
+          v = smooth_location(rng, size);
+          break;
+      }
+    } else if (role == Role::kAttnWeight) {
+      v = p.zero_weights && rng.below(4) == 0 ? 0.0 : rng.uniform(0, 1);
+    } else {
+      v = rng.uniform(-1, 1);
+    }
+    values[static_cast<size_t>(i)] = round_to_dtype(p.dtype, v);
+  }
+  return values;
+}
+
+}  // namespace gradconf::msda

@@ -1,0 +1,77 @@
+// Where one (query, head, level, point) samples its level, in the style of PyTorch's GridSampler
+// helpers: each step a small named function. Coordinates and weights are computed in double for
+// every dtype so that the guard, tap selection and weights are exactly the reference's.
+#ifndef GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_SAMPLING_H_
+#define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_SAMPLING_H_
+
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+#include "multi_scale_deformable_attention/clauses.h"
+#include "multi_scale_deformable_attention/faults.h"
+
+namespace gradconf::msda {
+
+/// location in [0, 1] -> pixel coordinate of the level (pixel centres at integers).
+inline double unnormalize(double location, int64_t size) {
+  return location * static_cast<double>(size) - 0.5;
+}
+
+/// The sample guard: -1 < x < W and -1 < y < H, both finite (outside it nothing is sampled).
+template <Fault kFault>
+bool inside_guard(double x, double y, int64_t height, int64_t width) {
+  if (!std::isfinite(x) || !std::isfinite(y)) return false;
+  const double w = static_cast<double>(width), h = static_cast<double>(height);
+  if constexpr (kFault == Fault::kGuardInclusive) return x >= -1 && x <= w && y >= -1 && y <= h;
+  return x > -1 && x < w && y > -1 && y < h;
+}
+
+/// The four bilinear taps of a sample in the fixed order (y0,x0) (y0,x1) (y1,x0) (y1,x1):
+/// their key (start + y*W + x; -1 outside the level) and their weights.
+struct Taps {
+  bool taken = false;  ///< false: outside the guard, contributes nothing
+  double tx = 0, ty = 0;
+  int64_t key[4] = {-1, -1, -1, -1};
+  double weight[4] = {0, 0, 0, 0};
+};
+
+template <Fault kFault>
+Taps locate(double location_x, double location_y, const Level& level) {
+  if constexpr (kFault == Fault::kSwappedXY) std::swap(location_x, location_y);
+  Taps t;
+  const double x = unnormalize(location_x, level.width);
+  const double y = unnormalize(location_y, level.height);
+  if (!inside_guard<kFault>(x, y, level.height, level.width)) return t;
+  t.taken = true;
+  const double fx = std::floor(x), fy = std::floor(y);
+  t.tx = x - fx;
+  t.ty = y - fy;
+  const int64_t x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
+  const double wx[2] = {1 - t.tx, t.tx}, wy[2] = {1 - t.ty, t.ty};
+  for (int k = 0; k < 4; ++k) {
+    const int64_t yi = y0 + (k >> 1), xi = x0 + (k & 1);
+    t.weight[k] = wy[k >> 1] * wx[k & 1];
+    const bool inside = yi >= 0 && yi < level.height && xi >= 0 && xi < level.width;
+    t.key[k] = inside ? level.start + yi * level.width + xi : -1;
+  }
+  if constexpr (kFault == Fault::kSwappedTapWeights) std::swap(t.weight[1], t.weight[2]);
+  return t;
+}
+
+/// The level table the kernels read: levelStartIndex as given, or (mutant) recomputed.
+template <Fault kFault>
+std::vector<Level> effective_levels(std::vector<Level> levels) {
+  if constexpr (kFault == Fault::kLevelStartIgnored) {
+    int64_t start = 0;
+    for (Level& l : levels) {
+      l.start = start;
+      start += l.height * l.width;
+    }
+  }
+  return levels;
+}
+
+}  // namespace gradconf::msda
+
+#endif  // GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_SAMPLING_H_

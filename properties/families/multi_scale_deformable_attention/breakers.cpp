@@ -1,0 +1,221 @@
+// One breaker per MSDA-* clause a small problem can reach, in table order. Each edits a call made
+// from a valid problem so that its clause is the first to fire (just-invalid), or makes the same
+// kind of edit on the allowed side (just-valid). Edits that change a size everywhere it appears
+// keep every shape relation; values of resized tensors are dropped (the harness then fills zeros),
+// except the level tables, which the data clause reads.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "families/multi_scale_deformable_attention/gen.h"
+
+namespace gradconf::props::msda {
+namespace {
+
+constexpr std::array<const char*, 8> kFloatRoles = {"value",        "location",      "attnWeight",
+                                                    "gradOutput",   "output",        "gradValue",
+                                                    "gradLocation", "gradAttnWeight"};
+
+std::vector<TensorSpec*> present(Call& call, std::span<const char* const> names) {
+  std::vector<TensorSpec*> t;
+  for (const char* name : names) {
+    if (call.index_of(name) >= 0) t.push_back(&call.tensor(name));
+  }
+  return t;
+}
+
+TensorSpec& pick(Call& call, std::span<const char* const> names, uint64_t choice) {
+  auto t = present(call, names);
+  return *t[choice % t.size()];
+}
+
+void drop_values(TensorSpec& t) {
+  if (!t.output) t.values.clear();
+}
+
+// Sets dim `dim` of each named tensor to `value` (a size that appears in all of them).
+void resize(Call& call, std::initializer_list<std::pair<const char*, int>> where, int64_t value) {
+  for (const auto& [name, dim] : where) {
+    if (call.index_of(name) < 0) continue;
+    TensorSpec& t = call.tensor(name);
+    t.dims[static_cast<size_t>(dim)] = value;
+    t.layout = LayoutSpec{};
+    drop_values(t);
+  }
+}
+
+void resize_heads(Call& call, int64_t heads) {
+  resize(call,
+         {{"value", 2},
+          {"location", 2},
+          {"attnWeight", 2},
+          {"gradOutput", 2},
+          {"output", 2},
+          {"gradValue", 2},
+          {"gradLocation", 2},
+          {"gradAttnWeight", 2}},
+         heads);
+}
+
+void resize_batch(Call& call, int64_t batch) {
+  resize(call,
+         {{"value", 0},
+          {"location", 0},
+          {"attnWeight", 0},
+          {"gradOutput", 0},
+          {"output", 0},
+          {"gradValue", 0},
+          {"gradLocation", 0},
+          {"gradAttnWeight", 0}},
+         batch);
+}
+
+void resize_channels(Call& call, int64_t channels) {
+  resize(call, {{"value", 3}, {"gradOutput", 3}, {"output", 3}, {"gradValue", 3}}, channels);
+}
+
+// MSDA-NULL-01. Just-valid: the call as it is.
+void break_null(Call& call, uint64_t choice, bool just_valid) {
+  if (just_valid) return;
+  const uint64_t tensors = call.tensors.size();
+  const uint64_t which = choice % (tensors + 2);
+  if (which < tensors) {
+    call.tensors[which].null = true;
+  } else if (which == tensors) {
+    call.null_workspace_size = true;
+  } else {
+    call.null_executor = true;
+  }
+}
+
+// MSDA-DTYPE-01: a float tensor as INT32, or an index tensor as FLOAT. Just-valid: the index
+// tensor in the other integer width.
+void break_dtype(Call& call, uint64_t choice, bool just_valid) {
+  static constexpr std::array<const char*, 2> kIndex = {"spatialShape", "levelStartIndex"};
+  if (just_valid || choice % 2 == 0) {
+    TensorSpec& t = pick(call, kIndex, choice / 2);
+    t.dtype = just_valid ? (t.dtype == ACL_INT32 ? ACL_INT64 : ACL_INT32) : ACL_FLOAT;
+    return;
+  }
+  pick(call, kFloatRoles, choice / 2).dtype = ACL_INT32;
+}
+
+// MSDA-DTYPE-02: one float tensor in another float dtype. Just-valid: all of them in it.
+void break_dtype_same(Call& call, uint64_t choice, bool just_valid) {
+  const aclDataType current = call.tensor("value").dtype;
+  static constexpr std::array<aclDataType, 3> kOthers = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  aclDataType other = kOthers[choice % 3];
+  if (other == current) other = kOthers[(choice + 1) % 3];
+  if (just_valid) {
+    for (TensorSpec* t : present(call, kFloatRoles)) t->dtype = other;
+    return;
+  }
+  pick(call, kFloatRoles, choice / 3).dtype = other;
+}
+
+// MSDA-RANK-01: an input with one more (unit) dim. Just-valid: the call as it is.
+void break_rank(Call& call, uint64_t choice, bool just_valid) {
+  if (just_valid) return;
+  static constexpr std::array<const char*, 6> kInputs = {
+      "value", "spatialShape", "levelStartIndex", "location", "attnWeight", "gradOutput"};
+  TensorSpec& t = pick(call, kInputs, choice);
+  t.dims.insert(t.dims.begin(), 1);
+  t.layout = LayoutSpec{};
+}
+
+// MSDA-SHAPE-01: heads changed in one tensor. Just-valid: changed everywhere.
+void break_shape(Call& call, uint64_t choice, bool just_valid) {
+  const int64_t heads = call.tensor("value").dims[2] + 1;
+  if (just_valid) {
+    resize_heads(call, heads);
+    return;
+  }
+  static constexpr std::array<const char*, 7> kHeaded = {
+      "location",  "attnWeight",   "gradOutput",    "output",
+      "gradValue", "gradLocation", "gradAttnWeight"};
+  TensorSpec& t = pick(call, kHeaded, choice);
+  t.dims[2] = heads;
+  t.layout = LayoutSpec{};
+  drop_values(t);
+}
+
+// MSDA-LIMIT-01: C one past a multiple of 8, or 264. Just-valid: C + 8 (or 256).
+void break_channels(Call& call, uint64_t choice, bool just_valid) {
+  const int64_t c = call.tensor("value").dims[3];
+  if (just_valid) {
+    resize_channels(call, choice % 2 ? 256 : c + 8);
+  } else {
+    resize_channels(call, choice % 2 ? 264 : c + 1);
+  }
+}
+
+// MSDA-LIMIT-03 (seed 000): 17 heads. Just-valid: 16.
+void break_limits_000(Call& call, uint64_t, bool just_valid) {
+  resize_heads(call, just_valid ? 16 : 17);
+}
+
+// MSDA-LIMIT-04 (seed 001): batch 33. Just-valid: 32.
+void break_limits_001(Call& call, uint64_t, bool just_valid) {
+  resize_batch(call, just_valid ? 32 : 33);
+}
+
+// MSDA-DATA-01: a level that starts below 0, ends past num_keys, or has a side 0. Just-valid:
+// the last level moved to end exactly at num_keys.
+void break_data(Call& call, uint64_t choice, bool just_valid) {
+  auto& shape = call.tensor("spatialShape").values;
+  auto& start = call.tensor("levelStartIndex").values;
+  const int64_t keys = call.tensor("value").dims[1];
+  const size_t levels = start.size();
+  const size_t l = just_valid ? levels - 1 : choice % levels;
+  const double area = shape[2 * l] * shape[2 * l + 1];
+  if (just_valid) {
+    start[l] = static_cast<double>(keys) - area;
+    return;
+  }
+  switch (choice / levels % 3) {
+    case 0:
+      start[l] = -1;
+      break;
+    case 1:
+      start[l] = static_cast<double>(keys) - area + 1;
+      break;
+    default:
+      shape[2 * l + (choice & 1)] = 0;
+      break;
+  }
+}
+
+// MSDA-OUT-01: an output with a zero stride on a dim > 1. Just-valid: on a dim of size 1.
+void break_outputs(Call& call, uint64_t choice, bool just_valid) {
+  static constexpr std::array<const char*, 4> kOutputs = {"output", "gradValue", "gradLocation",
+                                                          "gradAttnWeight"};
+  std::vector<std::pair<TensorSpec*, size_t>> candidates;
+  for (TensorSpec* t : present(call, kOutputs)) {
+    for (size_t d = 0; d < t->dims.size(); ++d) {
+      if (just_valid ? t->dims[d] == 1 : t->dims[d] > 1) candidates.emplace_back(t, d);
+    }
+  }
+  if (candidates.empty()) return;  // just-valid without a unit dim: the call as it is
+  const auto [t, d] = candidates[choice % candidates.size()];
+  t->layout.broadcast |= 1u << d;
+}
+
+const std::array<ClauseBreaker, 10> kBreakers = {{
+    {"MSDA-NULL-01", Directions::kBoth, break_null},
+    {"MSDA-DTYPE-01", Directions::kBoth, break_dtype},
+    {"MSDA-DTYPE-02", Directions::kBoth, break_dtype_same},
+    {"MSDA-RANK-01", Directions::kBoth, break_rank},
+    {"MSDA-SHAPE-01", Directions::kBoth, break_shape},
+    {"MSDA-LIMIT-01", Directions::kBoth, break_channels},
+    {"MSDA-LIMIT-03", Directions::kBoth, break_limits_000},
+    {"MSDA-LIMIT-04", Directions::kBoth, break_limits_001},
+    {"MSDA-DATA-01", Directions::kBoth, break_data},
+    {"MSDA-OUT-01", Directions::kBoth, break_outputs},
+}};
+
+}  // namespace
+
+std::span<const ClauseBreaker> clause_breakers() { return kBreakers; }
+
+}  // namespace gradconf::props::msda

@@ -1,0 +1,130 @@
+#include "families/multi_scale_deformable_attention/gen.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/dtype.h"
+#include "core/repro.h"
+#include "gen/layout_gen.h"
+
+namespace gradconf::props::msda {
+
+using gradconf::msda::LocationFill;
+using gradconf::msda::Problem;
+using gradconf::msda::Role;
+
+namespace {
+
+rc::Gen<std::vector<std::array<int64_t, 2>>> gen_levels() {
+  const auto size = rc::gen::weightedOneOf<int64_t>(
+      {{2, rc::gen::just(int64_t{1})}, {6, rc::gen::inRange<int64_t>(1, 10)}});
+  const auto level = rc::gen::apply(
+      [](int64_t h, int64_t w) {
+        return std::array<int64_t, 2>{h, w};
+      },
+      size, size);
+  return rc::gen::mapcat(rc::gen::inRange<size_t>(1, 5), [level](size_t count) {
+    return rc::gen::container<std::vector<std::array<int64_t, 2>>>(count, level);
+  });
+}
+
+rc::Gen<int64_t> gen_count(int64_t max, bool allow_zero) {
+  return rc::gen::weightedOneOf<int64_t>({{3, rc::gen::just(int64_t{1})},
+                                          {6, rc::gen::inRange<int64_t>(1, max + 1)},
+                                          {allow_zero ? 1u : 0u, rc::gen::just(int64_t{0})}});
+}
+
+rc::Gen<aclDataType> gen_dtype(SpecProfile profile) {
+  if (profile == SpecProfile::kExtended) {
+    return rc::gen::element(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE);
+  }
+  return rc::gen::element(ACL_FLOAT, ACL_FLOAT16, ACL_BF16);
+}
+
+// The layouts of every role of a problem (index tensors strided too).
+rc::Gen<std::array<LayoutSpec, gradconf::msda::kRoleCount>> gen_layouts(Problem p, bool strided) {
+  std::vector<rc::Gen<LayoutSpec>> per_role;
+  for (int r = 0; r < gradconf::msda::kRoleCount; ++r) {
+    const auto role = static_cast<Role>(r);
+    const bool output = role == Role::kOutput || role == Role::kGradValue ||
+                        role == Role::kGradLocation || role == Role::kGradAttnWeight;
+    // Level tables are strided but never broadcast: a zero stride would merge levels.
+    const bool index = role == Role::kSpatialShape || role == Role::kLevelStartIndex;
+    // Only the entry's own roles have layouts (repro lines name no others).
+    const auto roles = p.roles();
+    const bool used = std::find(roles.begin(), roles.end(), role) != roles.end();
+    per_role.push_back(strided && used
+                           ? gen_layout(static_cast<int>(p.dims(role).size()), !output && !index)
+                           : rc::gen::just(LayoutSpec{}));
+  }
+  return rc::gen::apply(
+      [](LayoutSpec a, LayoutSpec b, LayoutSpec c, LayoutSpec d, LayoutSpec e, LayoutSpec f,
+         LayoutSpec g, LayoutSpec h, LayoutSpec i, LayoutSpec j) {
+        return std::array<LayoutSpec, gradconf::msda::kRoleCount>{a, b, c, d, e, f, g, h, i, j};
+      },
+      per_role[0], per_role[1], per_role[2], per_role[3], per_role[4], per_role[5], per_role[6],
+      per_role[7], per_role[8], per_role[9]);
+}
+
+}  // namespace
+
+rc::Gen<Problem> gen_problem(const GenOptions& options) {
+  const auto entries = options.entry ? rc::gen::just(*options.entry)
+                                     : rc::gen::element(Direction::kForward, Direction::kBackward);
+  const auto base = rc::gen::build<Problem>(
+      rc::gen::set(&Problem::entry, entries),
+      rc::gen::set(&Problem::dtype, gen_dtype(options.profile)),
+      rc::gen::set(&Problem::shape_dtype, rc::gen::element(ACL_INT32, ACL_INT64)),
+      rc::gen::set(&Problem::start_dtype, rc::gen::element(ACL_INT32, ACL_INT64)),
+      rc::gen::set(&Problem::batch, gen_count(3, options.allow_empty)),
+      rc::gen::set(&Problem::heads, gen_count(3, false)),
+      rc::gen::set(
+          &Problem::channels,
+          rc::gen::weightedElement<int64_t>(
+              {{6, 8}, {3, 16}, {2, 24}, {2, 32}, {1, 64}, {options.allow_empty ? 1u : 0u, 0}})),
+      rc::gen::set(&Problem::queries, gen_count(6, options.allow_empty)),
+      rc::gen::set(&Problem::points, gen_count(3, false)),
+      rc::gen::set(&Problem::levels, gen_levels()),
+      rc::gen::set(&Problem::extra_keys, rc::gen::weightedElement<int64_t>({{4, 0}, {1, 3}})),
+      rc::gen::set(&Problem::location_fill,
+                   rc::gen::weightedElement<LocationFill>(
+                       {{3, LocationFill::kUniform},
+                        {options.allow_specials ? 2u : 0u, LocationFill::kSpecials}})),
+      rc::gen::set(&Problem::zero_weights, rc::gen::arbitrary<bool>()),
+      rc::gen::set(&Problem::seed,
+                   rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
+      rc::gen::set(&Problem::profile, rc::gen::just(options.profile)));
+  const bool strided = options.strided;
+  return rc::gen::mapcat(base, [strided](Problem p) {
+    return rc::gen::map(gen_layouts(p, strided), [p](const auto& layouts) {
+      Problem q = p;
+      q.layouts = layouts;
+      return q;
+    });
+  });
+}
+
+std::vector<std::string> problem_tags(const Problem& p) {
+  std::vector<std::string> tags = {
+      p.entry == Direction::kForward ? "entry=forward" : "entry=backward",
+      "dtype=" + std::string(dtype_repro_name(p.dtype)),
+      "levels=" + std::to_string(p.levels.size()),
+      std::string("index=") + (p.shape_dtype == ACL_INT32 ? "32" : "64") + "." +
+          (p.start_dtype == ACL_INT32 ? "32" : "64"),
+      "loc=" + std::string(location_fill_name(p.location_fill)),
+      "c=" + std::to_string(p.channels)};
+  for (Role role : p.roles()) {
+    for (std::string_view kind : layout_kinds(p.layout(role))) {
+      tags.push_back("layout:" + std::string(role_name(role)) + "=" + std::string(kind));
+    }
+  }
+  if (p.batch == 0 || p.queries == 0 || p.channels == 0) tags.push_back("empty");
+  for (const auto& [h, w] : p.levels) {
+    if (h == 1 && w == 1) tags.push_back("level=1x1");
+    if (h != w) tags.push_back("level=non-square");
+  }
+  if (p.zero_weights) tags.push_back("attn=zeros");
+  return tags;
+}
+
+}  // namespace gradconf::props::msda
