@@ -102,8 +102,12 @@ aclFormat decode_format(FuzzedDataProvider& fdp) {
 // The role's coherent tensor most of the time, with any part made wild. Storage holds the call's
 // values where the view is still the coherent one (index tensors stay meaningful), canary bytes
 // everywhere else.
+//
+// `read_by_validation`: an index tensor whose values phase 1 reads. Its storage must really exist:
+// a caller who declares more storage than it allocated is outside any contract, so such a tensor
+// is passed without data (aclCreateTensor then refuses it: a null tensor).
 void decode_tensor(FuzzedDataProvider& fdp, const props::TensorSpec& spec,
-                   const props::AclRuntime& rt, RawTensor& out) {
+                   const props::AclRuntime& rt, bool read_by_validation, RawTensor& out) {
   out.rt = &rt;
   if (fdp.ConsumeIntegralInRange<int>(0, 15) == 0) return;  // null
   std::vector<int64_t> dims = spec.dims;
@@ -165,6 +169,7 @@ void decode_tensor(FuzzedDataProvider& fdp, const props::TensorSpec& spec,
     data = out.bytes > 0 ? out.storage.get() : (fdp.ConsumeBool() ? nullptr : dummy);
   }
   if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) data = nullptr;
+  if (read_by_validation && !out.real) data = nullptr;
   out.handle = rt.create_tensor(dims.data(), dims.size(), dtype, strides.data(), offset, format,
                                 storage_dims.data(), storage_dims.size(), data);
   out.model = make_tensor(dims.data(), dims.size(), dtype, strides.data(), offset, format,
@@ -231,8 +236,11 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   call.profile = fdp.ConsumeBool() ? SpecProfile::kExtended : SpecProfile::kSeed;
   const props::ScopedBackendProfile profile(backend, call.profile);
   std::vector<RawTensor> tensors(call.tensors.size());
-  for (size_t i = 0; i < call.tensors.size(); ++i)
-    decode_tensor(fdp, call.tensors[i], rt, tensors[i]);
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
+    const props::RoleSpec* role = call.entry->role(call.tensors[i].name);
+    const bool index = role && !role->output && role->dtype_class == props::DtypeClass::kIndex;
+    decode_tensor(fdp, call.tensors[i], rt, index, tensors[i]);
+  }
   if (target.wild_attrs && fdp.ConsumeBool()) target.wild_attrs(fdp, call);
   wild_attrs_by_kind(fdp, call);
   call.null_workspace_size = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;

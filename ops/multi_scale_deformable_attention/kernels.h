@@ -104,7 +104,8 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                               Acc(t.weight[3])};
             const Acc tx = Acc(t.tx), ty = Acc(t.ty);
             const T* v[4];
-            for (int k = 0; k < 4; ++k) v[k] = t.key[k] < 0 ? nullptr : &value(b, t.key[k], m, 0);
+            for (int k = 0; k < 4; ++k)
+              v[k] = t.key[k] < 0 || s.channels == 0 ? nullptr : &value(b, t.key[k], m, 0);
             for (int64_t c = 0; c < s.channels; ++c) {
               Acc tap[4];
               for (int k = 0; k < 4; ++k) tap[k] = v[k] ? static_cast<Acc>(v[k][c * vs]) : Acc(0);
