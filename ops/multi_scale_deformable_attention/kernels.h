@@ -64,7 +64,12 @@ void forward_kernel(const Plan& plan) {
             const Acc w = static_cast<Acc>(t.weight[k] * a);
             const T* v = &value(b, t.key[k], m, 0);
             const int64_t vs = value.strides[3];
-            for (int64_t c = 0; c < s.channels; ++c) acc[c] += w * static_cast<Acc>(v[c * vs]);
+            // Per-channel sums: a unit-stride loop vectorises and gives the same bits.
+            if (vs == 1) {
+              for (int64_t c = 0; c < s.channels; ++c) acc[c] += w * static_cast<Acc>(v[c]);
+            } else {
+              for (int64_t c = 0; c < s.channels; ++c) acc[c] += w * static_cast<Acc>(v[c * vs]);
+            }
           }
         }
       }
@@ -103,12 +108,18 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             const Acc w[4] = {Acc(t.weight[0]), Acc(t.weight[1]), Acc(t.weight[2]),
                               Acc(t.weight[3])};
             const Acc tx = Acc(t.tx), ty = Acc(t.ty);
+            // Taps outside the level read one zero with stride 0: no branch in the channel loop.
+            static const T kZero = T(0);
             const T* v[4];
-            for (int k = 0; k < 4; ++k)
-              v[k] = t.key[k] < 0 || s.channels == 0 ? nullptr : &value(b, t.key[k], m, 0);
+            int64_t stride[4];
+            for (int k = 0; k < 4; ++k) {
+              const bool inside = t.key[k] >= 0 && s.channels > 0;
+              v[k] = inside ? &value(b, t.key[k], m, 0) : &kZero;
+              stride[k] = inside ? vs : 0;
+            }
             for (int64_t c = 0; c < s.channels; ++c) {
               Acc tap[4];
-              for (int k = 0; k < 4; ++k) tap[k] = v[k] ? static_cast<Acc>(v[k][c * vs]) : Acc(0);
+              for (int k = 0; k < 4; ++k) tap[k] = static_cast<Acc>(v[k][c * stride[k]]);
               const Acc gc = static_cast<Acc>(g[c * gs]);
               const Acc sample = w[0] * tap[0] + w[1] * tap[1] + w[2] * tap[2] + w[3] * tap[3];
               if (kFault != Fault::kDroppedChannelBlock || c >= 8) g_attn += gc * sample;
@@ -161,8 +172,13 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                   if (t.key[k] < 0) continue;
                   const double w = t.weight[k] * a;
                   double* row = acc + t.key[k] * s.channels;
-                  for (int64_t c = 0; c < s.channels; ++c) {
-                    row[c] += w * static_cast<double>(g[c * gs]);
+                  if (gs == 1) {
+                    for (int64_t c = 0; c < s.channels; ++c)
+                      row[c] += w * static_cast<double>(g[c]);
+                  } else {
+                    for (int64_t c = 0; c < s.channels; ++c) {
+                      row[c] += w * static_cast<double>(g[c * gs]);
+                    }
                   }
                 }
               }
