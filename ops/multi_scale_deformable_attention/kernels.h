@@ -36,6 +36,16 @@ struct Plan {
   int workers = 1;  ///< gradValue accumulator planes planned in phase 1
 };
 
+/// Channel sums in the backward use this many interleaved partial sums (C % 8 == 0: MSDA-LIMIT-01).
+inline constexpr int kLanes = 8;
+
+/// ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)): the one order partial sums are combined in.
+template <typename Acc>
+Acc combine_lanes(const Acc (&lanes)[kLanes]) {
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
 template <typename T, Fault kFault>
 void forward_kernel(const Plan& plan) {
   using Acc = compute_t<T>;
@@ -108,24 +118,37 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             const Acc w[4] = {Acc(t.weight[0]), Acc(t.weight[1]), Acc(t.weight[2]),
                               Acc(t.weight[3])};
             const Acc tx = Acc(t.tx), ty = Acc(t.ty);
-            // Taps outside the level read one zero with stride 0: no branch in the channel loop.
-            static const T kZero = T(0);
+            // The channel sums run in kLanes interleaved partial sums (channel c in lane c % 8),
+            // combined in a fixed tree: a fixed order that vectorises, whatever the strides.
+            Acc lanes_attn[kLanes] = {}, lanes_x[kLanes] = {}, lanes_y[kLanes] = {};
             const T* v[4];
-            int64_t stride[4];
-            for (int k = 0; k < 4; ++k) {
-              const bool inside = t.key[k] >= 0 && s.channels > 0;
-              v[k] = inside ? &value(b, t.key[k], m, 0) : &kZero;
-              stride[k] = inside ? vs : 0;
+            for (int k = 0; k < 4; ++k) v[k] = t.key[k] >= 0 ? &value(b, t.key[k], m, 0) : nullptr;
+            const auto channels = [&](auto tap_at, auto grad_at) {
+              for (int64_t c0 = 0; c0 < s.channels; c0 += kLanes) {
+                const bool skip_attn = kFault == Fault::kDroppedChannelBlock && c0 == 0;
+                for (int j = 0; j < kLanes; ++j) {
+                  const int64_t c = c0 + j;
+                  Acc tap[4];
+                  for (int k = 0; k < 4; ++k)
+                    tap[k] = v[k] ? static_cast<Acc>(tap_at(v[k], c)) : Acc(0);
+                  const Acc gc = static_cast<Acc>(grad_at(c));
+                  const Acc sample = w[0] * tap[0] + w[1] * tap[1] + w[2] * tap[2] + w[3] * tap[3];
+                  lanes_attn[j] += skip_attn ? Acc(0) : gc * sample;
+                  lanes_x[j] += gc * ((tap[1] - tap[0]) * (1 - ty) + (tap[3] - tap[2]) * ty);
+                  lanes_y[j] += gc * ((tap[2] - tap[0]) * (1 - tx) + (tap[3] - tap[1]) * tx);
+                }
+              }
+            };
+            if (vs == 1 && gs == 1) {
+              channels([](const T* row, int64_t c) { return row[c]; },
+                       [&](int64_t c) { return g[c]; });
+            } else {
+              channels([&](const T* row, int64_t c) { return row[c * vs]; },
+                       [&](int64_t c) { return g[c * gs]; });
             }
-            for (int64_t c = 0; c < s.channels; ++c) {
-              Acc tap[4];
-              for (int k = 0; k < 4; ++k) tap[k] = static_cast<Acc>(v[k][c * stride[k]]);
-              const Acc gc = static_cast<Acc>(g[c * gs]);
-              const Acc sample = w[0] * tap[0] + w[1] * tap[1] + w[2] * tap[2] + w[3] * tap[3];
-              if (kFault != Fault::kDroppedChannelBlock || c >= 8) g_attn += gc * sample;
-              g_x += gc * ((tap[1] - tap[0]) * (1 - ty) + (tap[3] - tap[2]) * ty);
-              g_y += gc * ((tap[2] - tap[0]) * (1 - tx) + (tap[3] - tap[1]) * tx);
-            }
+            g_attn = combine_lanes(lanes_attn);
+            g_x = combine_lanes(lanes_x);
+            g_y = combine_lanes(lanes_y);
             const Acc a = static_cast<Acc>(attn(b, q, m, l, p));
             const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
             g_x *= a * width;
