@@ -10,6 +10,7 @@
 #define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_KERNELS_H_
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -105,9 +106,15 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   // gradLocation and gradAttnWeight: one writer per (b, q, m, l, p).
   const int64_t rows = s.batch * s.queries * s.heads;
   parallel_for(0, rows, 8, [&](int64_t lo, int64_t hi) {
+    std::array<std::vector<Acc>, 4> taps;
+    for (auto& tap : taps) tap.resize(static_cast<size_t>(s.channels));
+    std::vector<Acc> grad(static_cast<size_t>(s.channels));
     for (int64_t row = lo; row < hi; ++row) {
       const int64_t m = row % s.heads, q = row / s.heads % s.queries, b = row / s.heads / s.queries;
-      const T* g = s.channels ? &grad_output(b, q, m, 0) : nullptr;
+      if (s.channels > 0) {
+        const T* g = &grad_output(b, q, m, 0);
+        for (int64_t c = 0; c < s.channels; ++c) grad[c] = static_cast<Acc>(g[c * gs]);
+      }
       for (int64_t l = 0; l < s.levels; ++l) {
         const Level& level = levels[static_cast<size_t>(l)];
         for (int64_t p = 0; p < s.points; ++p) {
@@ -119,32 +126,34 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                               Acc(t.weight[3])};
             const Acc tx = Acc(t.tx), ty = Acc(t.ty);
             // The channel sums run in kLanes interleaved partial sums (channel c in lane c % 8),
-            // combined in a fixed tree: a fixed order that vectorises, whatever the strides.
+            // combined in a fixed tree: a fixed order that vectorises, whatever the strides. The
+            // four tap rows are first gathered into contiguous buffers (zeros outside the level).
             Acc lanes_attn[kLanes] = {}, lanes_x[kLanes] = {}, lanes_y[kLanes] = {};
-            const T* v[4];
-            for (int k = 0; k < 4; ++k) v[k] = t.key[k] >= 0 ? &value(b, t.key[k], m, 0) : nullptr;
-            const auto channels = [&](auto tap_at, auto grad_at) {
-              for (int64_t c0 = 0; c0 < s.channels; c0 += kLanes) {
-                const bool skip_attn = kFault == Fault::kDroppedChannelBlock && c0 == 0;
-                for (int j = 0; j < kLanes; ++j) {
-                  const int64_t c = c0 + j;
-                  Acc tap[4];
-                  for (int k = 0; k < 4; ++k)
-                    tap[k] = v[k] ? static_cast<Acc>(tap_at(v[k], c)) : Acc(0);
-                  const Acc gc = static_cast<Acc>(grad_at(c));
-                  const Acc sample = w[0] * tap[0] + w[1] * tap[1] + w[2] * tap[2] + w[3] * tap[3];
-                  lanes_attn[j] += skip_attn ? Acc(0) : gc * sample;
-                  lanes_x[j] += gc * ((tap[1] - tap[0]) * (1 - ty) + (tap[3] - tap[2]) * ty);
-                  lanes_y[j] += gc * ((tap[2] - tap[0]) * (1 - tx) + (tap[3] - tap[1]) * tx);
-                }
+            for (int k = 0; k < 4; ++k) {
+              Acc* out = taps[k].data();
+              if (t.key[k] < 0) {
+                std::fill(out, out + s.channels, Acc(0));
+              } else if (const T* row = &value(b, t.key[k], m, 0); vs == 1) {
+                for (int64_t c = 0; c < s.channels; ++c) out[c] = static_cast<Acc>(row[c]);
+              } else {
+                for (int64_t c = 0; c < s.channels; ++c) out[c] = static_cast<Acc>(row[c * vs]);
               }
-            };
-            if (vs == 1 && gs == 1) {
-              channels([](const T* row, int64_t c) { return row[c]; },
-                       [&](int64_t c) { return g[c]; });
-            } else {
-              channels([&](const T* row, int64_t c) { return row[c * vs]; },
-                       [&](int64_t c) { return g[c * gs]; });
+            }
+            const Acc* t0 = taps[0].data();
+            const Acc* t1 = taps[1].data();
+            const Acc* t2 = taps[2].data();
+            const Acc* t3 = taps[3].data();
+            const Acc* gc = grad.data();
+            for (int64_t c0 = 0; c0 < s.channels; c0 += kLanes) {
+              const Acc keep_attn =
+                  kFault == Fault::kDroppedChannelBlock && c0 == 0 ? Acc(0) : Acc(1);
+              for (int j = 0; j < kLanes; ++j) {
+                const int64_t c = c0 + j;
+                const Acc sample = w[0] * t0[c] + w[1] * t1[c] + w[2] * t2[c] + w[3] * t3[c];
+                lanes_attn[j] += keep_attn * (gc[c] * sample);
+                lanes_x[j] += gc[c] * ((t1[c] - t0[c]) * (1 - ty) + (t3[c] - t2[c]) * ty);
+                lanes_y[j] += gc[c] * ((t2[c] - t0[c]) * (1 - tx) + (t3[c] - t1[c]) * tx);
+              }
             }
             g_attn = combine_lanes(lanes_attn);
             g_x = combine_lanes(lanes_x);
