@@ -6,7 +6,7 @@
 #include "families/grid_sampler2d/traits.h"
 #include "grid_sampler2d/clauses.h"
 #include "grid_sampler2d/faults.h"
-#include "laws/laws.h"
+#include "laws/bindings.h"
 #include "op/registry.h"
 
 namespace gradconf::props {
@@ -23,69 +23,19 @@ rc::Gen<Problem> problems(Direction entry, bool allow_null_mask = false) {
   return gs::gen_problem(options);
 }
 
-// A law over problems: the extra inputs some laws take (a direction seed, scalars, a split) are
-// drawn from the problem's own seed, so one problem is one case and its repro line replays it.
-using ProblemLaw = LawResult (*)(const Problem&, const Backend&);
-
-LawBinding bind(std::string_view law, Direction entry, ProblemLaw fn, std::string variant = "",
-                bool allow_null_mask = false) {
-  const EntrySpec& spec = gs::entry_spec(entry);
-  std::string name = std::string(spec.name) + "." + std::string(law);
-  if (!variant.empty()) name += "." + variant;
-  return LawBinding{law, spec.name, name, [entry, fn, allow_null_mask](const Backend& backend) {
-                      return rc::gen::map(
-                          problems(entry, allow_null_mask),
-                          [fn, &backend](const Problem& p) { return fn(p, backend); });
-                    }};
-}
-
-LawResult finite_differences_law(const Problem& p, const Backend& b) {
-  return finite_differences<Traits>(p, b, p.seed * 0x9E3779B97F4A7C15ull + 7);
-}
-
-LawResult linearity_law(const Problem& p, const Backend& b) {
-  static constexpr double kA[] = {-2.0, -0.5, 0.25, 1.0, 3.0};
-  static constexpr double kB[] = {-1.0, 0.5, 2.0};
-  return linear_in_incoming_gradient<Traits>(p, b, kA[p.seed % 5], kB[(p.seed / 5) % 3]);
-}
-
-LawResult batch_split_law(const Problem& p, const Backend& b) {
-  return batch_split<Traits>(p, b, p.n > 0 ? static_cast<int64_t>(p.seed % (p.n + 1)) : 0);
-}
-
 std::vector<LawBinding> laws() {
-  std::vector<LawBinding> all;
-  for (Direction entry : {Direction::kForward, Direction::kBackward}) {
-    all.push_back(bind("matches_reference", entry, matches_reference<Traits>));
-    all.push_back(bind("stride_invariance", entry, stride_invariance<Traits>));
-    all.push_back(bind("dtype_agreement", entry, dtype_agreement<Traits>));
-    all.push_back(bind("determinism", entry, determinism<Traits>));
-    all.push_back(bind("batch_split", entry, batch_split_law));
-    all.push_back(bind("workspace_contract", entry, workspace_contract<Traits>));
-  }
-  all.push_back(bind("matches_reference", Direction::kBackward, matches_reference<Traits>,
-                     "null_masks", true));
-  all.push_back(bind("adjoint_identity", Direction::kBackward, adjoint_identity<Traits>));
-  all.push_back(bind("finite_differences", Direction::kBackward, finite_differences_law));
-  all.push_back(bind("linear_in_incoming_gradient", Direction::kBackward, linearity_law));
-  all.push_back(LawBinding{
-      "error_contract", "GridSampler2DBackward", "GridSampler2D+Backward.error_contract",
-      [](const Backend& backend) {
-        return rc::gen::map(gs::gen_boundary_case(), [&backend](const gs::BoundaryCase& bc) {
-          const ClauseExpectation expected{bc.clause_id, bc.expected_status, bc.just_valid};
-          std::ostringstream repro;
-          repro << bc;
-          return error_contract<Traits>(bc.call, expected, repro.str(), backend);
-        });
-      }});
-  all.push_back(LawBinding{"repro_round_trip", "GridSampler2DBackward",
-                           "GridSampler2D+Backward.repro_round_trip", [](const Backend&) {
-                             gs::GenOptions options;
-                             options.allow_null_mask = true;
-                             return rc::gen::map(gs::gen_problem(options), [](const Problem& p) {
-                               return repro_round_trip(p);
-                             });
-                           }});
+  const LawBinder<Traits> binder{[](Direction d) { return problems(d); }, gs::entry_spec};
+  std::vector<LawBinding> all = binder.problem_laws();
+  // Null outputMask (GS-MASK-01 early-out) and empty tensors belong to the valid space too.
+  all.push_back(binder.bind("matches_reference", Direction::kBackward, matches_reference<Traits>,
+                            "null_masks", [] { return problems(Direction::kBackward, true); }));
+  all.push_back(binder.error_contract_law("GridSampler2D+Backward.error_contract",
+                                          [] { return gs::gen_boundary_case(); }));
+  all.push_back(binder.repro_law("GridSampler2D+Backward.repro_round_trip", [] {
+    gs::GenOptions options;
+    options.allow_null_mask = true;
+    return gs::gen_problem(options);
+  }));
   return all;
 }
 

@@ -1,0 +1,98 @@
+// Every law bound to an op's entries for the registry, written once for every op (an op's
+// family.cpp names its generators and adds what is its own). A law over problems takes its extra
+// inputs (a direction seed, scalars, a split) from the problem's own seed, so one problem is one
+// case and its repro line replays it.
+#ifndef GRADCONF_PROPERTIES_LAWS_BINDINGS_H_
+#define GRADCONF_PROPERTIES_LAWS_BINDINGS_H_
+
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gen/boundary.h"
+#include "laws/laws.h"
+#include "op/registry.h"
+
+namespace gradconf::props {
+
+template <OpTraits Traits>
+struct LawBinder {
+  using Problem = typename Traits::Problem;
+  using ProblemLaw = LawResult (*)(const Problem&, const Backend&);
+
+  /// Problems of a direction, and the entry spec of a direction.
+  std::function<rc::Gen<Problem>(Direction)> problems;
+  std::function<const EntrySpec&(Direction)> entry;
+
+  /// "<entry>.<law>[.<variant>]" over problems drawn by `gen` (default: problems(direction)).
+  LawBinding bind(std::string_view law, Direction direction, ProblemLaw fn,
+                  std::string variant = "", std::function<rc::Gen<Problem>()> gen = {}) const {
+    const EntrySpec& spec = entry(direction);
+    std::string name = std::string(spec.name) + "." + std::string(law);
+    if (!variant.empty()) name += "." + variant;
+    auto draw = gen ? gen : [problems = problems, direction] { return problems(direction); };
+    return LawBinding{law, spec.name, name, [draw, fn](const Backend& backend) {
+                        return rc::gen::map(
+                            draw(), [fn, &backend](const Problem& p) { return fn(p, backend); });
+                      }};
+  }
+
+  static LawResult finite_differences_law(const Problem& p, const Backend& b) {
+    return finite_differences<Traits>(p, b, p.seed * 0x9E3779B97F4A7C15ull + 7);
+  }
+  static LawResult linearity_law(const Problem& p, const Backend& b) {
+    static constexpr double kA[] = {-2.0, -0.5, 0.25, 1.0, 3.0};
+    static constexpr double kB[] = {-1.0, 0.5, 2.0};
+    return linear_in_incoming_gradient<Traits>(p, b, kA[p.seed % 5], kB[(p.seed / 5) % 3]);
+  }
+  static LawResult batch_split_law(const Problem& p, const Backend& b) {
+    const int64_t n = Traits::batch_size(p);
+    return batch_split<Traits>(p, b, n > 0 ? static_cast<int64_t>(p.seed % (n + 1)) : 0);
+  }
+
+  /// Laws 1 and 5-9 for both entries, laws 2-4 for the backward.
+  std::vector<LawBinding> problem_laws() const {
+    std::vector<LawBinding> all;
+    for (Direction d : {Direction::kForward, Direction::kBackward}) {
+      all.push_back(bind("matches_reference", d, matches_reference<Traits>));
+      all.push_back(bind("stride_invariance", d, stride_invariance<Traits>));
+      all.push_back(bind("dtype_agreement", d, dtype_agreement<Traits>));
+      all.push_back(bind("determinism", d, determinism<Traits>));
+      all.push_back(bind("batch_split", d, batch_split_law));
+      all.push_back(bind("workspace_contract", d, workspace_contract<Traits>));
+    }
+    all.push_back(bind("adjoint_identity", Direction::kBackward, adjoint_identity<Traits>));
+    all.push_back(bind("finite_differences", Direction::kBackward, finite_differences_law));
+    all.push_back(bind("linear_in_incoming_gradient", Direction::kBackward, linearity_law));
+    return all;
+  }
+
+  /// Law 10 over boundary cases of both entries, named "<forward>+<suffix>.error_contract".
+  LawBinding error_contract_law(std::string name,
+                                std::function<rc::Gen<BoundaryCase<Problem>>()> cases) const {
+    return LawBinding{
+        "error_contract", entry(Direction::kBackward).name, std::move(name),
+        [cases](const Backend& backend) {
+          return rc::gen::map(cases(), [&backend](const BoundaryCase<Problem>& bc) {
+            const ClauseExpectation expected{bc.clause_id, bc.expected_status, bc.just_valid};
+            std::ostringstream repro;
+            repro << bc;
+            return error_contract<Traits>(bc.call, expected, repro.str(), backend);
+          });
+        }};
+  }
+
+  /// The repro round trip over `problems`.
+  LawBinding repro_law(std::string name, std::function<rc::Gen<Problem>()> problems) const {
+    return LawBinding{"repro_round_trip", entry(Direction::kBackward).name, std::move(name),
+                      [problems](const Backend&) {
+                        return rc::gen::map(problems(),
+                                            [](const Problem& p) { return repro_round_trip(p); });
+                      }};
+  }
+};
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_LAWS_BINDINGS_H_
