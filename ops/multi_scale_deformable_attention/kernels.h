@@ -131,7 +131,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             Acc lanes_attn[kLanes] = {}, lanes_x[kLanes] = {}, lanes_y[kLanes] = {};
             for (int k = 0; k < 4; ++k) {
               Acc* out = taps[k].data();
-              if (t.key[k] < 0) {
+              if (t.key[k] < 0 || s.channels == 0) {
                 std::fill(out, out + s.channels, Acc(0));
               } else if (const T* row = &value(b, t.key[k], m, 0); vs == 1) {
                 for (int64_t c = 0; c < s.channels; ++c) out[c] = static_cast<Acc>(row[c]);
