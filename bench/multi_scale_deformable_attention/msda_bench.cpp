@@ -4,70 +4,19 @@
 // (aclrtMalloc, aclCreateTensor); each iteration is phase 1 + phase 2, as a framework calls it.
 #include <benchmark/benchmark.h>
 
-#include <cstring>
-#include <random>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_multi_scale_deformable_attention.h"
 #include "aclnnop/aclnn_multi_scale_deformable_attention_grad.h"
+#include "common/bench_tensor.h"
 #include "core/dtype.h"
 #include "core/parallel.h"
 
 namespace {
 
-struct Device {
-  void* data = nullptr;
-  aclTensor* tensor = nullptr;
-  Device(std::vector<int64_t> dims, aclDataType dtype, const std::vector<double>& values) {
-    int64_t count = 1;
-    for (int64_t d : dims) count *= d;
-    const int64_t esize = gradconf::element_size(dtype);
-    aclrtMalloc(&data, static_cast<size_t>(std::max<int64_t>(count * esize, 1)),
-                ACL_MEM_MALLOC_HUGE_FIRST);
-    std::vector<uint8_t> bytes(static_cast<size_t>(count * esize));
-    for (int64_t i = 0; i < count; ++i) {
-      const double v = i < static_cast<int64_t>(values.size()) ? values[static_cast<size_t>(i)] : 0;
-      uint8_t* out = bytes.data() + i * esize;
-      switch (dtype) {
-        case ACL_FLOAT: {
-          const float f = static_cast<float>(v);
-          std::memcpy(out, &f, 4);
-          break;
-        }
-        case ACL_BF16: {
-          const gradconf::bfloat16 b(static_cast<float>(v));
-          std::memcpy(out, &b, 2);
-          break;
-        }
-        case ACL_INT64: {
-          const int64_t x = static_cast<int64_t>(v);
-          std::memcpy(out, &x, 8);
-          break;
-        }
-        default:
-          break;
-      }
-    }
-    aclrtMemcpy(data, bytes.size(), bytes.data(), bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE);
-    std::vector<int64_t> strides(dims.size(), 1);
-    for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
-    tensor = aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND,
-                             &count, 1, data);
-  }
-  ~Device() {
-    aclDestroyTensor(tensor);
-    aclrtFree(data);
-  }
-};
-
-std::vector<double> uniform(int64_t n, double lo, double hi, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = dist(rng);
-  return v;
-}
+using Device = gradconf::bench::BenchTensor;
+using gradconf::bench::uniform;
 
 void run(benchmark::State& state, bool backward, aclDataType dtype, int64_t queries) {
   gradconf::set_num_threads(static_cast<int>(state.range(0)));
@@ -91,12 +40,12 @@ void run(benchmark::State& state, bool backward, aclDataType dtype, int64_t quer
     uint64_t size = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus status = backward ? aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize(
-                                        value.tensor, shape.tensor, start.tensor, location.tensor,
-                                        attn.tensor, grad_output.tensor, grad_value.tensor,
-                                        grad_location.tensor, grad_attn.tensor, &size, &executor)
+                                        value.get(), shape.get(), start.get(), location.get(),
+                                        attn.get(), grad_output.get(), grad_value.get(),
+                                        grad_location.get(), grad_attn.get(), &size, &executor)
                                   : aclnnMultiScaleDeformableAttnFunctionGetWorkspaceSize(
-                                        value.tensor, shape.tensor, start.tensor, location.tensor,
-                                        attn.tensor, output.tensor, &size, &executor);
+                                        value.get(), shape.get(), start.get(), location.get(),
+                                        attn.get(), output.get(), &size, &executor);
     if (status != ACLNN_SUCCESS) {
       state.SkipWithError(aclGetRecentErrMsg());
       break;

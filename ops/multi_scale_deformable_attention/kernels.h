@@ -19,6 +19,7 @@
 #include "core/checked_math.h"
 #include "core/dtype.h"
 #include "core/executor.h"
+#include "core/lanes.h"
 #include "core/parallel.h"
 #include "core/view.h"
 #include "multi_scale_deformable_attention/sampling.h"
@@ -36,16 +37,6 @@ struct Plan {
   Sizes sizes;
   int workers = 1;  ///< gradValue accumulator planes planned in phase 1
 };
-
-/// Channel sums in the backward use this many interleaved partial sums (C % 8 == 0: MSDA-LIMIT-01).
-inline constexpr int kLanes = 8;
-
-/// ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)): the one order partial sums are combined in.
-template <typename Acc>
-Acc combine_lanes(const Acc (&lanes)[kLanes]) {
-  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-}
 
 template <typename T, Fault kFault>
 void forward_kernel(const Plan& plan) {

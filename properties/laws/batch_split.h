@@ -1,7 +1,11 @@
 // Law 8: running a batch equals concatenating the runs of its two parts (bitwise: batches are
-// independent problems, so nothing may leak between them).
+// independent problems, so nothing may leak between them). Ops whose batches are not a leading
+// dim (prefix-sum sequences) slice calls themselves (SlicesBatches); an output that sums over the
+// batches (a weight gradient) then equals the sum of the parts' within the tolerance table.
 #ifndef GRADCONF_PROPERTIES_LAWS_BATCH_SPLIT_H_
 #define GRADCONF_PROPERTIES_LAWS_BATCH_SPLIT_H_
+
+#include <concepts>
 
 #include "laws/law.h"
 
@@ -32,6 +36,31 @@ Call slice_batch(const Call& call, int64_t begin, int64_t end) {
   return part;
 }
 
+/// Traits that slice a call's batch themselves and say which outputs sum over the batches.
+template <typename Traits>
+concept SlicesBatches = requires(const Call& call, int64_t begin, int64_t end, int tensor) {
+  { Traits::slice_batch(call, begin, end) } -> std::same_as<Call>;
+  { Traits::summed_over_batch(call, tensor) } -> std::same_as<bool>;
+};
+
+template <typename Traits>
+Call part_of_batch(const Call& call, int64_t begin, int64_t end) {
+  if constexpr (SlicesBatches<Traits>) {
+    return Traits::slice_batch(call, begin, end);
+  } else {
+    return slice_batch<Traits>(call, begin, end);
+  }
+}
+
+template <typename Traits>
+bool summed_over_batch(const Call& call, int tensor) {
+  if constexpr (SlicesBatches<Traits>) {
+    return Traits::summed_over_batch(call, tensor);
+  } else {
+    return false;
+  }
+}
+
 template <typename Traits>
 LawResult batch_split(const typename Traits::Problem& p, const Backend& backend, int64_t split) {
   const auto call = Traits::make_call(p);
@@ -39,15 +68,48 @@ LawResult batch_split(const typename Traits::Problem& p, const Backend& backend,
   const int64_t n = Traits::batch_size(p);
   if (split <= 0 || split >= n) return {};
   const Outcome whole = Traits::run(call, {}, backend);
-  const Outcome head = Traits::run(slice_batch<Traits>(call, 0, split), {}, backend);
-  const Outcome tail = Traits::run(slice_batch<Traits>(call, split, n), {}, backend);
+  const Outcome head = Traits::run(part_of_batch<Traits>(call, 0, split), {}, backend);
+  const Outcome tail = Traits::run(part_of_batch<Traits>(call, split, n), {}, backend);
   if (!whole.ok() || !head.ok() || !tail.ok()) {
     return law_failure(
         "batch_split", repro,
         describe_status(whole) + " / " + describe_status(head) + " / " + describe_status(tail));
   }
+  LawResult result;
   for (int out : Traits::wanted_outputs(p, call)) {
     const auto o = static_cast<size_t>(out);
+    if (summed_over_batch<Traits>(call, out)) {
+      // whole, head and tail are each within atol + rtol |exact| of their exact values (the
+      // tolerance row), and exact(whole) = exact(head) + exact(tail): so per element
+      // |whole - (head + tail)| <= 3 atol + rtol (|whole| + |head| + |tail|), up to second order.
+      const Tolerance& t =
+          tolerance_for(Traits::op_name(p), call.tensors[o].name, Traits::dtype(p));
+      const auto& w = whole.values[o];
+      const auto& h = head.values[o];
+      const auto& r = tail.values[o];
+      int64_t matched = 0, first_bad = -1;
+      for (size_t i = 0; i < w.size() && i < h.size() && i < r.size(); ++i) {
+        const double error = std::fabs(w[i] - (h[i] + r[i]));
+        const double bound =
+            3 * t.atol + t.rtol * (std::fabs(w[i]) + std::fabs(h[i]) + std::fabs(r[i]));
+        result.measured.add_bound(error, bound, std::fabs(w[i]));
+        if (error <= bound) {
+          ++matched;
+        } else if (first_bad < 0) {
+          first_bad = static_cast<int64_t>(i);
+        }
+      }
+      const auto count = static_cast<int64_t>(w.size());
+      if (h.size() != w.size() || r.size() != w.size() ||
+          static_cast<double>(matched) < t.min_match_fraction * static_cast<double>(count)) {
+        return law_failure("batch_split", repro,
+                           call.tensors[o].name + " split at " + std::to_string(split) +
+                               " differs from the sum of the parts: " + std::to_string(matched) +
+                               "/" + std::to_string(count) + " within bound, first at flat index " +
+                               std::to_string(first_bad));
+      }
+      continue;
+    }
     // Batch-first outputs: concatenation is appending the flat values.
     std::vector<double> joined = head.values[o];
     joined.insert(joined.end(), tail.values[o].begin(), tail.values[o].end());
@@ -58,7 +120,7 @@ LawResult batch_split(const typename Traits::Problem& p, const Backend& backend,
                              " differs from the whole batch at flat index " + std::to_string(at));
     }
   }
-  return {};
+  return result;
 }
 
 }  // namespace gradconf::props

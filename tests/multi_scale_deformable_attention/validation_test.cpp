@@ -12,20 +12,11 @@
 #include "aclnnop/aclnn_multi_scale_deformable_attention_grad.h"
 #include "core/parallel.h"
 #include "core/profile.h"
+#include "support/declared_tensor.h"
 
 namespace {
 
-struct Declared {
-  aclTensor* tensor = nullptr;
-  // A view over `storage` elements at `data`; zero strides unless `strides` are given.
-  Declared(std::vector<int64_t> dims, aclDataType dtype, void* data,
-           std::vector<int64_t> strides = {}, int64_t storage = 1) {
-    if (strides.empty()) strides.assign(dims.size(), 0);
-    tensor = aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND,
-                             &storage, 1, data);
-  }
-  ~Declared() { aclDestroyTensor(tensor); }
-};
+using Declared = gradconf::testing::DeclaredTensor;
 
 // Phase 1 of the grad with bs = heads = P = L = 1, C = 8, one 1x1 level, `queries` queries and
 // `keys` keys; outputs get contiguous strides over declared storage.

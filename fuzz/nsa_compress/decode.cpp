@@ -1,0 +1,44 @@
+#include "nsa_compress/decode.h"
+
+#include <array>
+#include <limits>
+
+#include "common/fuzz_support.h"
+
+namespace gradconf::fuzz::nc {
+
+using gradconf::nc::Problem;
+using gradconf::nc::Role;
+
+Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
+  Problem p;
+  p.entry = direction;
+  p.dtype = pick(fdp, std::array{ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE});
+  p.profile = p.dtype == ACL_FLOAT || p.dtype == ACL_DOUBLE || fdp.ConsumeBool()
+                  ? SpecProfile::kExtended
+                  : SpecProfile::kSeed;
+  p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
+  p.dim = pick(fdp, std::array<int64_t, 4>{16, 32, 1, 3});
+  if (p.profile == SpecProfile::kSeed) {
+    p.stride = pick(fdp, std::array<int64_t, 2>{16, 32});
+    p.block = p.stride + 16 * fdp.ConsumeIntegralInRange<int64_t>(1, 3);
+  } else {
+    p.block = fdp.ConsumeIntegralInRange<int64_t>(1, 9);
+    p.stride = fdp.ConsumeIntegralInRange<int64_t>(1, 5);
+  }
+  p.lengths.resize(fdp.ConsumeIntegralInRange<size_t>(1, 4));
+  for (int64_t& length : p.lengths) {
+    length = fdp.ConsumeIntegralInRange<int64_t>(0, p.block + 2 * p.stride + 3);
+  }
+  p.null_seq_len = p.lengths.size() == 1 && fdp.ConsumeBool();
+  p.null_layout = fdp.ConsumeBool();
+  for (Role role : p.roles()) {
+    const bool output =
+        role == Role::kOutput || role == Role::kInputGrad || role == Role::kWeightGrad;
+    p.layout(role) = decode_layout(fdp, static_cast<int>(p.dims(role).size()), !output);
+  }
+  p.seed = fdp.ConsumeIntegralInRange<uint64_t>(1, std::numeric_limits<int64_t>::max());
+  return p;
+}
+
+}  // namespace gradconf::fuzz::nc

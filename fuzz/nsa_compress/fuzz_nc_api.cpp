@@ -1,0 +1,36 @@
+// fuzz_nc_api / fuzz_nc_grad_api (GRADCONF_FUZZ_BACKWARD): the API target of
+// fuzz/common/api_target.h for one NsaCompress entry point.
+#include <algorithm>
+
+#include "common/api_target.h"
+#include "families/nsa_compress/gen.h"
+#include "families/nsa_compress/traits.h"
+#include "nsa_compress/decode.h"
+
+namespace {
+
+using Traits = gradconf::props::NsaCompressTraits;
+using Problem = Traits::Problem;
+using gradconf::Direction;
+
+// A `seed`-valid base for boundary edits: one window at least.
+Problem non_empty(Problem p) {
+  if (p.compressed_rows() == 0) p.lengths.back() = p.block;
+  return p;
+}
+
+std::vector<std::string> tags(const Problem& p) { return gradconf::props::nc::problem_tags(p); }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+#ifdef GRADCONF_FUZZ_BACKWARD
+  constexpr Direction kDirection = Direction::kBackward;
+#else
+  constexpr Direction kDirection = Direction::kForward;
+#endif
+  static const gradconf::fuzz::ApiTarget<Traits> target{
+      kDirection, gradconf::fuzz::nc::decode_problem, non_empty, tags,
+      gradconf::props::nc::clause_breakers};
+  return gradconf::fuzz::run_api_target(data, size, target);
+}

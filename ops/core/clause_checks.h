@@ -1,0 +1,43 @@
+// Checks that many ops' clause tables share, over named tensors (the C parameter names, which the
+// messages quote): non-null, a dtype among a list, one dtype for all, disjoint output views.
+#ifndef GRADCONF_OPS_CORE_CLAUSE_CHECKS_H_
+#define GRADCONF_OPS_CORE_CLAUSE_CHECKS_H_
+
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "core/tensor.h"
+
+namespace gradconf {
+
+struct NamedTensor {
+  const char* name;
+  const aclTensor* tensor;
+};
+
+/// The first null tensor, else a null workspaceSize or executor out-pointer.
+std::optional<std::string> check_non_null(std::span<const NamedTensor> tensors,
+                                          const uint64_t* workspace_size,
+                                          aclOpExecutor* const* executor);
+
+/// Every tensor's dtype is one of `allowed`.
+std::optional<std::string> check_dtype_in(std::span<const NamedTensor> tensors,
+                                          std::initializer_list<aclDataType> allowed);
+
+/// Every tensor has the dtype of the first.
+std::optional<std::string> check_same_dtype(std::span<const NamedTensor> tensors);
+
+/// Every tensor has rank `rank`.
+std::optional<std::string> check_rank(std::span<const NamedTensor> tensors, int64_t rank);
+
+/// Every output view addresses each of its elements once (spec README §3).
+std::optional<std::string> check_disjoint(std::span<const NamedTensor> outputs);
+
+/// "expected <name> of sizes [..], but got [..]" unless the view has exactly `dims`.
+std::optional<std::string> check_dims(const NamedTensor& tensor, std::span<const int64_t> dims);
+
+}  // namespace gradconf
+
+#endif  // GRADCONF_OPS_CORE_CLAUSE_CHECKS_H_

@@ -1,0 +1,289 @@
+// One breaker per NC-* clause a small problem can reach, in table order. Each edits a call made
+// from a valid `seed` problem so that its clause is the first to fire (just-invalid), or makes the
+// same kind of edit on the allowed side (just-valid). Edits keep every other relation: a size
+// changed everywhere it appears, T_cmp recomputed when l, d or actSeqLen change. Values of resized
+// tensors are dropped (the harness then fills zeros).
+#include <array>
+#include <string>
+#include <vector>
+
+#include "families/nsa_compress/entries.h"
+#include "families/nsa_compress/gen.h"
+
+namespace gradconf::props::nc {
+namespace {
+
+constexpr std::array<const char*, 6> kTensors = {"input",  "weight",    "outputGrad",
+                                                 "output", "inputGrad", "weightGrad"};
+constexpr std::array<const char*, 3> kOutputs = {"output", "inputGrad", "weightGrad"};
+
+std::vector<TensorSpec*> present(Call& call, std::span<const char* const> names) {
+  std::vector<TensorSpec*> t;
+  for (const char* name : names) {
+    if (call.index_of(name) >= 0) t.push_back(&call.tensor(name));
+  }
+  return t;
+}
+
+TensorSpec& pick(Call& call, std::span<const char* const> names, uint64_t choice) {
+  auto t = present(call, names);
+  return *t[choice % t.size()];
+}
+
+void set_dim(TensorSpec& t, size_t dim, int64_t value) {
+  if (t.dims[dim] == value) return;
+  t.dims[dim] = value;
+  t.layout = LayoutSpec{};
+  if (!t.output) t.values.clear();
+}
+
+// T_cmp of the call's actSeqLen for (l, d).
+int64_t compressed_rows(const Call& call, int64_t block, int64_t stride) {
+  int64_t rows = 0, previous = 0;
+  for (int64_t end : prefix_sums_of(call)) {
+    if (end - previous >= block) rows += (end - previous - block) / stride + 1;
+    previous = end;
+  }
+  return rows;
+}
+
+// New l and d, with weight, weightGrad and the (T_cmp, N, D) tensors resized to match.
+void rewindow(Call& call, int64_t block, int64_t stride) {
+  call.attr("compressBlockSize") = block;
+  call.attr("compressStride") = stride;
+  for (TensorSpec* t : present(call, std::array{"weight", "weightGrad"})) set_dim(*t, 0, block);
+  const int64_t rows = compressed_rows(call, block, stride);
+  for (TensorSpec* t : present(call, std::array{"output", "outputGrad"})) set_dim(*t, 0, rows);
+}
+
+// New token count: one batch of `tokens`, actSeqLen = [tokens].
+void one_batch(Call& call, int64_t tokens) {
+  call.attr("actSeqLenOptional") = std::vector<int64_t>{tokens};
+  for (TensorSpec* t : present(call, std::array{"input", "inputGrad"})) set_dim(*t, 0, tokens);
+  rewindow(call, call.attr_int("compressBlockSize"), call.attr_int("compressStride"));
+}
+
+// N or D (dim 1 or 2 of the TND tensors; N is also dim 1 of weight and weightGrad).
+void resize_everywhere(Call& call, size_t dim, int64_t value) {
+  for (TensorSpec* t : present(call, kTensors)) {
+    const bool weight = t->dims.size() == 2;
+    if (!weight) set_dim(*t, dim, value);
+    if (weight && dim == 1) set_dim(*t, 1, value);
+  }
+}
+
+// NC-NULL-01. Just-valid: actSeqLen or layout null where the call allows it.
+void break_null(Call& call, uint64_t choice, bool just_valid) {
+  if (just_valid) {
+    if (choice % 2 == 0) {
+      call.attr("layoutOptional") = std::monostate{};
+    } else {
+      one_batch(call, call.tensor("input").dims[0]);
+      call.attr("actSeqLenOptional") = std::monostate{};
+    }
+    return;
+  }
+  const uint64_t tensors = call.tensors.size();
+  const uint64_t which = choice % (tensors + 2);
+  if (which < tensors) {
+    call.tensors[which].null = true;
+  } else if (which == tensors) {
+    call.null_workspace_size = true;
+  } else {
+    call.null_executor = true;
+  }
+}
+
+// NC-DTYPE-01: one tensor in FLOAT, INT32 or the other half type; all in FLOAT. Just-valid: all
+// in the other half type.
+void break_dtype(Call& call, uint64_t choice, bool just_valid) {
+  const aclDataType other = call.tensor("input").dtype == ACL_FLOAT16 ? ACL_BF16 : ACL_FLOAT16;
+  if (just_valid || choice % 4 == 3) {
+    for (TensorSpec* t : present(call, kTensors)) t->dtype = just_valid ? other : ACL_FLOAT;
+    return;
+  }
+  static constexpr std::array<aclDataType, 3> kWrong = {ACL_FLOAT, ACL_INT32, ACL_FLOAT16};
+  const aclDataType wrong = choice % 4 == 2 ? other : kWrong[choice % 4];
+  pick(call, kTensors, choice / 4).dtype = wrong;
+}
+
+// NC-RANK-01: a tensor with one more (unit) dim, or one fewer. Just-valid: the call as it is.
+void break_rank(Call& call, uint64_t choice, bool just_valid) {
+  if (just_valid) return;
+  TensorSpec& t = pick(call, kTensors, choice / 2);
+  if (choice % 2 == 0) {
+    t.dims.insert(t.dims.begin(), 1);
+  } else {
+    t.dims.pop_back();
+  }
+  t.layout = LayoutSpec{};
+  if (!t.output) t.values.clear();
+}
+
+// NC-ATTR-01: l or d off a multiple of 16, zero or negative. Just-valid: d = 16 (l > d holds).
+void break_block_stride(Call& call, uint64_t choice, bool just_valid) {
+  const int64_t l = call.attr_int("compressBlockSize"), d = call.attr_int("compressStride");
+  if (just_valid) {
+    rewindow(call, l, 16);
+    return;
+  }
+  switch (choice % 5) {
+    case 0:
+      call.attr("compressBlockSize") = l + 1;
+      break;
+    case 1:
+      call.attr("compressStride") = d - 1;
+      break;
+    case 2:
+      call.attr("compressBlockSize") = int64_t{0};
+      break;
+    case 3:
+      call.attr("compressStride") = int64_t{-16};
+      break;
+    default:
+      call.attr("compressBlockSize") = l + 8;
+      break;
+  }
+}
+
+// NC-ATTR-02 (seed: l > d): l == d or l < d. Just-valid: l = d + 16.
+void break_block_above_stride(Call& call, uint64_t choice, bool just_valid) {
+  const int64_t d = call.attr_int("compressStride");
+  if (just_valid) {
+    rewindow(call, d + 16, d);
+  } else {
+    call.attr("compressBlockSize") = choice % 2 ? d : d - 16 > 0 ? d - 16 : d;
+  }
+}
+
+// NC-ATTR-03: actSeqLenType 1, -1 or huge. Just-valid: 0.
+void break_seq_type(Call& call, uint64_t choice, bool just_valid) {
+  static constexpr std::array<int64_t, 3> kWrong = {1, -1, int64_t{1} << 62};
+  call.attr("actSeqLenType") = just_valid ? int64_t{0} : kWrong[choice % 3];
+}
+
+// NC-ATTR-04: layouts other than "TND". Just-valid: null or "TND".
+void break_layout(Call& call, uint64_t choice, bool just_valid) {
+  static const std::array<std::string, 5> kWrong = {"BSND", "", "tnd", "TND ",
+                                                    std::string(300, 'T')};
+  if (just_valid) {
+    call.attr("layoutOptional") = choice % 2 ? AttrValue{} : AttrValue{std::string("TND")};
+  } else {
+    call.attr("layoutOptional") = kWrong[choice % kWrong.size()];
+  }
+}
+
+// NC-SEQ-01: actSeqLen empty, negative, decreasing, last != T. Just-valid: a leading 0 (an empty
+// first batch).
+void break_sequences(Call& call, uint64_t choice, bool just_valid) {
+  std::vector<int64_t> prefix = prefix_sums_of(call);
+  const int64_t tokens = call.tensor("input").dims[0];
+  if (just_valid) {
+    prefix.insert(prefix.begin(), 0);
+  } else {
+    switch (choice % 5) {
+      case 0:
+        prefix.clear();
+        break;
+      case 1:
+        prefix.insert(prefix.begin(), -1);
+        break;
+      case 2:  // decreasing: a value below its predecessor, the last still T
+        prefix.insert(prefix.end() - 1, tokens + 1);
+        break;
+      case 3:
+        prefix.back() = tokens + 1;
+        break;
+      default:
+        prefix.push_back(tokens - 1);
+        break;
+    }
+  }
+  call.attr("actSeqLenOptional") = prefix;
+}
+
+// NC-SHAPE-01: one tensor's dim off by one (not input's T: NC-SEQ-01 sees that first). Just-valid:
+// N - 1 everywhere (N + 1 from 1: N stays within NC-LIMIT-01).
+void break_shape(Call& call, uint64_t choice, bool just_valid) {
+  if (just_valid) {
+    const int64_t heads = call.tensor("input").dims[1];
+    resize_everywhere(call, 1, heads > 1 ? heads - 1 : 2);
+    return;
+  }
+  TensorSpec& t = pick(call, kTensors, choice / 3);
+  size_t dim = (choice % 3) % t.dims.size();
+  if (t.name == "input" && dim == 0) dim = 1;
+  set_dim(t, dim, t.dims[dim] + 1);
+}
+
+// NC-EMPTY-01: D = 0 or N = 0 everywhere, or one batch shorter than l (T_cmp = 0). Just-valid:
+// one batch of exactly l tokens (T_cmp = 1).
+void break_empty(Call& call, uint64_t choice, bool just_valid) {
+  const int64_t l = call.attr_int("compressBlockSize");
+  if (just_valid) {
+    one_batch(call, l);
+    return;
+  }
+  switch (choice % 3) {
+    case 0:
+      resize_everywhere(call, 2, 0);
+      break;
+    case 1:
+      resize_everywhere(call, 1, 0);
+      break;
+    default:
+      one_batch(call, l - 1);
+      break;
+  }
+}
+
+// NC-LIMIT-01 (forward doc): N 129, D 24 or 272, l 144. Just-valid: N 128, D 256 or l 128.
+void break_forward_limits(Call& call, uint64_t choice, bool just_valid) {
+  switch (choice % 3) {
+    case 0:
+      one_batch(call, call.attr_int("compressBlockSize"));
+      resize_everywhere(call, 1, just_valid ? 128 : 129);
+      break;
+    case 1:
+      resize_everywhere(call, 2, just_valid ? 256 : (choice % 2 ? 24 : 272));
+      break;
+    default:
+      rewindow(call, just_valid ? 128 : 144, call.attr_int("compressStride"));
+      one_batch(call, just_valid ? 128 : 144);
+      break;
+  }
+}
+
+// NC-OUT-01: an output with a zero stride on a dim > 1. Just-valid: on a dim of size 1.
+void break_outputs(Call& call, uint64_t choice, bool just_valid) {
+  std::vector<std::pair<TensorSpec*, size_t>> candidates;
+  for (TensorSpec* t : present(call, kOutputs)) {
+    for (size_t d = 0; d < t->dims.size(); ++d) {
+      if (just_valid ? t->dims[d] == 1 : t->dims[d] > 1) candidates.emplace_back(t, d);
+    }
+  }
+  if (candidates.empty()) return;
+  const auto [t, d] = candidates[choice % candidates.size()];
+  t->layout.broadcast |= 1u << d;
+}
+
+const std::array<ClauseBreaker, 12> kBreakers = {{
+    {"NC-NULL-01", Directions::kBoth, break_null},
+    {"NC-DTYPE-01", Directions::kBoth, break_dtype},
+    {"NC-RANK-01", Directions::kBoth, break_rank},
+    {"NC-ATTR-01", Directions::kBoth, break_block_stride},
+    {"NC-ATTR-02", Directions::kBoth, break_block_above_stride},
+    {"NC-ATTR-03", Directions::kBoth, break_seq_type},
+    {"NC-ATTR-04", Directions::kBoth, break_layout},
+    {"NC-SEQ-01", Directions::kBoth, break_sequences},
+    {"NC-SHAPE-01", Directions::kBoth, break_shape},
+    {"NC-EMPTY-01", Directions::kBoth, break_empty},
+    {"NC-LIMIT-01", Directions::kForward, break_forward_limits},
+    {"NC-OUT-01", Directions::kBoth, break_outputs},
+}};
+
+}  // namespace
+
+std::span<const ClauseBreaker> clause_breakers() { return kBreakers; }
+
+}  // namespace gradconf::props::nc

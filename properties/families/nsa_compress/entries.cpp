@@ -1,0 +1,212 @@
+#include "families/nsa_compress/entries.h"
+
+#include "aclnnop/aclnn_nsa_compress.h"
+#include "aclnnop/aclnn_nsa_compress_grad.h"
+#include "harness/backend.h"
+#include "nsa_compress/clauses.h"
+#include "ops/nsa_compress/reference/reference.h"
+
+namespace gradconf::props::nc {
+namespace {
+namespace op = gradconf::nc;
+
+constexpr std::string_view kSeqAttr = "actSeqLenOptional";
+const std::vector<aclDataType> kFloatDtypes = {ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE};
+
+RoleSpec role(std::string_view name, Batching batching, int rank = 3) {
+  RoleSpec r;
+  r.name = name;
+  r.rank = rank;
+  r.batching = batching;
+  r.sequence_attr = batching == Batching::kSequence ? kSeqAttr : std::string_view{};
+  r.dtypes = kFloatDtypes;
+  return r;
+}
+
+RoleSpec output(std::string_view name, Batching batching, int rank, std::string_view shape_rule) {
+  RoleSpec r = role(name, batching, rank);
+  r.output = true;
+  r.dtypes.clear();
+  r.shape_rule = shape_rule;
+  r.dtype_rule = "dtype(input)";
+  return r;
+}
+
+AttrSpec seq_attr() { return {kSeqAttr, AttrKind::kIntList, std::monostate{}, true}; }
+AttrSpec layout_attr() { return {"layoutOptional", AttrKind::kString, std::string("TND"), true}; }
+
+op::CallArgs call_args(const BoundArgs& a, Direction direction) {
+  op::CallArgs args;
+  args.direction = direction;
+  args.input = a.tensor("input");
+  args.weight = a.tensor("weight");
+  args.output_grad = a.tensor("outputGrad");
+  args.output = a.tensor("output");
+  args.input_grad = a.tensor("inputGrad");
+  args.weight_grad = a.tensor("weightGrad");
+  args.act_seq_len = a.int_array(kSeqAttr);
+  args.layout = a.string_attr("layoutOptional");
+  args.block_size = a.int_attr("compressBlockSize");
+  args.stride = a.int_attr("compressStride");
+  args.act_seq_len_type = a.int_attr("actSeqLenType");
+  args.workspace_size = a.workspace_size();
+  args.executor = a.executor();
+  return args;
+}
+
+template <Direction kDirection>
+Verdict oracle(const BoundArgs& a, SpecProfile profile) {
+  return run_clauses(op::clause_table(), call_args(a, kDirection), profile);
+}
+
+aclnnStatus forward_phase1(const Backend& backend, const BoundArgs& a) {
+  return GRADCONF_ENTRY(backend, aclnnNsaCompressGetWorkspaceSize)(
+      a.tensor("input"), a.tensor("weight"), a.int_array(kSeqAttr),
+      const_cast<char*>(a.string_attr("layoutOptional")), a.int_attr("compressBlockSize"),
+      a.int_attr("compressStride"), a.int_attr("actSeqLenType"), a.tensor("output"),
+      a.workspace_size(), a.executor());
+}
+
+aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
+  return GRADCONF_ENTRY(backend, aclnnNsaCompressGradGetWorkspaceSize)(
+      a.tensor("outputGrad"), a.tensor("input"), a.tensor("weight"), a.int_array(kSeqAttr),
+      a.int_attr("compressBlockSize"), a.int_attr("compressStride"), a.int_attr("actSeqLenType"),
+      const_cast<char*>(a.string_attr("layoutOptional")), a.tensor("inputGrad"),
+      a.tensor("weightGrad"), a.workspace_size(), a.executor());
+}
+
+Phase2 forward_phase2(const Backend& backend) { return GRADCONF_ENTRY(backend, aclnnNsaCompress); }
+Phase2 backward_phase2(const Backend& backend) {
+  return GRADCONF_ENTRY(backend, aclnnNsaCompressGrad);
+}
+
+std::vector<int64_t> dims_of(const Call& call, std::string_view role) {
+  const int i = call.index_of(role);
+  return i < 0 ? std::vector<int64_t>{} : call.tensors[static_cast<size_t>(i)].dims;
+}
+
+int64_t dim_or(const Call& call, std::string_view role, size_t d) {
+  const auto dims = dims_of(call, role);
+  return d < dims.size() ? dims[d] : 1;
+}
+
+// T_cmp of the call's attributes (0 when they describe no valid windowing).
+int64_t compressed_rows(const Call& call) {
+  const int64_t block = call.attr_int("compressBlockSize"),
+                stride = call.attr_int("compressStride");
+  if (block <= 0 || stride <= 0) return 0;
+  int64_t rows = 0, previous = 0;
+  for (int64_t end : prefix_sums_of(call)) {
+    const int64_t length = end - previous;
+    if (length >= block) rows += (length - block) / stride + 1;
+    previous = end;
+  }
+  return rows;
+}
+
+OutputShape output_shape(const Call& call, std::string_view role) {
+  const int i = call.index_of("input");
+  const aclDataType dtype = i < 0 ? ACL_FLOAT16 : call.tensors[static_cast<size_t>(i)].dtype;
+  if (role == "output") {
+    return {{compressed_rows(call), dim_or(call, "input", 1), dim_or(call, "input", 2)}, dtype};
+  }
+  if (role == "inputGrad") return {dims_of(call, "input"), dtype};
+  return {dims_of(call, "weight"), dtype};
+}
+
+}  // namespace
+
+std::vector<int64_t> prefix_sums_of(const Call& call) {
+  if (const auto* list = std::get_if<std::vector<int64_t>>(&call.attr(kSeqAttr))) return *list;
+  const int i = call.index_of("input");
+  const auto& dims = i < 0 ? std::vector<int64_t>{} : call.tensors[static_cast<size_t>(i)].dims;
+  return {dims.empty() ? 0 : dims[0]};
+}
+
+const EntrySpec& forward_entry() {
+  static const EntrySpec spec = [] {
+    EntrySpec e{"NsaCompress",
+                "nsa_compress",
+                Direction::kForward,
+                {role("input", Batching::kSequence), role("weight", Batching::kNone, 2)},
+                {seq_attr(),
+                 layout_attr(),
+                 {"compressBlockSize", AttrKind::kInt, int64_t{32}, false},
+                 {"compressStride", AttrKind::kInt, int64_t{16}, false},
+                 {"actSeqLenType", AttrKind::kInt, int64_t{0}, false}},
+                forward_phase1,
+                forward_phase2,
+                oracle<Direction::kForward>,
+                output_shape};
+    e.roles.push_back(output("output", Batching::kSequence, 3, "(T_cmp, input.N, input.D)"));
+    return e;
+  }();
+  return spec;
+}
+
+const EntrySpec& backward_entry() {
+  static const EntrySpec spec = [] {
+    EntrySpec e{"NsaCompressGrad",
+                "nsa_compress",
+                Direction::kBackward,
+                {role("outputGrad", Batching::kSequence), role("input", Batching::kSequence),
+                 role("weight", Batching::kNone, 2)},
+                {seq_attr(),
+                 {"compressBlockSize", AttrKind::kInt, int64_t{32}, false},
+                 {"compressStride", AttrKind::kInt, int64_t{16}, false},
+                 {"actSeqLenType", AttrKind::kInt, int64_t{0}, false},
+                 layout_attr()},
+                backward_phase1,
+                backward_phase2,
+                oracle<Direction::kBackward>,
+                output_shape};
+    e.roles.push_back(output("inputGrad", Batching::kSequence, 3, "shape(input)"));
+    e.roles.push_back(output("weightGrad", Batching::kNone, 2, "shape(weight)"));
+    return e;
+  }();
+  return spec;
+}
+
+const EntrySpec& entry_spec(Direction direction) {
+  return direction == Direction::kForward ? forward_entry() : backward_entry();
+}
+
+Call make_call(const Problem& p) {
+  Call call = entry_spec(p.entry).blank_call();
+  call.profile = p.profile;
+  call.attr(kSeqAttr) = p.null_seq_len ? AttrValue{} : AttrValue{p.prefix_sums()};
+  call.attr("layoutOptional") = p.null_layout ? AttrValue{} : AttrValue{std::string("TND")};
+  call.attr("compressBlockSize") = p.block;
+  call.attr("compressStride") = p.stride;
+  const std::vector<Role> roles = p.roles();
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
+    TensorSpec& spec = call.tensors[i];
+    spec.dims = p.dims(roles[i]);
+    spec.dtype = p.dtype;
+    spec.layout = p.layout(roles[i]);
+    if (!spec.output) {
+      spec.values = gradconf::nc::make_values(p, roles[i]);
+      make_broadcast_consistent(spec);
+    }
+  }
+  return call;
+}
+
+std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& p,
+                                                                    const Call& call) {
+  namespace ref = gradconf::nc::reference;
+  ref::Dims d;
+  d.tokens = dim_or(call, "input", 0);
+  d.heads = dim_or(call, "input", 1);
+  d.dim = dim_or(call, "input", 2);
+  d.block = call.attr_int("compressBlockSize");
+  d.stride = call.attr_int("compressStride");
+  d.act_seq_len = prefix_sums_of(call);
+  const auto& input = call.tensor("input").values;
+  const auto& weight = call.tensor("weight").values;
+  if (p.entry == Direction::kForward) return {{Role::kOutput, ref::forward(d, input, weight)}};
+  auto g = ref::backward(d, input, weight, call.tensor("outputGrad").values);
+  return {{Role::kInputGrad, std::move(g.input)}, {Role::kWeightGrad, std::move(g.weight)}};
+}
+
+}  // namespace gradconf::props::nc

@@ -1,0 +1,73 @@
+// NsaCompress's registry entry: its two entry specs, clause table, planted faults and every law
+// instantiated over NsaCompressTraits (checked against the OpTraits concept).
+#include "families/nsa_compress/gen.h"
+#include "families/nsa_compress/traits.h"
+#include "laws/bindings.h"
+#include "nsa_compress/clauses.h"
+#include "nsa_compress/faults.h"
+#include "op/registry.h"
+
+namespace gradconf::props {
+namespace {
+
+using Traits = NsaCompressTraits;
+static_assert(OpTraits<Traits>);
+using Problem = Traits::Problem;
+
+rc::Gen<Problem> problems(Direction direction) {
+  nc::GenOptions options;
+  options.entry = direction;
+  return nc::gen_problem(options);
+}
+
+std::vector<LawBinding> laws() {
+  const LawBinder<Traits> binder{problems, nc::entry_spec};
+  std::vector<LawBinding> all = binder.problem_laws();
+  all.push_back(binder.error_contract_law("NsaCompress+Grad.error_contract", [] {
+    std::function<rc::Gen<Problem>(Direction)> base = [](Direction d) {
+      nc::GenOptions o;
+      o.entry = d;
+      o.strided = false;
+      o.seed_only = true;
+      return nc::gen_problem(o);
+    };
+    return gen_boundary_case<Problem>(
+        nc::clause_breakers(), clause_infos(gradconf::nc::clause_table()), base, nc::make_call);
+  }));
+  all.push_back(
+      binder.repro_law("NsaCompress+Grad.repro_round_trip", [] { return nc::gen_problem(); }));
+  return all;
+}
+
+std::vector<std::string_view> faults() {
+  std::vector<std::string_view> names;
+  for (gradconf::nc::Fault f : gradconf::nc::kAllFaults) names.push_back(fault_name(f));
+  return names;
+}
+
+std::vector<FaultRow> fault_rows() {
+  return {
+      {"window_start_off_by_one", "NsaCompress.matches_reference", 100},
+      {"last_window_dropped", "NsaCompressGrad.matches_reference", 100},
+      {"weight_transposed", "NsaCompress.matches_reference", 100},
+      {"lengths_not_prefix", "NsaCompressGrad.matches_reference", 200},
+      {"last_writer_wins", "NsaCompressGrad.adjoint_identity", 100},
+      {"tail_unwritten", "NsaCompressGrad.matches_reference", 200},
+  };
+}
+
+}  // namespace
+
+const OpFamily& nsa_compress_family() {
+  static const OpFamily family{"nsa_compress",
+                               {&nc::forward_entry(), &nc::backward_entry()},
+                               clause_infos(gradconf::nc::clause_table()),
+                               faults(),
+                               laws(),
+                               fault_rows(),
+                               {},
+                               check_repro_line<Problem>};
+  return family;
+}
+
+}  // namespace gradconf::props

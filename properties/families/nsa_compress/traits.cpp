@@ -1,0 +1,96 @@
+#include "families/nsa_compress/traits.h"
+
+#include <cmath>
+
+namespace gradconf::props {
+
+using gradconf::nc::Role;
+
+std::vector<ExpectedOutput> NsaCompressTraits::reference(const Problem& p, const Call& call) {
+  std::vector<ExpectedOutput> expected;
+  for (auto& [role, values] : nc::reference_outputs(p, call)) {
+    const std::string name(gradconf::nc::role_name(role));
+    const int index = call.index_of(name);
+    expected.push_back(
+        {index, name, call.tensors[static_cast<size_t>(index)].dims, std::move(values)});
+  }
+  return expected;
+}
+
+std::vector<int> NsaCompressTraits::wanted_outputs(const Problem&, const Call& call) {
+  std::vector<int> indices;
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
+    if (call.tensors[i].output) indices.push_back(static_cast<int>(i));
+  }
+  return indices;
+}
+
+std::vector<Differentiable> NsaCompressTraits::differentiable(const Problem&) {
+  // Forward call: input 0, weight 1, output 2.
+  // Backward: outputGrad 0, input 1, weight 2, inputGrad 3, weightGrad 4.
+  return {Differentiable{0, 2, 0, 3, true}, Differentiable{1, 2, 0, 4, true}};
+}
+
+double NsaCompressTraits::adjoint_magnitude(const Problem& p, const Call& forward,
+                                            const Call& backward, const Differentiable& d) {
+  Call absolute = forward;
+  for (const char* role : {"input", "weight"}) {
+    for (double& v : absolute.tensor(role).values) v = std::fabs(v);
+  }
+  const auto out = nc::reference_outputs(as_forward(p), absolute);
+  const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
+  double magnitude = 0;
+  const auto& f = out.front().second;
+  for (size_t j = 0; j < f.size() && j < g.size(); ++j) magnitude += f[j] * std::fabs(g[j]);
+  return magnitude;
+}
+
+NsaCompressTraits::Problem NsaCompressTraits::smooth_double(Problem p) {
+  p.dtype = ACL_DOUBLE;
+  p.profile = SpecProfile::kExtended;
+  for (auto& layout : p.layouts) layout.broadcast = 0;
+  return p;
+}
+
+std::vector<int> NsaCompressTraits::incoming_gradients(const Call& backward) {
+  const int index = backward.index_of("outputGrad");
+  return index < 0 ? std::vector<int>{} : std::vector<int>{index};
+}
+
+Call NsaCompressTraits::slice_batch(const Call& call, int64_t begin, int64_t end) {
+  const std::vector<int64_t> prefix = nc::prefix_sums_of(call);
+  const int64_t block = call.attr_int("compressBlockSize"),
+                stride = call.attr_int("compressStride");
+  // Token and compressed-row offsets of every batch boundary.
+  std::vector<int64_t> token_at = {0}, row_at = {0};
+  for (int64_t b = 0; b < static_cast<int64_t>(prefix.size()); ++b) {
+    const int64_t length = prefix[static_cast<size_t>(b)] - token_at.back();
+    token_at.push_back(prefix[static_cast<size_t>(b)]);
+    row_at.push_back(row_at.back() + (length >= block ? (length - block) / stride + 1 : 0));
+  }
+  auto slice_rows = [](TensorSpec& t, int64_t lo, int64_t hi) {
+    int64_t inner = 1;
+    for (size_t d = 1; d < t.dims.size(); ++d) inner *= t.dims[d];
+    t.dims[0] = hi - lo;
+    if (t.values.empty()) return;
+    t.values = std::vector<double>(t.values.begin() + lo * inner, t.values.begin() + hi * inner);
+  };
+  Call part = call;
+  part.profile = SpecProfile::kExtended;
+  const auto b0 = static_cast<size_t>(begin), b1 = static_cast<size_t>(end);
+  for (TensorSpec& t : part.tensors) {
+    if (t.name == "input" || t.name == "inputGrad") slice_rows(t, token_at[b0], token_at[b1]);
+    if (t.name == "output" || t.name == "outputGrad") slice_rows(t, row_at[b0], row_at[b1]);
+  }
+  std::vector<int64_t> rebased;
+  for (size_t b = b0; b < b1; ++b) rebased.push_back(prefix[b] - token_at[b0]);
+  part.attr("actSeqLenOptional") = rebased;
+  return part;
+}
+
+int NsaCompressTraits::batch_dim(const Call& call, int tensor) {
+  const RoleSpec* role = call.entry->role(call.tensors[static_cast<size_t>(tensor)].name);
+  return role && role->batching == Batching::kNone ? -1 : 0;
+}
+
+}  // namespace gradconf::props

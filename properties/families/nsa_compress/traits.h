@@ -1,0 +1,73 @@
+// NsaCompress's traits for the laws (properties/op/registry.h, OpTraits).
+#ifndef GRADCONF_PROPERTIES_FAMILIES_NSA_COMPRESS_TRAITS_H_
+#define GRADCONF_PROPERTIES_FAMILIES_NSA_COMPRESS_TRAITS_H_
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "families/nsa_compress/entries.h"
+#include "harness/backend.h"
+#include "laws/traits.h"
+
+namespace gradconf::props {
+
+struct NsaCompressTraits {
+  using Problem = gradconf::nc::Problem;
+  using Call = props::Call;
+
+  static const Backend& default_backend() { return Backend::linked(); }
+  static std::string repro(const Problem& p) { return p.to_repro(); }
+  static Call make_call(const Problem& p) { return nc::make_call(p); }
+  static Problem as_forward(Problem p) {
+    p.entry = Direction::kForward;
+    return p;
+  }
+  static Problem as_backward(Problem p) {
+    p.entry = Direction::kBackward;
+    return p;
+  }
+  static Problem with_all_outputs(Problem p) { return p; }
+  static Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
+    return props::run(call, options, backend);
+  }
+  static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
+  static std::vector<int> wanted_outputs(const Problem& p, const Call& call);
+  static aclDataType dtype(const Problem& p) { return p.dtype; }
+  static std::string_view op_name(const Problem& p) { return p.op_name(); }
+  /// FLOAT and DOUBLE are `extended` dtypes.
+  static Problem with_dtype(Problem p, aclDataType dtype) {
+    p.dtype = dtype;
+    if (dtype == ACL_FLOAT || dtype == ACL_DOUBLE) p.profile = SpecProfile::kExtended;
+    return p;
+  }
+  /// input and weight: the op is bilinear, both adjoint identities hold exactly.
+  static std::vector<Differentiable> differentiable(const Problem& p);
+  /// sum_j |g_j| * forward(|input|, |weight|)_j: the sum of |terms| of <forward, g>.
+  static double adjoint_magnitude(const Problem& p, const Call& forward, const Call& backward,
+                                  const Differentiable& d);
+  /// Double, extended profile, no broadcast layouts (no kinks: the op is bilinear).
+  static Problem smooth_double(Problem p);
+  static std::vector<int> incoming_gradients(const Call& backward);
+  /// weightGrad sums T_cmp * D products; the forward l, inputGrad ceil(l / d).
+  static int64_t accumulation_length(const Problem& p) {
+    return std::max<int64_t>({4, p.block, p.compressed_rows() * p.dim});
+  }
+  /// The sequence batches of actSeqLen (one when it is null).
+  static int64_t batch_size(const Problem& p) {
+    return p.null_seq_len ? 1 : static_cast<int64_t>(p.lengths.size());
+  }
+  /// Batches [begin, end) of actSeqLen: their tokens, their compressed rows, rebased prefix sums.
+  /// Parts run under `extended`, which accepts a part without windows (NC-EMPTY-01 is a seed
+  /// restriction on shapes, not on the math): the kernels are the same.
+  static Call slice_batch(const Call& call, int64_t begin, int64_t end);
+  /// weightGrad sums over every batch.
+  static bool summed_over_batch(const Call& call, int tensor) {
+    return call.tensors[static_cast<size_t>(tensor)].name == "weightGrad";
+  }
+  static int batch_dim(const Call& call, int tensor);
+};
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_FAMILIES_NSA_COMPRESS_TRAITS_H_
