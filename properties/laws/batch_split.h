@@ -8,6 +8,7 @@
 #include <concepts>
 
 #include "laws/law.h"
+#include "op/op_spec.h"
 
 namespace gradconf::props {
 
@@ -32,6 +33,39 @@ Call slice_batch(const Call& call, int64_t begin, int64_t end) {
       sliced.insert(sliced.end(), first, first + (end - begin) * inner);
     }
     tensor.values = std::move(sliced);
+  }
+  return part;
+}
+
+/// Batches [begin, end) of a call whose batched roles are tokens of prefix-sum sequences
+/// (Batching::kSequence along dim 0, each naming its prefix-sum attribute): every such role keeps
+/// its batches' tokens and every such attribute is rebased to start at 0. Other roles are whole.
+inline Call slice_sequences(const Call& call, int64_t begin, int64_t end) {
+  Call part = call;
+  std::vector<std::string_view> attrs;
+  for (TensorSpec& t : part.tensors) {
+    const RoleSpec* role = call.entry->role(t.name);
+    if (!role || role->batching != Batching::kSequence) continue;
+    const auto* prefix = std::get_if<std::vector<int64_t>>(&call.attr(role->sequence_attr));
+    if (!prefix || end > static_cast<int64_t>(prefix->size())) continue;
+    const int64_t lo = begin == 0 ? 0 : (*prefix)[static_cast<size_t>(begin - 1)];
+    const int64_t hi = (*prefix)[static_cast<size_t>(end - 1)];
+    int64_t inner = 1;
+    for (size_t d = 1; d < t.dims.size(); ++d) inner *= t.dims[d];
+    t.dims[0] = hi - lo;
+    if (!t.values.empty()) {
+      t.values = std::vector<double>(t.values.begin() + lo * inner, t.values.begin() + hi * inner);
+    }
+    if (std::find(attrs.begin(), attrs.end(), role->sequence_attr) == attrs.end()) {
+      attrs.push_back(role->sequence_attr);
+    }
+  }
+  for (std::string_view name : attrs) {
+    const auto prefix = std::get<std::vector<int64_t>>(call.attr(name));
+    const int64_t base = begin == 0 ? 0 : prefix[static_cast<size_t>(begin - 1)];
+    std::vector<int64_t> rebased;
+    for (int64_t b = begin; b < end; ++b) rebased.push_back(prefix[static_cast<size_t>(b)] - base);
+    part.attr(name) = rebased;
   }
   return part;
 }

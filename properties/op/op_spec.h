@@ -20,9 +20,11 @@ namespace gradconf::props {
 
 /// What a tensor role holds; laws convert, perturb and compare only kFloat roles.
 enum class DtypeClass : uint8_t {
-  kFloat,  ///< values the op computes with (the problem's float dtype)
-  kIndex,  ///< INT32/INT64 indices or sizes: never perturbed, compared exactly
-  kMask,   ///< BOOL/UINT8 masks (may be accepted and never read)
+  kFloat,      ///< values the op computes with (the problem's float dtype)
+  kIndex,      ///< INT32/INT64 indices or sizes: never perturbed, compared exactly
+  kMask,       ///< BOOL/UINT8 masks (may be accepted and never read)
+  kStatistic,  ///< FLOAT whatever the problem's dtype (softmax statistics): compared, never
+               ///< converted
 };
 
 /// How a role splits when a batch is split (law 8).

@@ -1,0 +1,390 @@
+// NOTE: work is per (query token, kv head): the G query heads of a group share one selection, so
+// their scores are one [G x K*B] product (Eigen), as are the outputs. The forward and dq have one
+// writer per row. dk and dv are scatters over every query that selected a block: the backward
+// gathers instead, per (batch, kv head, kv block): an inverted index (built in query order) lists
+// the queries that selected the block, and the block's owner recomputes their scores against it,
+// in fixed chunks of queries. Each slot's dS depends only on its own score, the saved statistics
+// and Dr (computed once per row by the dq pass), so no row-wide state is needed. Every element
+// has one writer computing in a fixed order: bitwise identical results for any thread count.
+#ifndef GRADCONF_OPS_NSA_SELECTED_ATTENTION_KERNELS_H_
+#define GRADCONF_OPS_NSA_SELECTED_ATTENTION_KERNELS_H_
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/lanes.h"
+#include "core/parallel.h"
+#include "core/view.h"
+#include "nsa_selected_attention/clauses.h"
+#include "nsa_selected_attention/faults.h"
+#include "nsa_selected_attention/workspace.h"
+
+namespace gradconf::nsa {
+
+/// A validated call as phase 1 hands it to phase 2.
+struct Plan {
+  aclTensor query, key, value, topk;
+  std::optional<aclTensor> attention_out;  ///< forward: output; backward: optional input
+  aclTensor attention_out_grad, softmax_max, softmax_sum;  ///< forward: stats are outputs
+  aclTensor dq, dk, dv;
+  std::vector<Batch> batches;
+  Sizes sizes;
+  double scale = 1;
+  bool causal = false;  ///< sparseMode 2
+};
+
+template <typename Acc>
+using Matrix = Eigen::Matrix<Acc, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// Query head g of kv head n2's group (the mutant maps n1 -> n1 % N2 instead of n1 / G).
+template <Fault kFault>
+int64_t query_head(const Sizes& s, int64_t n2, int64_t g) {
+  if constexpr (kFault == Fault::kGroupModulo) return g * s.kv_heads + n2;
+  return n2 * s.group + g;
+}
+
+/// Whether kv position `pos` is masked for query position `s` (sparseMode 2: causal).
+template <Fault kFault>
+bool masked(bool causal, int64_t pos, int64_t s) {
+  if constexpr (kFault == Fault::kCausalOffByOne) return causal && pos >= s;
+  return causal && pos > s;
+}
+
+/// The lane of softmaxMax/softmaxSum the backward reads.
+template <Fault kFault>
+constexpr int64_t stat_lane() {
+  return kFault == Fault::kStatsLane1 ? 1 : 0;
+}
+
+/// softmaxMax/softmaxSum element (t, n1, lane): FLOAT, or DOUBLE under `extended`.
+inline double stat_at(const aclTensor& stats, int64_t t, int64_t n1, int64_t lane) {
+  const int64_t at =
+      stats.offset + t * stats.strides[0] + n1 * stats.strides[1] + lane * stats.strides[2];
+  if (stats.dtype == ACL_DOUBLE) return static_cast<const double*>(stats.data)[at];
+  return static_cast<const float*>(stats.data)[at];
+}
+
+inline void set_stat(const aclTensor& stats, int64_t t, int64_t n1, int64_t lane, double v) {
+  const int64_t at =
+      stats.offset + t * stats.strides[0] + n1 * stats.strides[1] + lane * stats.strides[2];
+  if (stats.dtype == ACL_DOUBLE) {
+    static_cast<double*>(stats.data)[at] = v;
+  } else {
+    static_cast<float*>(stats.data)[at] = static_cast<float>(v);
+  }
+}
+
+/// Batch of every query token.
+inline std::vector<int32_t> batch_of_tokens(const Plan& plan) {
+  std::vector<int32_t> batch(static_cast<size_t>(plan.sizes.q_tokens));
+  for (size_t b = 0; b < plan.batches.size(); ++b) {
+    for (int64_t t = plan.batches[b].q.begin; t < plan.batches[b].q.end; ++t) {
+      batch[static_cast<size_t>(t)] = static_cast<int32_t>(b);
+    }
+  }
+  return batch;
+}
+
+/// The slots of (t, n2) attended: every k, or (mutant) the first of each duplicated index.
+template <Fault kFault>
+void selected_slots(const aclTensor& topk, const Sizes& s, int64_t t, int64_t n2,
+                    std::vector<int32_t>& blocks) {
+  blocks.clear();
+  for (int64_t k = 0; k < s.count; ++k) {
+    const int32_t index = topk_at(topk, t, n2, k);
+    if constexpr (kFault == Fault::kDuplicatesMerged) {
+      if (std::find(blocks.begin(), blocks.end(), index) != blocks.end()) continue;
+    }
+    blocks.push_back(index);
+  }
+}
+
+/// Rows [first, first + count) of head n of a (T, N, D) view into `out` (count x D).
+template <typename T, typename Acc>
+void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count, int64_t n,
+                 Matrix<Acc>& out, int64_t out_row) {
+  const int64_t dim = v.dims[2], stride = v.strides[2];
+  for (int64_t r = 0; r < count; ++r) {
+    const T* row = &v(first + r, n, 0);
+    Acc* dst = out.row(out_row + r).data();
+    for (int64_t d = 0; d < dim; ++d) dst[d] = static_cast<Acc>(row[d * stride]);
+  }
+}
+
+template <typename T, typename Acc>
+void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc* values) {
+  T* row = &v(token, n, 0);
+  const int64_t dim = v.dims[2], stride = v.strides[2];
+  for (int64_t d = 0; d < dim; ++d) row[d * stride] = static_cast<T>(values[d]);
+}
+
+/// The selected key and value rows of (t, n2) and whether each is masked.
+template <typename T, Fault kFault>
+struct Selection {
+  using Acc = compute_t<T>;
+  Matrix<Acc> keys, values;
+  std::vector<uint8_t> is_masked;
+  std::vector<int32_t> blocks;
+
+  void gather(const Plan& plan, const StridedView<const T, 3>& key,
+              const StridedView<const T, 3>& value, const Batch& batch, int64_t t, int64_t n2) {
+    const Sizes& s = plan.sizes;
+    selected_slots<kFault>(plan.topk, s, t, n2, blocks);
+    const auto rows = static_cast<int64_t>(blocks.size()) * s.block;
+    keys.resize(rows, s.dim_qk);
+    values.resize(rows, s.dim_v);
+    is_masked.assign(static_cast<size_t>(rows), 0);
+    const int64_t position = t - batch.q.begin;
+    for (size_t k = 0; k < blocks.size(); ++k) {
+      const int64_t first = static_cast<int64_t>(blocks[k]) * s.block;
+      const auto row = static_cast<int64_t>(k) * s.block;
+      gather_rows(key, batch.kv.begin + first, s.block, n2, keys, row);
+      gather_rows(value, batch.kv.begin + first, s.block, n2, values, row);
+      for (int64_t r = 0; r < s.block; ++r) {
+        is_masked[static_cast<size_t>(row + r)] = masked<kFault>(plan.causal, first + r, position);
+      }
+    }
+  }
+};
+
+/// softmaxMax of a fully masked row: -inf "represented as the lowest float" (spec Decision), in
+/// every statistics dtype.
+inline constexpr double kMaskedRowMax = -static_cast<double>(std::numeric_limits<float>::max());
+
+/// Softmax of each row of `scores` in place over unmasked columns: P, and (m, l) per row. A fully
+/// masked row gets P = 0, m = kMaskedRowMax, l = 0 (spec Decision).
+template <typename Acc>
+void softmax_rows(Matrix<Acc>& scores, const std::vector<uint8_t>& is_masked, Acc* max_out,
+                  Acc* sum_out) {
+  for (int64_t g = 0; g < scores.rows(); ++g) {
+    Acc* row = scores.row(g).data();
+    Acc m = std::numeric_limits<Acc>::lowest();
+    bool any = false;
+    for (int64_t j = 0; j < scores.cols(); ++j) {
+      if (is_masked[static_cast<size_t>(j)]) continue;
+      m = any ? std::max(m, row[j]) : row[j];
+      any = true;
+    }
+    Acc l = 0;
+    for (int64_t j = 0; j < scores.cols(); ++j) {
+      row[j] = any && !is_masked[static_cast<size_t>(j)] ? std::exp(row[j] - m) : Acc(0);
+      l += row[j];
+    }
+    for (int64_t j = 0; j < scores.cols(); ++j) row[j] = l > 0 ? row[j] / l : Acc(0);
+    max_out[g] = any ? m : static_cast<Acc>(kMaskedRowMax);
+    sum_out[g] = l;
+  }
+}
+
+/// P of one score row from the saved statistics: exp(S - m) / l, 0 where masked or l == 0.
+template <typename Acc>
+void probabilities_from_stats(Acc* row, int64_t cols, const uint8_t* is_masked, Acc m, Acc l) {
+  for (int64_t j = 0; j < cols; ++j) {
+    row[j] = is_masked[j] || !(l > 0) ? Acc(0) : std::exp(row[j] - m) / l;
+  }
+}
+
+template <typename T, Fault kFault>
+void forward_kernel(const Plan& plan) {
+  using Acc = compute_t<T>;
+  const Sizes s = plan.sizes;
+  const auto query = view_of<const T, 3>(plan.query);
+  const auto key = view_of<const T, 3>(plan.key);
+  const auto value = view_of<const T, 3>(plan.value);
+  const auto out = view_of<T, 3>(*plan.attention_out);
+  const std::vector<int32_t> batch_of = batch_of_tokens(plan);
+  parallel_for(0, s.q_tokens * s.kv_heads, 1, [&](int64_t lo, int64_t hi) {
+    Selection<T, kFault> sel;
+    Matrix<Acc> q(s.group, s.dim_qk), scores, o;
+    std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t t = row / s.kv_heads, n2 = row % s.kv_heads;
+      sel.gather(plan, key, value, plan.batches[static_cast<size_t>(batch_of[t])], t, n2);
+      for (int64_t g = 0; g < s.group; ++g)
+        gather_rows(query, t, 1, query_head<kFault>(s, n2, g), q, g);
+      scores.noalias() = q * sel.keys.transpose();
+      scores *= static_cast<Acc>(plan.scale);
+      softmax_rows(scores, sel.is_masked, m.data(), l.data());
+      o.noalias() = scores * sel.values;
+      for (int64_t g = 0; g < s.group; ++g) {
+        const int64_t n1 = query_head<kFault>(s, n2, g);
+        scatter_row(out, t, n1, o.row(g).data());
+        for (int64_t lane = 0; lane < 8; ++lane) {
+          set_stat(plan.softmax_max, t, n1, lane, m[static_cast<size_t>(g)]);
+          set_stat(plan.softmax_sum, t, n1, lane, l[static_cast<size_t>(g)]);
+        }
+      }
+    }
+  });
+}
+
+template <typename T, Fault kFault>
+void backward_kernel(const Plan& plan, std::byte* workspace) {
+  using Acc = compute_t<T>;
+  const Sizes s = plan.sizes;
+  const auto query = view_of<const T, 3>(plan.query);
+  const auto key = view_of<const T, 3>(plan.key);
+  const auto value = view_of<const T, 3>(plan.value);
+  const auto grad_out = view_of<const T, 3>(plan.attention_out_grad);
+  const auto dq = view_of<T, 3>(plan.dq);
+  const auto dk = view_of<T, 3>(plan.dk);
+  const auto dv = view_of<T, 3>(plan.dv);
+  const std::vector<int32_t> batch_of = batch_of_tokens(plan);
+  const WorkspacePlan ws = plan_workspace(s, plan.batches, sizeof(Acc));
+  auto* dr = reinterpret_cast<Acc*>(workspace + ws.dr_offset);  // (T1, N1)
+  auto* offsets = reinterpret_cast<int64_t*>(workspace + ws.offsets_offset);
+  auto* entries = reinterpret_cast<int64_t*>(workspace + ws.entries_offset);
+  const Acc scale = static_cast<Acc>(plan.scale);
+  constexpr int64_t lane = stat_lane<kFault>();
+
+  // Pass 1, per (t, n2): Dr, P from the statistics, dS, dq.
+  parallel_for(0, s.q_tokens * s.kv_heads, 1, [&](int64_t lo, int64_t hi) {
+    Selection<T, kFault> sel;
+    Matrix<Acc> q(s.group, s.dim_qk), go(s.group, s.dim_v), o(s.group, s.dim_v), p, dp, dq_rows;
+    std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t t = row / s.kv_heads, n2 = row % s.kv_heads;
+      sel.gather(plan, key, value, plan.batches[static_cast<size_t>(batch_of[t])], t, n2);
+      for (int64_t g = 0; g < s.group; ++g) {
+        const int64_t n1 = query_head<kFault>(s, n2, g);
+        gather_rows(query, t, 1, n1, q, g);
+        gather_rows(grad_out, t, 1, n1, go, g);
+        m[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
+        l[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
+      }
+      p.noalias() = q * sel.keys.transpose();
+      p *= scale;
+      if (plan.attention_out) {
+        const auto saved = view_of<const T, 3>(*plan.attention_out);
+        for (int64_t g = 0; g < s.group; ++g)
+          gather_rows(saved, t, 1, query_head<kFault>(s, n2, g), o, g);
+      } else {  // recomputed with the forward's own softmax (spec Decision, E-NSA-2)
+        Matrix<Acc> fresh = p;
+        std::vector<Acc> fm(m.size()), fl(l.size());
+        softmax_rows(fresh, sel.is_masked, fm.data(), fl.data());
+        o.noalias() = fresh * sel.values;
+      }
+      for (int64_t g = 0; g < s.group; ++g) {
+        probabilities_from_stats(p.row(g).data(), p.cols(), sel.is_masked.data(),
+                                 m[static_cast<size_t>(g)], l[static_cast<size_t>(g)]);
+      }
+      dp.noalias() = go * sel.values.transpose();
+      for (int64_t g = 0; g < s.group; ++g) {
+        const Acc* other = kFault == Fault::kDrFromGradGrad ? go.row(g).data() : o.row(g).data();
+        const Acc d = dot_lanes(go.row(g).data(), other, s.dim_v);
+        dr[t * s.q_heads + query_head<kFault>(s, n2, g)] = d;
+        dp.row(g).array() -= d;
+      }
+      dp.array() *= p.array();  // dS
+      dq_rows.noalias() = dp * sel.keys;
+      dq_rows *= scale;
+      for (int64_t g = 0; g < s.group; ++g) {
+        scatter_row(dq, t, query_head<kFault>(s, n2, g), dq_rows.row(g).data());
+      }
+    }
+  });
+
+  // The inverted index, per (batch, kv head): the queries (one entry per attended slot, in
+  // query order) that selected each kv block.
+  const auto pairs = static_cast<int64_t>(plan.batches.size()) * s.kv_heads;
+  parallel_for(0, pairs, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<int32_t> blocks;
+    for (int64_t pair = lo; pair < hi; ++pair) {
+      const auto b = static_cast<size_t>(pair / s.kv_heads);
+      const int64_t n2 = pair % s.kv_heads;
+      const Batch& batch = plan.batches[b];
+      const int64_t n_blocks = batch.kv.length() / s.block;
+      int64_t* off = offsets + ws.pair_offsets[static_cast<size_t>(pair)];
+      int64_t* ent = entries + ws.pair_entries[static_cast<size_t>(pair)];
+      std::fill(off, off + n_blocks + 1, 0);
+      for (int64_t t = batch.q.begin; t < batch.q.end; ++t) {
+        selected_slots<kFault>(plan.topk, s, t, n2, blocks);
+        for (int32_t block : blocks) ++off[block + 1];
+      }
+      for (int64_t k = 0; k < n_blocks; ++k) off[k + 1] += off[k];
+      std::vector<int64_t> fill(off, off + n_blocks);
+      for (int64_t t = batch.q.begin; t < batch.q.end; ++t) {
+        selected_slots<kFault>(plan.topk, s, t, n2, blocks);
+        for (int32_t block : blocks) ent[fill[static_cast<size_t>(block)]++] = t;
+      }
+    }
+  });
+
+  // Pass 2, per (batch, kv head, kv block): dk and dv of the block's B rows.
+  std::vector<int64_t> task_start = {0};
+  for (int64_t pair = 0; pair < pairs; ++pair) {
+    const Batch& batch = plan.batches[static_cast<size_t>(pair / s.kv_heads)];
+    task_start.push_back(task_start.back() + batch.kv.length() / s.block);
+  }
+  parallel_for(0, task_start.back(), 1, [&](int64_t lo, int64_t hi) {
+    Matrix<Acc> kb(s.block, s.dim_qk), vb(s.block, s.dim_v), dkb(s.block, s.dim_qk),
+        dvb(s.block, s.dim_v), qs, gos, sc, dp;
+    std::vector<uint8_t> mask;
+    std::vector<Acc> m, l, d;
+    for (int64_t task = lo; task < hi; ++task) {
+      const auto pair = static_cast<int64_t>(
+          std::upper_bound(task_start.begin(), task_start.end(), task) - task_start.begin() - 1);
+      const int64_t block = task - task_start[static_cast<size_t>(pair)];
+      const Batch& batch = plan.batches[static_cast<size_t>(pair / s.kv_heads)];
+      const int64_t n2 = pair % s.kv_heads, first = batch.kv.begin + block * s.block;
+      gather_rows(key, first, s.block, n2, kb, 0);
+      gather_rows(value, first, s.block, n2, vb, 0);
+      dkb.setZero();
+      dvb.setZero();
+      const int64_t* off = offsets + ws.pair_offsets[static_cast<size_t>(pair)];
+      const int64_t* ent = entries + ws.pair_entries[static_cast<size_t>(pair)];
+      for (int64_t e0 = off[block]; e0 < off[block + 1]; e0 += kEntriesPerChunk) {
+        const int64_t count = std::min(kEntriesPerChunk, off[block + 1] - e0);
+        const int64_t rows = count * s.group;
+        qs.resize(rows, s.dim_qk);
+        gos.resize(rows, s.dim_v);
+        mask.assign(static_cast<size_t>(rows * s.block), 0);
+        m.resize(static_cast<size_t>(rows));
+        l.resize(static_cast<size_t>(rows));
+        d.resize(static_cast<size_t>(rows));
+        for (int64_t e = 0; e < count; ++e) {
+          const int64_t t = ent[e0 + e], position = t - batch.q.begin;
+          for (int64_t g = 0; g < s.group; ++g) {
+            const int64_t n1 = query_head<kFault>(s, n2, g), r = e * s.group + g;
+            gather_rows(query, t, 1, n1, qs, r);
+            gather_rows(grad_out, t, 1, n1, gos, r);
+            m[static_cast<size_t>(r)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
+            l[static_cast<size_t>(r)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
+            d[static_cast<size_t>(r)] = dr[t * s.q_heads + n1];
+            for (int64_t j = 0; j < s.block; ++j) {
+              mask[static_cast<size_t>(r * s.block + j)] =
+                  masked<kFault>(plan.causal, block * s.block + j, position);
+            }
+          }
+        }
+        sc.noalias() = qs * kb.transpose();
+        sc *= scale;
+        for (int64_t r = 0; r < rows; ++r) {
+          probabilities_from_stats(sc.row(r).data(), s.block, mask.data() + r * s.block,
+                                   m[static_cast<size_t>(r)], l[static_cast<size_t>(r)]);
+        }
+        dp.noalias() = gos * vb.transpose();
+        for (int64_t r = 0; r < rows; ++r) dp.row(r).array() -= d[static_cast<size_t>(r)];
+        dp.array() *= sc.array();  // dS
+        dkb.noalias() += dp.transpose() * qs;
+        dvb.noalias() += sc.transpose() * gos;
+      }
+      if constexpr (kFault != Fault::kDkScaleMissing) dkb *= scale;
+      for (int64_t r = 0; r < s.block; ++r) {
+        scatter_row(dk, first + r, n2, dkb.row(r).data());
+        scatter_row(dv, first + r, n2, dvb.row(r).data());
+      }
+    }
+  });
+}
+
+}  // namespace gradconf::nsa
+
+#endif  // GRADCONF_OPS_NSA_SELECTED_ATTENTION_KERNELS_H_

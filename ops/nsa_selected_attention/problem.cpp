@@ -1,0 +1,309 @@
+#include "nsa_selected_attention/problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "core/checked_math.h"
+#include "core/dtype.h"
+#include "core/random.h"
+#include "core/repro.h"
+
+namespace gradconf::nsa {
+namespace {
+
+constexpr std::string_view kForwardName = "nsa";
+constexpr std::string_view kBackwardName = "nsa_grad";
+constexpr std::string_view kRoleNames[kRoleCount] = {"query",
+                                                     "key",
+                                                     "value",
+                                                     "topkIndices",
+                                                     "attenMaskOptional",
+                                                     "attentionOut",
+                                                     "attentionOutGrad",
+                                                     "softmaxMax",
+                                                     "softmaxSum",
+                                                     "softmaxMaxOut",
+                                                     "softmaxSumOut",
+                                                     "dqOut",
+                                                     "dkOut",
+                                                     "dvOut"};
+constexpr std::string_view kFillNames[] = {"causal", "arbitrary"};
+constexpr int64_t kMaxReproSize = 1 << 20;
+constexpr size_t kMaxBatches = 4096;
+
+}  // namespace
+
+std::string_view role_name(Role role) { return kRoleNames[static_cast<int>(role)]; }
+std::string_view topk_fill_name(TopkFill fill) { return kFillNames[static_cast<int>(fill)]; }
+
+int64_t Problem::q_tokens() const {
+  int64_t t = 0;
+  for (const auto& s : seqs) t += s[0];
+  return t;
+}
+
+int64_t Problem::kv_tokens() const {
+  int64_t t = 0;
+  for (const auto& s : seqs) t += s[1];
+  return t;
+}
+
+std::vector<int64_t> Problem::seq_q() const {
+  std::vector<int64_t> prefix;
+  int64_t sum = 0;
+  for (const auto& s : seqs) prefix.push_back(sum += s[0]);
+  return prefix;
+}
+
+std::vector<int64_t> Problem::seq_kv() const {
+  std::vector<int64_t> prefix;
+  int64_t sum = 0;
+  for (const auto& s : seqs) prefix.push_back(sum += s[1]);
+  return prefix;
+}
+
+double Problem::scale_value() const {
+  return scale != 0 ? scale : 1.0 / std::sqrt(static_cast<double>(dim_qk));
+}
+
+std::vector<int64_t> Problem::dims(Role role) const {
+  const int64_t t1 = q_tokens(), t2 = kv_tokens();
+  switch (role) {
+    case Role::kQuery:
+    case Role::kDq:
+      return {t1, q_heads, dim_qk};
+    case Role::kKey:
+    case Role::kDk:
+      return {t2, kv_heads, dim_qk};
+    case Role::kValue:
+    case Role::kDv:
+      return {t2, kv_heads, dim_v};
+    case Role::kTopk:
+      return {t1, kv_heads, count};
+    case Role::kAttenMask: {
+      int64_t s1 = 0, s2 = 0;
+      for (const auto& s : seqs) {
+        s1 = std::max(s1, s[0]);
+        s2 = std::max(s2, s[1]);
+      }
+      return {s1, s2};
+    }
+    case Role::kAttentionOut:
+    case Role::kAttentionOutGrad:
+      return {t1, q_heads, dim_v};
+    case Role::kSoftmaxMax:
+    case Role::kSoftmaxSum:
+    case Role::kSoftmaxMaxOut:
+    case Role::kSoftmaxSumOut:
+      return {t1, q_heads, 8};
+  }
+  return {};
+}
+
+aclDataType Problem::dtype_of(Role role) const {
+  switch (role) {
+    case Role::kTopk:
+      return ACL_INT32;
+    case Role::kAttenMask:
+      return ACL_BOOL;
+    case Role::kSoftmaxMax:
+    case Role::kSoftmaxSum:
+    case Role::kSoftmaxMaxOut:
+    case Role::kSoftmaxSumOut:
+      return dtype == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;  // DOUBLE: `extended` only
+    default:
+      return dtype;
+  }
+}
+
+std::vector<Role> Problem::roles() const {
+  if (entry == Direction::kForward) {
+    return {Role::kQuery,     Role::kKey,           Role::kValue,         Role::kTopk,
+            Role::kAttenMask, Role::kSoftmaxMaxOut, Role::kSoftmaxSumOut, Role::kAttentionOut};
+  }
+  return {Role::kQuery,
+          Role::kKey,
+          Role::kValue,
+          Role::kAttentionOut,
+          Role::kAttentionOutGrad,
+          Role::kSoftmaxMax,
+          Role::kSoftmaxSum,
+          Role::kTopk,
+          Role::kAttenMask,
+          Role::kDq,
+          Role::kDk,
+          Role::kDv};
+}
+
+std::string_view Problem::op_name() const {
+  return entry == Direction::kForward ? "NsaSelectedAttention" : "NsaSelectedAttentionGrad";
+}
+
+std::string Problem::to_repro() const {
+  const Problem defaults;
+  std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
+  auto option = [&](std::string_view key, const std::string& value) {
+    line += " --" + std::string(key) + "=" + value;
+  };
+  if (dtype != defaults.dtype) option("dt", std::string(dtype_repro_name(dtype)));
+  if (seqs != defaults.seqs) {
+    std::string text;
+    for (const auto& s : seqs) {
+      text += (text.empty() ? "" : ".") + std::to_string(s[0]) + "x" + std::to_string(s[1]);
+    }
+    option("seqs", text);
+  }
+  if (sparse_mode != defaults.sparse_mode) option("sparse", std::to_string(sparse_mode));
+  if (topk_fill != defaults.topk_fill) option("topk", std::string(topk_fill_name(topk_fill)));
+  if (with_mask) option("mask", "1");
+  if (null_attention_out) option("no-out", "1");
+  if (scale != defaults.scale) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", scale);
+    option("scale", text);
+  }
+  for (Role role : roles()) {
+    const std::string text = layout(role).to_string();
+    if (!text.empty()) option("layout-" + std::string(role_name(role)), text);
+  }
+  if (seed != defaults.seed) option("seed", std::to_string(seed));
+  if (profile != defaults.profile) option("profile", std::string(profile_name(profile)));
+  line += " n" + std::to_string(q_heads) + "m" + std::to_string(kv_heads) + "dq" +
+          std::to_string(dim_qk) + "dv" + std::to_string(dim_v) + "b" + std::to_string(block) +
+          "k" + std::to_string(count);
+  return line;
+}
+
+std::optional<Problem> Problem::parse_repro(std::string_view text) {
+  auto line = tokenize_repro(text);
+  if (!line) return std::nullopt;
+  Problem p;
+  if (line->op == kForwardName) {
+    p.entry = Direction::kForward;
+  } else if (line->op != kBackwardName) {
+    return std::nullopt;
+  }
+  if (auto v = line->take("dt")) {
+    auto dt = parse_dtype_repro(*v);
+    if (!dt || *dt == Problem{}.dtype) return std::nullopt;
+    p.dtype = *dt;
+  }
+  if (auto v = line->take("seqs")) {
+    p.seqs.clear();
+    std::string_view rest = *v;
+    while (true) {
+      const size_t dot = rest.find('.');
+      const std::string_view pair = rest.substr(0, dot);
+      const size_t x = pair.find('x');
+      if (x == std::string_view::npos) return std::nullopt;
+      auto q = parse_int_in(pair.substr(0, x), 0, kMaxReproSize);
+      auto kv = parse_int_in(pair.substr(x + 1), 0, kMaxReproSize);
+      if (!q || !kv || p.seqs.size() >= kMaxBatches) return std::nullopt;
+      p.seqs.push_back({*q, *kv});
+      if (dot == std::string_view::npos) break;
+      rest = rest.substr(dot + 1);
+    }
+    if (p.seqs == Problem{}.seqs || p.q_tokens() > kMaxReproSize || p.kv_tokens() > kMaxReproSize)
+      return std::nullopt;
+  }
+  if (auto v = line->take("sparse")) {
+    auto mode = parse_int_in(*v, -kMaxReproSize, kMaxReproSize);
+    if (!mode || *mode == Problem{}.sparse_mode) return std::nullopt;
+    p.sparse_mode = *mode;
+  }
+  if (auto v = line->take("topk")) {
+    if (*v != "arbitrary") return std::nullopt;
+    p.topk_fill = TopkFill::kArbitrary;
+  }
+  for (auto [key, flag] :
+       {std::pair{"mask", &p.with_mask}, std::pair{"no-out", &p.null_attention_out}}) {
+    if (auto v = line->take(key)) {
+      if (*v != "1") return std::nullopt;
+      *flag = true;
+    }
+  }
+  if (auto v = line->take("scale")) {
+    char* end = nullptr;
+    const std::string s(*v);
+    const double scale = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size() || scale == 0 || !std::isfinite(scale)) return std::nullopt;
+    p.scale = scale;
+  }
+  for (Role role : p.roles()) {
+    if (auto v = line->take("layout-" + std::string(role_name(role)))) {
+      auto layout = LayoutSpec::parse(*v, p.dims(role).size());
+      if (!layout || layout->to_string() != *v || layout->to_string().empty()) return std::nullopt;
+      p.layout(role) = *layout;
+    }
+  }
+  if (auto v = line->take("seed")) {
+    auto seed = parse_int_in(*v, 2, std::numeric_limits<int64_t>::max());
+    if (!seed) return std::nullopt;
+    p.seed = static_cast<uint64_t>(*seed);
+  }
+  if (auto v = line->take("profile")) {
+    auto profile = parse_profile(*v);
+    if (!profile || *profile == Problem{}.profile) return std::nullopt;
+    p.profile = *profile;
+  }
+  if (line->positional.size() != 1) return std::nullopt;
+  auto sizes =
+      parse_named_dims(line->positional[0], {"n", "m", "dq", "dv", "b", "k"}, kMaxReproSize);
+  if (!sizes || (*sizes)[1] < 1 || (*sizes)[4] < 1) return std::nullopt;
+  p.q_heads = (*sizes)[0];
+  p.kv_heads = (*sizes)[1];
+  p.dim_qk = (*sizes)[2];
+  p.dim_v = (*sizes)[3];
+  p.block = (*sizes)[4];
+  p.count = (*sizes)[5];
+  line->positional.clear();
+  if (!line->fully_consumed()) return std::nullopt;
+  return p;
+}
+
+std::vector<double> make_values(const Problem& p, Role role) {
+  const int64_t count = checked_numel(p.dims(role)).value_or(0);
+  std::vector<double> values(static_cast<size_t>(count));
+  SplitMix64 rng(p.seed, static_cast<uint64_t>(role));
+  if (role == Role::kTopk) {
+    int64_t t = 0;
+    for (const auto& [q_len, kv_len] : p.seqs) {
+      const int64_t blocks = std::max<int64_t>(kv_len / p.block, 1);
+      for (int64_t s = 0; s < q_len; ++s, ++t) {
+        for (int64_t n2 = 0; n2 < p.kv_heads; ++n2) {
+          double* slots = values.data() + (t * p.kv_heads + n2) * p.count;
+          if (p.topk_fill == TopkFill::kArbitrary) {
+            for (int64_t k = 0; k < p.count; ++k) {
+              slots[k] = static_cast<double>(rng.below(static_cast<uint64_t>(blocks)));
+            }
+            continue;
+          }
+          // Causal: the own block (usually), then distinct earlier blocks, then repeats.
+          const int64_t own = std::min(s / p.block, blocks - 1);
+          std::vector<int64_t> pool;
+          for (int64_t b = 0; b <= own; ++b) pool.push_back(b);
+          for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[rng.below(i)]);
+          if (rng.below(8) != 0) {
+            std::swap(pool.front(), *std::find(pool.begin(), pool.end(), own));
+          }
+          for (int64_t k = 0; k < p.count; ++k) {
+            slots[k] = static_cast<double>(k < static_cast<int64_t>(pool.size())
+                                               ? pool[static_cast<size_t>(k)]
+                                               : pool[rng.below(pool.size())]);
+          }
+        }
+      }
+    }
+    return values;
+  }
+  if (role == Role::kAttenMask) {
+    for (double& v : values) v = static_cast<double>(rng.below(2));
+    return values;
+  }
+  for (double& v : values) v = round_to_dtype(p.dtype, rng.uniform(-1, 1));
+  return values;
+}
+
+}  // namespace gradconf::nsa

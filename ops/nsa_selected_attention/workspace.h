@@ -1,0 +1,50 @@
+// The backward's workspace plan: Dr per (query token, query head) from the dq pass, and the
+// inverted index (per batch and kv head: block offsets, then the selecting queries).
+#ifndef GRADCONF_OPS_NSA_SELECTED_ATTENTION_WORKSPACE_H_
+#define GRADCONF_OPS_NSA_SELECTED_ATTENTION_WORKSPACE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/executor.h"
+#include "nsa_selected_attention/clauses.h"
+
+namespace gradconf::nsa {
+
+/// Queries stacked into one product by the dk/dv pass (fixed: the summation order of a block's
+/// gradient does not depend on the thread count).
+inline constexpr int64_t kEntriesPerChunk = 16;
+
+struct WorkspacePlan {
+  uint64_t dr_offset = 0, offsets_offset = 0, entries_offset = 0, total = 0;
+  /// Per (batch, kv head): the first offset and the first entry (in int64 elements).
+  std::vector<int64_t> pair_offsets, pair_entries;
+};
+
+/// Sizes are bounded by the clauses (T1, T2 <= 2^21, N <= 128, K <= T2): no overflow, and the
+/// total stays below 2^56 bytes.
+inline WorkspacePlan plan_workspace(const Sizes& s, const std::vector<Batch>& batches,
+                                    int64_t compute_bytes) {
+  WorkspacePlan w;
+  int64_t offsets = 0, entries = 0;
+  for (const Batch& b : batches) {
+    for (int64_t n2 = 0; n2 < s.kv_heads; ++n2) {
+      w.pair_offsets.push_back(offsets);
+      w.pair_entries.push_back(entries);
+      offsets += b.kv.length() / s.block + 1;
+      entries += b.q.length() * s.count;
+    }
+  }
+  auto aligned = [](uint64_t bytes) {
+    return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+  };
+  w.dr_offset = 0;
+  w.offsets_offset = aligned(static_cast<uint64_t>(s.q_tokens * s.q_heads * compute_bytes));
+  w.entries_offset = w.offsets_offset + aligned(static_cast<uint64_t>(offsets) * 8);
+  w.total = w.entries_offset + aligned(static_cast<uint64_t>(entries) * 8);
+  return w;
+}
+
+}  // namespace gradconf::nsa
+
+#endif  // GRADCONF_OPS_NSA_SELECTED_ATTENTION_WORKSPACE_H_

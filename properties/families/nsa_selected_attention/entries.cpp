@@ -1,0 +1,306 @@
+#include "families/nsa_selected_attention/entries.h"
+
+#include "aclnnop/aclnn_nsa_selected_attention.h"
+#include "aclnnop/aclnn_nsa_selected_attention_grad.h"
+#include "core/dtype.h"
+#include "harness/backend.h"
+#include "nsa_selected_attention/clauses.h"
+#include "ops/nsa_selected_attention/reference/reference.h"
+
+namespace gradconf::props::nsa {
+namespace {
+namespace op = gradconf::nsa;
+
+constexpr std::string_view kSeqQ = "actualSeqQLenOptional";
+constexpr std::string_view kSeqKv = "actualSeqKvLenOptional";
+const std::vector<aclDataType> kFloatDtypes = {ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE};
+
+RoleSpec role(std::string_view name, DtypeClass dtype_class, Batching batching,
+              std::string_view sequence_attr, int rank = 3) {
+  RoleSpec r;
+  r.name = name;
+  r.rank = rank;
+  r.dtype_class = dtype_class;
+  r.batching = batching;
+  r.sequence_attr = sequence_attr;
+  switch (dtype_class) {
+    case DtypeClass::kIndex:
+      r.dtypes = {ACL_INT32};
+      break;
+    case DtypeClass::kMask:
+      r.dtypes = {ACL_BOOL, ACL_UINT8};
+      break;
+    case DtypeClass::kStatistic:
+      r.dtypes = {ACL_FLOAT, ACL_DOUBLE};
+      break;
+    case DtypeClass::kFloat:
+      r.dtypes = kFloatDtypes;
+      break;
+  }
+  return r;
+}
+
+RoleSpec q_role(std::string_view name, DtypeClass c = DtypeClass::kFloat) {
+  return role(name, c, Batching::kSequence, kSeqQ);
+}
+RoleSpec kv_role(std::string_view name) {
+  return role(name, DtypeClass::kFloat, Batching::kSequence, kSeqKv);
+}
+RoleSpec mask_role() {
+  RoleSpec r = role("attenMaskOptional", DtypeClass::kMask, Batching::kNone, {}, 2);
+  r.optional = true;
+  return r;
+}
+
+RoleSpec as_output(RoleSpec r, std::string_view shape_rule, std::string_view dtype_rule) {
+  r.output = true;
+  r.dtypes.clear();
+  r.shape_rule = shape_rule;
+  r.dtype_rule = dtype_rule;
+  return r;
+}
+
+AttrSpec seq_attr(std::string_view name) {
+  return {name, AttrKind::kIntList, std::monostate{}, false};
+}
+
+op::CallArgs call_args(const BoundArgs& a, Direction direction) {
+  op::CallArgs args;
+  args.direction = direction;
+  args.query = a.tensor("query");
+  args.key = a.tensor("key");
+  args.value = a.tensor("value");
+  args.topk = a.tensor("topkIndices");
+  args.atten_mask = a.tensor("attenMaskOptional");
+  args.attention_out = a.tensor("attentionOut");
+  args.attention_out_grad = a.tensor("attentionOutGrad");
+  const bool forward = direction == Direction::kForward;
+  args.softmax_max = a.tensor(forward ? "softmaxMaxOut" : "softmaxMax");
+  args.softmax_sum = a.tensor(forward ? "softmaxSumOut" : "softmaxSum");
+  args.dq = a.tensor("dqOut");
+  args.dk = a.tensor("dkOut");
+  args.dv = a.tensor("dvOut");
+  args.seq_q = a.int_array(kSeqQ);
+  args.seq_kv = a.int_array(kSeqKv);
+  args.scale = a.double_attr("scaleValue");
+  args.head_num = a.int_attr("headNum");
+  args.layout = a.string_attr("inputLayout");
+  args.sparse_mode = a.int_attr("sparseMode");
+  args.block_size = a.int_attr("selectedBlockSize");
+  args.block_count = a.int_attr("selectedBlockCount");
+  args.workspace_size = a.workspace_size();
+  args.executor = a.executor();
+  return args;
+}
+
+template <Direction kDirection>
+Verdict oracle(const BoundArgs& a, SpecProfile profile) {
+  return run_clauses(op::clause_table(), call_args(a, kDirection), profile);
+}
+
+aclnnStatus forward_phase1(const Backend& backend, const BoundArgs& a) {
+  return GRADCONF_ENTRY(backend, aclnnNsaSelectedAttentionGetWorkspaceSize)(
+      a.tensor("query"), a.tensor("key"), a.tensor("value"), a.tensor("topkIndices"),
+      a.tensor("attenMaskOptional"), a.int_array(kSeqQ), a.int_array(kSeqKv),
+      a.double_attr("scaleValue"), a.int_attr("headNum"),
+      const_cast<char*>(a.string_attr("inputLayout")), a.int_attr("sparseMode"),
+      a.int_attr("selectedBlockSize"), a.int_attr("selectedBlockCount"), a.tensor("softmaxMaxOut"),
+      a.tensor("softmaxSumOut"), a.tensor("attentionOut"), a.workspace_size(), a.executor());
+}
+
+aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
+  return GRADCONF_ENTRY(backend, aclnnNsaSelectedAttentionGradGetWorkspaceSize)(
+      a.tensor("query"), a.tensor("key"), a.tensor("value"), a.tensor("attentionOut"),
+      a.tensor("attentionOutGrad"), a.tensor("softmaxMax"), a.tensor("softmaxSum"),
+      a.tensor("topkIndices"), a.int_array(kSeqQ), a.int_array(kSeqKv),
+      a.tensor("attenMaskOptional"), a.double_attr("scaleValue"), a.int_attr("selectedBlockSize"),
+      a.int_attr("selectedBlockCount"), a.int_attr("headNum"),
+      const_cast<char*>(a.string_attr("inputLayout")), a.int_attr("sparseMode"), a.tensor("dqOut"),
+      a.tensor("dkOut"), a.tensor("dvOut"), a.workspace_size(), a.executor());
+}
+
+Phase2 forward_phase2(const Backend& backend) {
+  return GRADCONF_ENTRY(backend, aclnnNsaSelectedAttention);
+}
+Phase2 backward_phase2(const Backend& backend) {
+  return GRADCONF_ENTRY(backend, aclnnNsaSelectedAttentionGrad);
+}
+
+std::vector<int64_t> dims_of(const Call& call, std::string_view role) {
+  const int i = call.index_of(role);
+  return i < 0 ? std::vector<int64_t>{} : call.tensors[static_cast<size_t>(i)].dims;
+}
+
+int64_t dim_or(const Call& call, std::string_view role, size_t d) {
+  const auto dims = dims_of(call, role);
+  return d < dims.size() ? dims[d] : 1;
+}
+
+OutputShape output_shape(const Call& call, std::string_view role) {
+  const int i = call.index_of("query");
+  const aclDataType dtype = i < 0 ? ACL_FLOAT16 : call.tensors[static_cast<size_t>(i)].dtype;
+  if (role == "softmaxMaxOut" || role == "softmaxSumOut") {
+    return {{dim_or(call, "query", 0), dim_or(call, "query", 1), 8},
+            dtype == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT};
+  }
+  if (role == "attentionOut") {
+    return {{dim_or(call, "query", 0), dim_or(call, "query", 1), dim_or(call, "value", 2)}, dtype};
+  }
+  if (role == "dqOut") return {dims_of(call, "query"), dtype};
+  if (role == "dkOut") return {dims_of(call, "key"), dtype};
+  return {dims_of(call, "value"), dtype};
+}
+
+std::vector<AttrSpec> attrs(Direction direction) {
+  const AttrSpec scale{"scaleValue", AttrKind::kDouble, 1.0, false};
+  const AttrSpec head{"headNum", AttrKind::kInt, int64_t{1}, false};
+  const AttrSpec layout{"inputLayout", AttrKind::kString, std::string("TND"), false};
+  const AttrSpec sparse{"sparseMode", AttrKind::kInt, int64_t{2}, false};
+  const AttrSpec block{"selectedBlockSize", AttrKind::kInt, int64_t{64}, false};
+  const AttrSpec count{"selectedBlockCount", AttrKind::kInt, int64_t{16}, false};
+  if (direction == Direction::kForward) {
+    return {seq_attr(kSeqQ), seq_attr(kSeqKv), scale, head, layout, sparse, block, count};
+  }
+  return {seq_attr(kSeqQ), seq_attr(kSeqKv), scale, block, count, head, layout, sparse};
+}
+
+std::vector<double> call_values(const Call& call, std::string_view role) {
+  const int i = call.index_of(role);
+  if (i < 0 || call.tensors[static_cast<size_t>(i)].null) return {};
+  return call.tensors[static_cast<size_t>(i)].values;
+}
+
+gradconf::nsa::reference::Dims reference_dims(const Call& call) {
+  gradconf::nsa::reference::Dims d;
+  d.q_tokens = dim_or(call, "query", 0);
+  d.q_heads = dim_or(call, "query", 1);
+  d.dim_qk = dim_or(call, "query", 2);
+  d.kv_tokens = dim_or(call, "key", 0);
+  d.kv_heads = dim_or(call, "key", 1);
+  d.dim_v = dim_or(call, "value", 2);
+  d.block = call.attr_int("selectedBlockSize");
+  d.count = call.attr_int("selectedBlockCount");
+  if (const auto* q = std::get_if<std::vector<int64_t>>(&call.attr(kSeqQ))) d.seq_q = *q;
+  if (const auto* kv = std::get_if<std::vector<int64_t>>(&call.attr(kSeqKv))) d.seq_kv = *kv;
+  d.scale = call.attr_double("scaleValue");
+  d.causal = call.attr_int("sparseMode") == 2;
+  return d;
+}
+
+}  // namespace
+
+const EntrySpec& forward_entry() {
+  static const EntrySpec spec = [] {
+    EntrySpec e{"NsaSelectedAttention",
+                "nsa_selected_attention",
+                Direction::kForward,
+                {q_role("query"), kv_role("key"), kv_role("value"),
+                 q_role("topkIndices", DtypeClass::kIndex), mask_role()},
+                attrs(Direction::kForward),
+                forward_phase1,
+                forward_phase2,
+                oracle<Direction::kForward>,
+                output_shape};
+    e.roles.push_back(as_output(q_role("softmaxMaxOut", DtypeClass::kStatistic), "(T1, N1, 8)",
+                                "FLOAT (DOUBLE for DOUBLE query)"));
+    e.roles.push_back(as_output(q_role("softmaxSumOut", DtypeClass::kStatistic), "(T1, N1, 8)",
+                                "FLOAT (DOUBLE for DOUBLE query)"));
+    e.roles.push_back(as_output(q_role("attentionOut"), "(T1, N1, Dv)", "dtype(query)"));
+    return e;
+  }();
+  return spec;
+}
+
+const EntrySpec& backward_entry() {
+  static const EntrySpec spec = [] {
+    RoleSpec attention_out = q_role("attentionOut");
+    attention_out.optional = true;
+    EntrySpec e{"NsaSelectedAttentionGrad",
+                "nsa_selected_attention",
+                Direction::kBackward,
+                {q_role("query"), kv_role("key"), kv_role("value"), attention_out,
+                 q_role("attentionOutGrad"), q_role("softmaxMax", DtypeClass::kStatistic),
+                 q_role("softmaxSum", DtypeClass::kStatistic),
+                 q_role("topkIndices", DtypeClass::kIndex), mask_role()},
+                attrs(Direction::kBackward),
+                backward_phase1,
+                backward_phase2,
+                oracle<Direction::kBackward>,
+                output_shape};
+    e.roles.push_back(as_output(q_role("dqOut"), "shape(query)", "dtype(query)"));
+    e.roles.push_back(as_output(kv_role("dkOut"), "shape(key)", "dtype(query)"));
+    e.roles.push_back(as_output(kv_role("dvOut"), "shape(value)", "dtype(query)"));
+    return e;
+  }();
+  return spec;
+}
+
+const EntrySpec& entry_spec(Direction direction) {
+  return direction == Direction::kForward ? forward_entry() : backward_entry();
+}
+
+Call make_call(const Problem& p) {
+  Call call = entry_spec(p.entry).blank_call();
+  call.profile = p.profile;
+  call.attr(kSeqQ) = p.seq_q();
+  call.attr(kSeqKv) = p.seq_kv();
+  call.attr("scaleValue") = p.scale_value();
+  call.attr("headNum") = p.q_heads;
+  call.attr("sparseMode") = p.sparse_mode;
+  call.attr("selectedBlockSize") = p.block;
+  call.attr("selectedBlockCount") = p.count;
+  const std::vector<Role> roles = p.roles();
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
+    TensorSpec& spec = call.tensors[i];
+    const Role r = roles[i];
+    spec.dims = p.dims(r);
+    spec.dtype = p.dtype_of(r);
+    spec.layout = p.layout(r);
+    if (r == Role::kAttenMask) spec.null = !p.with_mask;
+    if (!spec.output && r != Role::kAttentionOut && r != Role::kSoftmaxMax &&
+        r != Role::kSoftmaxSum) {
+      spec.values = gradconf::nsa::make_values(p, r);
+      make_broadcast_consistent(spec);
+    }
+  }
+  if (p.entry == Direction::kBackward) {
+    // The forward's results, as the forward (in double) gives them for these inputs.
+    const auto f = gradconf::nsa::reference::forward(
+        reference_dims(call), call.tensor("query").values, call.tensor("key").values,
+        call.tensor("value").values, call.tensor("topkIndices").values);
+    TensorSpec& out = call.tensor("attentionOut");
+    out.null = p.null_attention_out;
+    out.values = f.attention_out;
+    for (double& v : out.values) v = round_to_dtype(p.dtype, v);
+    for (auto [name, stat] :
+         {std::pair{"softmaxMax", &f.softmax_max}, std::pair{"softmaxSum", &f.softmax_sum}}) {
+      TensorSpec& t = call.tensor(name);
+      t.values = *stat;
+      for (size_t i = 0; i < t.values.size(); ++i) {
+        const auto lane = static_cast<double>(i % 8);
+        t.values[i] = round_to_dtype(t.dtype, t.values[i] + (t.values[i] == 0 ? 0 : lane));
+      }
+    }
+  }
+  return call;
+}
+
+std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& p,
+                                                                    const Call& call) {
+  namespace ref = gradconf::nsa::reference;
+  const ref::Dims d = reference_dims(call);
+  const auto q = call_values(call, "query"), k = call_values(call, "key"),
+             v = call_values(call, "value"), topk = call_values(call, "topkIndices");
+  if (p.entry == Direction::kForward) {
+    auto f = ref::forward(d, q, k, v, topk);
+    return {{Role::kSoftmaxMaxOut, std::move(f.softmax_max)},
+            {Role::kSoftmaxSumOut, std::move(f.softmax_sum)},
+            {Role::kAttentionOut, std::move(f.attention_out)}};
+  }
+  auto g = ref::backward(d, q, k, v, call_values(call, "attentionOut"),
+                         call_values(call, "attentionOutGrad"), call_values(call, "softmaxMax"),
+                         call_values(call, "softmaxSum"), topk);
+  return {{Role::kDq, std::move(g.dq)}, {Role::kDk, std::move(g.dk)}, {Role::kDv, std::move(g.dv)}};
+}
+
+}  // namespace gradconf::props::nsa

@@ -1,0 +1,161 @@
+#include "families/nsa_selected_attention/gen.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/dtype.h"
+#include "core/repro.h"
+#include "gen/layout_gen.h"
+
+namespace gradconf::props::nsa {
+
+using gradconf::nsa::Problem;
+using gradconf::nsa::Role;
+using gradconf::nsa::TopkFill;
+
+namespace {
+
+struct Heads {
+  int64_t kv, group, dim_qk, dim_v, block, count;
+};
+
+rc::Gen<Heads> gen_heads(bool extended) {
+  const auto group = rc::gen::weightedElement<int64_t>({{4, 1}, {4, 2}, {2, 4}, {1, 32}});
+  const auto dims =
+      extended ? rc::gen::inRange<int64_t>(1, 9) : rc::gen::element<int64_t>(128, 192);
+  const auto block = extended ? rc::gen::inRange<int64_t>(1, 5)
+                              : rc::gen::weightedElement<int64_t>({{5, 16}, {1, 32}});
+  return rc::gen::apply(
+      [](int64_t kv, int64_t g, int64_t dqk, int64_t dv, int64_t b, int64_t k) {
+        // G = 32 with one kv head and short blocks: the double reference stays fast.
+        return g == 32 ? Heads{1, g, dqk, dv, std::min<int64_t>(b, 16), std::min<int64_t>(k, 2)}
+                       : Heads{kv, g, dqk, dv, b, k};
+      },
+      rc::gen::inRange<int64_t>(1, 3), group, dims, dims, block, rc::gen::inRange<int64_t>(1, 4));
+}
+
+// (query length, kv length) per batch: kv exactly B*K or up to two blocks more.
+rc::Gen<std::vector<std::array<int64_t, 2>>> gen_seqs(Heads h) {
+  const auto one =
+      rc::gen::mapcat(rc::gen::inRange<int64_t>(h.count, h.count + 3), [h](int64_t blocks) {
+        const int64_t kv = blocks * h.block;
+        // At most 20 queries a batch: the double reference stays fast.
+        return rc::gen::map(rc::gen::inRange<int64_t>(1, std::min<int64_t>(kv, 20) + 1),
+                            [kv](int64_t q) {
+                              return std::array<int64_t, 2>{q, kv};
+                            });
+      });
+  return rc::gen::mapcat(rc::gen::inRange<size_t>(1, 4), [one](size_t n) {
+    return rc::gen::container<std::vector<std::array<int64_t, 2>>>(n, one);
+  });
+}
+
+rc::Gen<std::array<LayoutSpec, gradconf::nsa::kRoleCount>> gen_layouts(Problem p, bool strided) {
+  std::vector<rc::Gen<LayoutSpec>> per_role;
+  const auto roles = p.roles();
+  for (int r = 0; r < gradconf::nsa::kRoleCount; ++r) {
+    const auto role = static_cast<Role>(r);
+    const bool output = role == Role::kDq || role == Role::kDk || role == Role::kDv ||
+                        role == Role::kSoftmaxMaxOut || role == Role::kSoftmaxSumOut ||
+                        (role == Role::kAttentionOut && p.entry == Direction::kForward);
+    // topk is read by NSA-DATA-01: strided, never broadcast (like every index tensor). The
+    // backward's attentionOut and statistics are the forward's results for the other inputs:
+    // values constant along a dim would not be.
+    const bool derived =
+        role == Role::kAttentionOut || role == Role::kSoftmaxMax || role == Role::kSoftmaxSum;
+    const bool broadcastable = !output && role != Role::kTopk && !derived;
+    const bool used = std::find(roles.begin(), roles.end(), role) != roles.end();
+    per_role.push_back(strided && used
+                           ? gen_layout(static_cast<int>(p.dims(role).size()), broadcastable)
+                           : rc::gen::just(LayoutSpec{}));
+  }
+  return rc::gen::map(
+      rc::gen::tuple(per_role[0], per_role[1], per_role[2], per_role[3], per_role[4], per_role[5],
+                     per_role[6], per_role[7], per_role[8], per_role[9], per_role[10], per_role[11],
+                     per_role[12], per_role[13]),
+      [](const auto& t) {
+        return std::apply(
+            [](const auto&... l) {
+              return std::array<LayoutSpec, gradconf::nsa::kRoleCount>{l...};
+            },
+            t);
+      });
+}
+
+rc::Gen<Problem> gen_sized(Direction entry, SpecProfile profile, Heads h) {
+  const bool extended = profile == SpecProfile::kExtended;
+  const auto dtypes = extended ? rc::gen::element(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE)
+                               : rc::gen::element(ACL_FLOAT16, ACL_BF16);
+  return rc::gen::build<Problem>(
+      rc::gen::set(&Problem::entry, rc::gen::just(entry)), rc::gen::set(&Problem::dtype, dtypes),
+      rc::gen::set(&Problem::q_heads, rc::gen::just(h.kv * h.group)),
+      rc::gen::set(&Problem::kv_heads, rc::gen::just(h.kv)),
+      rc::gen::set(&Problem::dim_qk, rc::gen::just(h.dim_qk)),
+      rc::gen::set(&Problem::dim_v, rc::gen::just(h.dim_v)),
+      rc::gen::set(&Problem::block, rc::gen::just(h.block)),
+      rc::gen::set(&Problem::count, rc::gen::just(h.count)),
+      rc::gen::set(&Problem::seqs, gen_seqs(h)),
+      rc::gen::set(&Problem::sparse_mode, rc::gen::weightedElement<int64_t>({{3, 2}, {1, 0}})),
+      rc::gen::set(&Problem::topk_fill, rc::gen::weightedElement<TopkFill>(
+                                            {{3, TopkFill::kCausal}, {2, TopkFill::kArbitrary}})),
+      rc::gen::set(&Problem::with_mask, rc::gen::arbitrary<bool>()),
+      rc::gen::set(&Problem::null_attention_out,
+                   rc::gen::weightedElement<bool>(
+                       {{3, false}, {entry == Direction::kBackward ? 1u : 0u, true}})),
+      rc::gen::set(
+          &Problem::scale,
+          rc::gen::weightedOneOf<double>(
+              {{3, rc::gen::just(0.0)},
+               {1, rc::gen::map(rc::gen::inRange(1, 40), [](int k) { return k / 64.0; })}})),
+      rc::gen::set(&Problem::seed,
+                   rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
+      rc::gen::set(&Problem::profile, rc::gen::just(profile)));
+}
+
+}  // namespace
+
+rc::Gen<Problem> gen_problem(const GenOptions& options) {
+  const auto entries = options.entry ? rc::gen::just(*options.entry)
+                                     : rc::gen::element(Direction::kForward, Direction::kBackward);
+  const auto profiles = options.seed_only
+                            ? rc::gen::just(SpecProfile::kSeed)
+                            : rc::gen::weightedElement<SpecProfile>(
+                                  {{2, SpecProfile::kSeed}, {1, SpecProfile::kExtended}});
+  const auto base = rc::gen::mapcat(rc::gen::pair(entries, profiles), [](auto ep) {
+    const auto [entry, profile] = ep;
+    return rc::gen::mapcat(gen_heads(profile == SpecProfile::kExtended),
+                           [entry, profile](Heads h) { return gen_sized(entry, profile, h); });
+  });
+  const bool strided = options.strided;
+  return rc::gen::mapcat(base, [strided](Problem p) {
+    return rc::gen::map(gen_layouts(p, strided), [p](const auto& layouts) {
+      Problem q = p;
+      q.layouts = layouts;
+      return q;
+    });
+  });
+}
+
+std::vector<std::string> problem_tags(const Problem& p) {
+  std::vector<std::string> tags = {
+      p.entry == Direction::kForward ? "entry=forward" : "entry=backward",
+      "dtype=" + std::string(dtype_repro_name(p.dtype)),
+      "profile=" + std::string(profile_name(p.profile)),
+      "g=" + std::to_string(p.q_heads / std::max<int64_t>(p.kv_heads, 1)),
+      "batches=" + std::to_string(p.seqs.size()),
+      "topk=" + std::string(topk_fill_name(p.topk_fill)),
+      "sparse=" + std::to_string(p.sparse_mode)};
+  if (p.with_mask) tags.push_back("mask=given");
+  if (p.null_attention_out && p.entry == Direction::kBackward) tags.push_back("out=null");
+  for (const auto& [q, kv] : p.seqs) {
+    if (kv == p.block * p.count) tags.push_back("kv=exactly-BK");
+  }
+  for (Role role : p.roles()) {
+    for (std::string_view kind : layout_kinds(p.layout(role))) {
+      tags.push_back("layout:" + std::string(role_name(role)) + "=" + std::string(kind));
+    }
+  }
+  return tags;
+}
+
+}  // namespace gradconf::props::nsa
