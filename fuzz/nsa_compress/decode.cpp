@@ -18,8 +18,10 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
                   ? SpecProfile::kExtended
                   : SpecProfile::kSeed;
   p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
-  p.dim = pick(fdp, std::array<int64_t, 4>{16, 32, 1, 3});
-  if (p.profile == SpecProfile::kSeed) {
+  const bool seed = p.profile == SpecProfile::kSeed;
+  p.dim = seed ? pick(fdp, std::array<int64_t, 2>{16, 32})
+               : pick(fdp, std::array<int64_t, 4>{16, 1, 3, 5});
+  if (seed) {
     p.stride = pick(fdp, std::array<int64_t, 2>{16, 32});
     p.block = p.stride + 16 * fdp.ConsumeIntegralInRange<int64_t>(1, 3);
   } else {
@@ -30,6 +32,8 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   for (int64_t& length : p.lengths) {
     length = fdp.ConsumeIntegralInRange<int64_t>(0, p.block + 2 * p.stride + 3);
   }
+  // `seed` rejects T_cmp = 0 (NC-EMPTY-01): its problems hold a window at least.
+  if (seed && p.compressed_rows() == 0) p.lengths.back() = p.block;
   p.null_seq_len = p.lengths.size() == 1 && fdp.ConsumeBool();
   p.null_layout = fdp.ConsumeBool();
   for (Role role : p.roles()) {

@@ -1,7 +1,5 @@
 // fuzz_nc_api / fuzz_nc_grad_api (GRADCONF_FUZZ_BACKWARD): the API target of
 // fuzz/common/api_target.h for one NsaCompress entry point.
-#include <algorithm>
-
 #include "common/api_target.h"
 #include "families/nsa_compress/gen.h"
 #include "families/nsa_compress/traits.h"
@@ -13,8 +11,16 @@ using Traits = gradconf::props::NsaCompressTraits;
 using Problem = Traits::Problem;
 using gradconf::Direction;
 
-// A `seed`-valid base for boundary edits: one window at least.
-Problem non_empty(Problem p) {
+// A `seed`-valid base for boundary edits (the breakers' edits are seed boundaries): half
+// dtype, l and d multiples of 16 with l > d, D a multiple of 16, one window at least.
+Problem seed_base(Problem p) {
+  p.profile = gradconf::SpecProfile::kSeed;
+  if (p.dtype != ACL_FLOAT16 && p.dtype != ACL_BF16) p.dtype = ACL_FLOAT16;
+  if (p.block % 16 != 0 || p.stride % 16 != 0 || p.block <= p.stride) {
+    p.block = 32;
+    p.stride = 16;
+  }
+  if (p.dim % 16 != 0) p.dim = 16;
   if (p.compressed_rows() == 0) p.lengths.back() = p.block;
   return p;
 }
@@ -30,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr Direction kDirection = Direction::kForward;
 #endif
   static const gradconf::fuzz::ApiTarget<Traits> target{
-      kDirection, gradconf::fuzz::nc::decode_problem, non_empty, tags,
+      kDirection, gradconf::fuzz::nc::decode_problem, seed_base, tags,
       gradconf::props::nc::clause_breakers};
   return gradconf::fuzz::run_api_target(data, size, target);
 }

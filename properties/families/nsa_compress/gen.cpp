@@ -116,7 +116,8 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
                             : rc::gen::weightedElement<SpecProfile>(
                                   {{3, SpecProfile::kSeed}, {1, SpecProfile::kExtended}});
   const auto base = rc::gen::mapcat(rc::gen::pair(entries, profiles), [](auto ep) {
-    const auto [entry, profile] = ep;
+    const Direction entry = ep.first;
+    const SpecProfile profile = ep.second;
     const auto windowing =
         profile == SpecProfile::kExtended ? gen_extended_windowing() : gen_seed_windowing();
     return rc::gen::mapcat(windowing, [entry, profile](Windowing w) {

@@ -239,7 +239,7 @@ const EntrySpec& entry_spec(Direction direction) {
   return direction == Direction::kForward ? forward_entry() : backward_entry();
 }
 
-Call make_call(const Problem& p) {
+Call make_validation_call(const Problem& p) {
   Call call = entry_spec(p.entry).blank_call();
   call.profile = p.profile;
   call.attr(kSeqQ) = p.seq_q();
@@ -252,11 +252,24 @@ Call make_call(const Problem& p) {
   const std::vector<Role> roles = p.roles();
   for (size_t i = 0; i < call.tensors.size(); ++i) {
     TensorSpec& spec = call.tensors[i];
+    spec.dims = p.dims(roles[i]);
+    spec.dtype = p.dtype_of(roles[i]);
+    spec.layout = p.layout(roles[i]);
+    if (roles[i] == Role::kAttenMask) spec.null = !p.with_mask;
+    if (roles[i] == Role::kAttentionOut && p.entry == Direction::kBackward) {
+      spec.null = p.null_attention_out;
+    }
+    if (roles[i] == Role::kTopk) spec.values = gradconf::nsa::make_values(p, roles[i]);
+  }
+  return call;
+}
+
+Call make_call(const Problem& p) {
+  Call call = make_validation_call(p);
+  const std::vector<Role> roles = p.roles();
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
+    TensorSpec& spec = call.tensors[i];
     const Role r = roles[i];
-    spec.dims = p.dims(r);
-    spec.dtype = p.dtype_of(r);
-    spec.layout = p.layout(r);
-    if (r == Role::kAttenMask) spec.null = !p.with_mask;
     if (!spec.output && r != Role::kAttentionOut && r != Role::kSoftmaxMax &&
         r != Role::kSoftmaxSum) {
       spec.values = gradconf::nsa::make_values(p, r);
@@ -269,7 +282,6 @@ Call make_call(const Problem& p) {
         reference_dims(call), call.tensor("query").values, call.tensor("key").values,
         call.tensor("value").values, call.tensor("topkIndices").values);
     TensorSpec& out = call.tensor("attentionOut");
-    out.null = p.null_attention_out;
     out.values = f.attention_out;
     for (double& v : out.values) v = round_to_dtype(p.dtype, v);
     for (auto [name, stat] :

@@ -24,6 +24,10 @@ const EntrySpec& entry_spec(Direction direction);
 /// lanes 1..7 hold other values (the op reads lane 0 only).
 Call make_call(const Problem& problem);
 
+/// The same call with index values only (topkIndices): what validation reads, for fuzzers that
+/// never run the math.
+Call make_validation_call(const Problem& problem);
+
 /// The double reference's outputs for the call's input values and attributes, by role.
 std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& problem,
                                                                     const Call& call);

@@ -122,7 +122,8 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
                             : rc::gen::weightedElement<SpecProfile>(
                                   {{2, SpecProfile::kSeed}, {1, SpecProfile::kExtended}});
   const auto base = rc::gen::mapcat(rc::gen::pair(entries, profiles), [](auto ep) {
-    const auto [entry, profile] = ep;
+    const Direction entry = ep.first;
+    const SpecProfile profile = ep.second;
     return rc::gen::mapcat(gen_heads(profile == SpecProfile::kExtended),
                            [entry, profile](Heads h) { return gen_sized(entry, profile, h); });
   });

@@ -1,0 +1,54 @@
+#include "nsa_selected_attention/decode.h"
+
+#include <array>
+#include <limits>
+
+#include "common/fuzz_support.h"
+
+namespace gradconf::fuzz::nsa {
+
+using gradconf::nsa::Problem;
+using gradconf::nsa::Role;
+using gradconf::nsa::TopkFill;
+
+// `seed` problems keep head dims 128/192, so the math targets use `extended` (small heads) most
+// of the time.
+Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
+  Problem p;
+  p.entry = direction;
+  p.dtype = pick(fdp, std::array{ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE});
+  const bool seed =
+      p.dtype != ACL_FLOAT && p.dtype != ACL_DOUBLE && fdp.ConsumeIntegralInRange<int>(0, 3) == 0;
+  p.profile = seed ? SpecProfile::kSeed : SpecProfile::kExtended;
+  p.kv_heads = fdp.ConsumeIntegralInRange<int64_t>(1, 2);
+  p.q_heads = p.kv_heads * (seed ? pick(fdp, std::array<int64_t, 2>{1, 2})
+                                 : pick(fdp, std::array<int64_t, 4>{1, 2, 3, 32}));
+  p.dim_qk = seed ? pick(fdp, std::array<int64_t, 2>{128, 192})
+                  : fdp.ConsumeIntegralInRange<int64_t>(1, 8);
+  p.dim_v = seed ? pick(fdp, std::array<int64_t, 2>{128, 192})
+                 : fdp.ConsumeIntegralInRange<int64_t>(1, 8);
+  p.block = seed ? 16 : fdp.ConsumeIntegralInRange<int64_t>(1, 4);
+  p.count = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
+  p.seqs.resize(fdp.ConsumeIntegralInRange<size_t>(1, 3));
+  for (auto& [q, kv] : p.seqs) {
+    kv = p.block * (p.count + fdp.ConsumeIntegralInRange<int64_t>(0, 2));
+    q = fdp.ConsumeIntegralInRange<int64_t>(1, std::min<int64_t>(kv, seed ? 2 : 12));
+  }
+  p.sparse_mode = fdp.ConsumeBool() ? 2 : 0;
+  p.topk_fill = fdp.ConsumeBool() ? TopkFill::kCausal : TopkFill::kArbitrary;
+  p.with_mask = fdp.ConsumeBool();
+  p.null_attention_out = direction == Direction::kBackward && fdp.ConsumeBool();
+  p.scale = fdp.ConsumeBool() ? 0.0 : fdp.ConsumeIntegralInRange<int>(1, 64) / 64.0;
+  for (Role role : p.roles()) {
+    const bool output = role == Role::kDq || role == Role::kDk || role == Role::kDv ||
+                        role == Role::kSoftmaxMaxOut || role == Role::kSoftmaxSumOut ||
+                        (role == Role::kAttentionOut && direction == Direction::kForward);
+    const bool derived = role == Role::kAttentionOut || role == Role::kSoftmaxMax ||
+                         role == Role::kSoftmaxSum || role == Role::kTopk;
+    p.layout(role) = decode_layout(fdp, static_cast<int>(p.dims(role).size()), !output && !derived);
+  }
+  p.seed = fdp.ConsumeIntegralInRange<uint64_t>(1, std::numeric_limits<int64_t>::max());
+  return p;
+}
+
+}  // namespace gradconf::fuzz::nsa

@@ -1,0 +1,42 @@
+// fuzz_nsa_api / fuzz_nsa_grad_api (GRADCONF_FUZZ_BACKWARD): the API target of
+// fuzz/common/api_target.h for one NsaSelectedAttention entry point.
+#include "common/api_target.h"
+#include "families/nsa_selected_attention/gen.h"
+#include "families/nsa_selected_attention/traits.h"
+#include "nsa_selected_attention/decode.h"
+
+namespace {
+
+using Traits = gradconf::props::NsaSelectedAttentionTraits;
+using Problem = Traits::Problem;
+using gradconf::Direction;
+
+// A `seed`-valid base for boundary edits: head dims 128, blocks of 16, no more than 4 queries.
+Problem seed_base(Problem p) {
+  p.profile = gradconf::SpecProfile::kSeed;
+  if (p.dtype != ACL_FLOAT16 && p.dtype != ACL_BF16) p.dtype = ACL_FLOAT16;
+  p.dim_qk = p.dim_qk == 192 ? 192 : 128;
+  p.dim_v = p.dim_v == 192 ? 192 : 128;
+  for (auto& [q, kv] : p.seqs) {
+    kv = kv / p.block * 16;
+    q = std::min<int64_t>(q, 4);
+  }
+  p.block = 16;
+  return p;
+}
+
+std::vector<std::string> tags(const Problem& p) { return gradconf::props::nsa::problem_tags(p); }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+#ifdef GRADCONF_FUZZ_BACKWARD
+  constexpr Direction kDirection = Direction::kBackward;
+#else
+  constexpr Direction kDirection = Direction::kForward;
+#endif
+  static const gradconf::fuzz::ApiTarget<Traits> target{
+      kDirection, gradconf::fuzz::nsa::decode_problem, seed_base, tags,
+      gradconf::props::nsa::clause_breakers};
+  return gradconf::fuzz::run_api_target(data, size, target);
+}
