@@ -30,6 +30,7 @@ inline Plan make_plan(const CallArgs& args) {
   plan.sizes = sizes_of(args);
   plan.scale = args.scale;
   plan.causal = args.sparse_mode == 2;
+  plan.cache_budget = cache_budget();
   return plan;
 }
 
@@ -50,8 +51,8 @@ aclnnStatus phase1(const CallArgs& args) {
         args.workspace_size, args.executor);
   }
   const uint64_t workspace = dispatch_floating(plan.query.dtype, [&](auto tag) {
-    return plan_workspace(plan.sizes, plan.batches, sizeof(compute_t<typename decltype(tag)::type>))
-        .total;
+    using T = typename decltype(tag)::type;
+    return plan_workspace(plan.sizes, plan.batches, sizeof(compute_t<T>), plan.cache_budget).total;
   });
   return make_executor(
       workspace,

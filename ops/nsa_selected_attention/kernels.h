@@ -37,7 +37,8 @@ struct Plan {
   std::vector<Batch> batches;
   Sizes sizes;
   double scale = 1;
-  bool causal = false;  ///< sparseMode 2
+  bool causal = false;        ///< sparseMode 2
+  uint64_t cache_budget = 0;  ///< read once by phase 1 (workspace.h)
 };
 
 template <typename Acc>
@@ -237,12 +238,15 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   const auto dk = view_of<T, 3>(plan.dk);
   const auto dv = view_of<T, 3>(plan.dv);
   const std::vector<int32_t> batch_of = batch_of_tokens(plan);
-  const WorkspacePlan ws = plan_workspace(s, plan.batches, sizeof(Acc));
+  const WorkspacePlan ws = plan_workspace(s, plan.batches, sizeof(Acc), plan.cache_budget);
   auto* dr = reinterpret_cast<Acc*>(workspace + ws.dr_offset);  // (T1, N1)
   auto* offsets = reinterpret_cast<int64_t*>(workspace + ws.offsets_offset);
   auto* entries = reinterpret_cast<int64_t*>(workspace + ws.entries_offset);
   const Acc scale = static_cast<Acc>(plan.scale);
   constexpr int64_t lane = stat_lane<kFault>();
+  // P and dS of every slot, (T1, N2, G, K*B), when the plan keeps them.
+  auto* p_cache = reinterpret_cast<Acc*>(workspace + ws.cache_offset);
+  Acc* ds_cache = p_cache + ws.cache_elements;
 
   // Pass 1, per (t, n2): Dr, P from the statistics, dS, dq.
   parallel_for(0, s.q_tokens * s.kv_heads, 1, [&](int64_t lo, int64_t hi) {
@@ -283,6 +287,14 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
         dp.row(g).array() -= d;
       }
       dp.array() *= p.array();  // dS
+      if (ws.cached) {
+        const int64_t stride = s.count * s.block;
+        for (int64_t g = 0; g < s.group; ++g) {
+          const int64_t at = ((t * s.kv_heads + n2) * s.group + g) * stride;
+          std::copy(p.row(g).data(), p.row(g).data() + p.cols(), p_cache + at);
+          std::copy(dp.row(g).data(), dp.row(g).data() + dp.cols(), ds_cache + at);
+        }
+      }
       dq_rows.noalias() = dp * sel.keys;
       dq_rows *= scale;
       for (int64_t g = 0; g < s.group; ++g) {
@@ -291,8 +303,8 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     }
   });
 
-  // The inverted index, per (batch, kv head): the queries (one entry per attended slot, in
-  // query order) that selected each kv block.
+  // The inverted index, per (batch, kv head): the (query, slot) pairs, t * K + k, in query
+  // order, that selected each kv block.
   const auto pairs = static_cast<int64_t>(plan.batches.size()) * s.kv_heads;
   parallel_for(0, pairs, 1, [&](int64_t lo, int64_t hi) {
     std::vector<int32_t> blocks;
@@ -312,7 +324,9 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
       std::vector<int64_t> fill(off, off + n_blocks);
       for (int64_t t = batch.q.begin; t < batch.q.end; ++t) {
         selected_slots<kFault>(plan.topk, s, t, n2, blocks);
-        for (int32_t block : blocks) ent[fill[static_cast<size_t>(block)]++] = t;
+        for (size_t k = 0; k < blocks.size(); ++k) {
+          ent[fill[static_cast<size_t>(blocks[k])]++] = t * s.count + static_cast<int64_t>(k);
+        }
       }
     }
   });
@@ -345,16 +359,26 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
         const int64_t rows = count * s.group;
         qs.resize(rows, s.dim_qk);
         gos.resize(rows, s.dim_v);
+        sc.resize(rows, s.block);
+        dp.resize(rows, s.block);
         mask.assign(static_cast<size_t>(rows * s.block), 0);
         m.resize(static_cast<size_t>(rows));
         l.resize(static_cast<size_t>(rows));
         d.resize(static_cast<size_t>(rows));
         for (int64_t e = 0; e < count; ++e) {
-          const int64_t t = ent[e0 + e], position = t - batch.q.begin;
+          const int64_t t = ent[e0 + e] / s.count, slot = ent[e0 + e] % s.count;
+          const int64_t position = t - batch.q.begin;
           for (int64_t g = 0; g < s.group; ++g) {
             const int64_t n1 = query_head<kFault>(s, n2, g), r = e * s.group + g;
             gather_rows(query, t, 1, n1, qs, r);
             gather_rows(grad_out, t, 1, n1, gos, r);
+            if (ws.cached) {
+              const int64_t at =
+                  ((t * s.kv_heads + n2) * s.group + g) * s.count * s.block + slot * s.block;
+              std::copy(p_cache + at, p_cache + at + s.block, sc.row(r).data());
+              std::copy(ds_cache + at, ds_cache + at + s.block, dp.row(r).data());
+              continue;
+            }
             m[static_cast<size_t>(r)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
             l[static_cast<size_t>(r)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
             d[static_cast<size_t>(r)] = dr[t * s.q_heads + n1];
@@ -364,15 +388,17 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             }
           }
         }
-        sc.noalias() = qs * kb.transpose();
-        sc *= scale;
-        for (int64_t r = 0; r < rows; ++r) {
-          probabilities_from_stats(sc.row(r).data(), s.block, mask.data() + r * s.block,
-                                   m[static_cast<size_t>(r)], l[static_cast<size_t>(r)]);
+        if (!ws.cached) {  // recompute P and dS of these slots against the block
+          sc.noalias() = qs * kb.transpose();
+          sc *= scale;
+          for (int64_t r = 0; r < rows; ++r) {
+            probabilities_from_stats(sc.row(r).data(), s.block, mask.data() + r * s.block,
+                                     m[static_cast<size_t>(r)], l[static_cast<size_t>(r)]);
+          }
+          dp.noalias() = gos * vb.transpose();
+          for (int64_t r = 0; r < rows; ++r) dp.row(r).array() -= d[static_cast<size_t>(r)];
+          dp.array() *= sc.array();  // dS
         }
-        dp.noalias() = gos * vb.transpose();
-        for (int64_t r = 0; r < rows; ++r) dp.row(r).array() -= d[static_cast<size_t>(r)];
-        dp.array() *= sc.array();  // dS
         dkb.noalias() += dp.transpose() * qs;
         dvb.noalias() += sc.transpose() * gos;
       }

@@ -4,6 +4,7 @@
 #define GRADCONF_OPS_NSA_SELECTED_ATTENTION_WORKSPACE_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "core/executor.h"
@@ -15,8 +16,19 @@ namespace gradconf::nsa {
 /// gradient does not depend on the thread count).
 inline constexpr int64_t kEntriesPerChunk = 16;
 
+/// The dq pass keeps P and dS of every slot for the dk/dv pass when they take at most this many
+/// bytes (env GRADCONF_NSA_CACHE_BYTES, read by phase 1, overrides; 0 recomputes them, as larger
+/// problems do). The choice depends on the problem only, never on the thread count.
+inline constexpr uint64_t kDefaultCacheBytes = uint64_t{1} << 30;
+inline uint64_t cache_budget() {
+  const char* env = std::getenv("GRADCONF_NSA_CACHE_BYTES");
+  return env ? std::strtoull(env, nullptr, 10) : kDefaultCacheBytes;
+}
+
 struct WorkspacePlan {
   uint64_t dr_offset = 0, offsets_offset = 0, entries_offset = 0, total = 0;
+  bool cached = false;  ///< P and dS kept: (T1, N2, G, K*B) each, from cache_offset
+  uint64_t cache_offset = 0, cache_elements = 0;
   /// Per (batch, kv head): the first offset and the first entry (in int64 elements).
   std::vector<int64_t> pair_offsets, pair_entries;
 };
@@ -24,7 +36,7 @@ struct WorkspacePlan {
 /// Sizes are bounded by the clauses (T1, T2 <= 2^21, N <= 128, K <= T2): no overflow, and the
 /// total stays below 2^56 bytes.
 inline WorkspacePlan plan_workspace(const Sizes& s, const std::vector<Batch>& batches,
-                                    int64_t compute_bytes) {
+                                    int64_t compute_bytes, uint64_t cache_bytes_allowed) {
   WorkspacePlan w;
   int64_t offsets = 0, entries = 0;
   for (const Batch& b : batches) {
@@ -42,6 +54,13 @@ inline WorkspacePlan plan_workspace(const Sizes& s, const std::vector<Batch>& ba
   w.offsets_offset = aligned(static_cast<uint64_t>(s.q_tokens * s.q_heads * compute_bytes));
   w.entries_offset = w.offsets_offset + aligned(static_cast<uint64_t>(offsets) * 8);
   w.total = w.entries_offset + aligned(static_cast<uint64_t>(entries) * 8);
+  w.cache_elements = static_cast<uint64_t>(s.q_tokens * s.q_heads * s.count * s.block);
+  const uint64_t cache_bytes = aligned(w.cache_elements * static_cast<uint64_t>(compute_bytes));
+  if (2 * cache_bytes <= cache_bytes_allowed) {
+    w.cached = true;
+    w.cache_offset = w.total;
+    w.total += 2 * cache_bytes;
+  }
   return w;
 }
 
