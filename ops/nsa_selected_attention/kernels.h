@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "core/dtype.h"
@@ -126,31 +127,85 @@ void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc
   for (int64_t d = 0; d < dim; ++d) row[d * stride] = static_cast<T>(values[d]);
 }
 
-/// The selected key and value rows of (t, n2) and whether each is masked.
+/// A B x D block of rows as an Eigen matrix, wherever its rows are (row stride in elements).
+template <typename Acc>
+using BlockMap = Eigen::Map<const Matrix<Acc>, 0, Eigen::OuterStride<>>;
+
+/// The selected key and value blocks of (t, n2), slot by slot, and whether each row is masked.
+/// Blocks are read in place when the tensors hold the compute type with unit stride along D
+/// (FLOAT/DOUBLE, the usual layouts); otherwise they are converted into buffers first.
 template <typename T, Fault kFault>
 struct Selection {
   using Acc = compute_t<T>;
-  Matrix<Acc> keys, values;
+  Matrix<Acc> key_buffer, value_buffer;
+  std::vector<const Acc*> key_blocks, value_blocks;
+  int64_t key_stride = 0, value_stride = 0, block = 0, dim_qk = 0, dim_v = 0;
+  bool in_place = false;  ///< blocks read in place; else converted, contiguous in the buffers
   std::vector<uint8_t> is_masked;
   std::vector<int32_t> blocks;
+
+  int64_t slots() const { return static_cast<int64_t>(blocks.size()); }
+  BlockMap<Acc> keys(int64_t k) const {
+    return BlockMap<Acc>(key_blocks[static_cast<size_t>(k)], block, dim_qk,
+                         Eigen::OuterStride<>(key_stride));
+  }
+  BlockMap<Acc> values(int64_t k) const {
+    return BlockMap<Acc>(value_blocks[static_cast<size_t>(k)], block, dim_v,
+                         Eigen::OuterStride<>(value_stride));
+  }
 
   void gather(const Plan& plan, const StridedView<const T, 3>& key,
               const StridedView<const T, 3>& value, const Batch& batch, int64_t t, int64_t n2) {
     const Sizes& s = plan.sizes;
     selected_slots<kFault>(plan.topk, s, t, n2, blocks);
-    const auto rows = static_cast<int64_t>(blocks.size()) * s.block;
-    keys.resize(rows, s.dim_qk);
-    values.resize(rows, s.dim_v);
+    block = s.block;
+    dim_qk = s.dim_qk;
+    dim_v = s.dim_v;
+    const int64_t rows = slots() * s.block;
     is_masked.assign(static_cast<size_t>(rows), 0);
+    key_blocks.resize(blocks.size());
+    value_blocks.resize(blocks.size());
+    in_place = false;
+    if constexpr (std::is_same_v<T, Acc>) in_place = key.strides[2] == 1 && value.strides[2] == 1;
+    if (!in_place) {
+      key_buffer.resize(rows, s.dim_qk);
+      value_buffer.resize(rows, s.dim_v);
+    }
+    key_stride = in_place ? key.strides[0] : s.dim_qk;
+    value_stride = in_place ? value.strides[0] : s.dim_v;
     const int64_t position = t - batch.q.begin;
     for (size_t k = 0; k < blocks.size(); ++k) {
       const int64_t first = static_cast<int64_t>(blocks[k]) * s.block;
       const auto row = static_cast<int64_t>(k) * s.block;
-      gather_rows(key, batch.kv.begin + first, s.block, n2, keys, row);
-      gather_rows(value, batch.kv.begin + first, s.block, n2, values, row);
+      if (in_place) {
+        key_blocks[k] = reinterpret_cast<const Acc*>(&key(batch.kv.begin + first, n2, 0));
+        value_blocks[k] = reinterpret_cast<const Acc*>(&value(batch.kv.begin + first, n2, 0));
+      } else {
+        gather_rows(key, batch.kv.begin + first, s.block, n2, key_buffer, row);
+        gather_rows(value, batch.kv.begin + first, s.block, n2, value_buffer, row);
+        key_blocks[k] = key_buffer.row(row).data();
+        value_blocks[k] = value_buffer.row(row).data();
+      }
       for (int64_t r = 0; r < s.block; ++r) {
         is_masked[static_cast<size_t>(row + r)] = masked<kFault>(plan.causal, first + r, position);
       }
+    }
+  }
+
+  /// out (G x slots*B) = a rows^T over every selected row (keys or values), block by block
+  /// whether the blocks are read in place or converted: the same products, so the same bits for
+  /// any layout (stride invariance).
+  void products(const Matrix<Acc>& a, bool of_keys, Matrix<Acc>& out) const {
+    out.resize(a.rows(), slots() * block);
+    for (int64_t k = 0; k < slots(); ++k) {
+      out.middleCols(k * block, block).noalias() = a * (of_keys ? keys(k) : values(k)).transpose();
+    }
+  }
+  /// out (G x D) = p rows over every selected row (keys or values), in slot order.
+  void weighted_sum(const Matrix<Acc>& p, bool of_keys, Matrix<Acc>& out) const {
+    out.setZero(p.rows(), of_keys ? dim_qk : dim_v);
+    for (int64_t k = 0; k < slots(); ++k) {
+      out.noalias() += p.middleCols(k * block, block) * (of_keys ? keys(k) : values(k));
     }
   }
 };
@@ -210,10 +265,10 @@ void forward_kernel(const Plan& plan) {
       sel.gather(plan, key, value, plan.batches[static_cast<size_t>(batch_of[t])], t, n2);
       for (int64_t g = 0; g < s.group; ++g)
         gather_rows(query, t, 1, query_head<kFault>(s, n2, g), q, g);
-      scores.noalias() = q * sel.keys.transpose();
+      sel.products(q, true, scores);
       scores *= static_cast<Acc>(plan.scale);
       softmax_rows(scores, sel.is_masked, m.data(), l.data());
-      o.noalias() = scores * sel.values;
+      sel.weighted_sum(scores, false, o);
       for (int64_t g = 0; g < s.group; ++g) {
         const int64_t n1 = query_head<kFault>(s, n2, g);
         scatter_row(out, t, n1, o.row(g).data());
@@ -263,7 +318,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
         m[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
         l[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
       }
-      p.noalias() = q * sel.keys.transpose();
+      sel.products(q, true, p);
       p *= scale;
       if (plan.attention_out) {
         const auto saved = view_of<const T, 3>(*plan.attention_out);
@@ -273,13 +328,13 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
         Matrix<Acc> fresh = p;
         std::vector<Acc> fm(m.size()), fl(l.size());
         softmax_rows(fresh, sel.is_masked, fm.data(), fl.data());
-        o.noalias() = fresh * sel.values;
+        sel.weighted_sum(fresh, false, o);
       }
       for (int64_t g = 0; g < s.group; ++g) {
         probabilities_from_stats(p.row(g).data(), p.cols(), sel.is_masked.data(),
                                  m[static_cast<size_t>(g)], l[static_cast<size_t>(g)]);
       }
-      dp.noalias() = go * sel.values.transpose();
+      sel.products(go, false, dp);  // dP = dO values^T
       for (int64_t g = 0; g < s.group; ++g) {
         const Acc* other = kFault == Fault::kDrFromGradGrad ? go.row(g).data() : o.row(g).data();
         const Acc d = dot_lanes(go.row(g).data(), other, s.dim_v);
@@ -295,7 +350,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           std::copy(dp.row(g).data(), dp.row(g).data() + dp.cols(), ds_cache + at);
         }
       }
-      dq_rows.noalias() = dp * sel.keys;
+      sel.weighted_sum(dp, true, dq_rows);
       dq_rows *= scale;
       for (int64_t g = 0; g < s.group; ++g) {
         scatter_row(dq, t, query_head<kFault>(s, n2, g), dq_rows.row(g).data());
