@@ -40,6 +40,26 @@ int main(int argc, char** argv) {
   CLI::App* list_command = app.add_subcommand("list", "Print the ops replay knows");
   list_command->add_flag("--json", list.json, "Print one JSON array instead of one line per op");
 
+  gradconf::cli::CheckOptions check;
+  bool no_self_test = false, no_progress = false;
+  CLI::App* check_command = app.add_subcommand(
+      "check",
+      "Run every law of every selected op under a time budget; write summary.md, "
+      "report.json, junit.xml and report.html");
+  check_command->add_option("--op", check.ops, "Op families or entries (default: all)");
+  check_command->add_option("--law", check.laws, "Laws (default: all)");
+  check_command->add_option("--dtype", check.dtypes, "f16, bf16, f32, f64 (default: all)");
+  check_command
+      ->add_option("--budget", check.budget_seconds,
+                   "Seconds for the campaign (sets "
+                   "the case count)")
+      ->check(CLI::Range(1.0, 1e7));
+  check_command->add_option("--seed", check.seed, "Seed of the cases");
+  check_command->add_option("--out", check.out_dir, "Report folder (default reports/out/<time>)");
+  check_command->add_flag("--no-self-test", no_self_test, "Skip the planted-fault self-test");
+  check_command->add_flag("--no-progress", no_progress, "No progress lines on stderr");
+  check_command->add_flag("--strict", check.strict, "Also fail when a clause is uncovered");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -53,5 +73,10 @@ int main(int argc, char** argv) {
     return gradconf::cli::run_replay(replay);
   }
   if (*list_command) return gradconf::cli::run_list(list);
+  if (*check_command) {
+    check.self_test = !no_self_test;
+    check.progress = !no_progress;
+    return gradconf::cli::run_check(check);
+  }
   return kExitBadInput;
 }

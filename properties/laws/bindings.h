@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/repro.h"
 #include "gen/boundary.h"
 #include "laws/laws.h"
 #include "op/registry.h"
@@ -33,9 +34,17 @@ struct LawBinder {
     if (!variant.empty()) name += "." + variant;
     auto draw = gen ? gen : [problems = problems, direction] { return problems(direction); };
     return LawBinding{law, spec.name, name, [draw, fn](const Backend& backend) {
-                        return rc::gen::map(
-                            draw(), [fn, &backend](const Problem& p) { return fn(p, backend); });
+                        return rc::gen::map(draw(), [fn, &backend](const Problem& p) {
+                          return labelled(fn(p, backend), p);
+                        });
                       }};
+  }
+
+  /// The result with its case's dtype and repro line (for reports).
+  static LawResult labelled(LawResult result, const Problem& p) {
+    result.dtype = std::string(dtype_repro_name(Traits::dtype(p)));
+    result.repro = Traits::repro(p);
+    return result;
   }
 
   static LawResult finite_differences_law(const Problem& p, const Backend& b) {
@@ -78,7 +87,11 @@ struct LawBinder {
             const ClauseExpectation expected{bc.clause_id, bc.expected_status, bc.just_valid};
             std::ostringstream repro;
             repro << bc;
-            return error_contract<Traits>(bc.call, expected, repro.str(), backend);
+            LawResult result = labelled(
+                error_contract<Traits>(bc.call, expected, repro.str(), backend), bc.problem);
+            result.clause = bc.clause_id;
+            result.just_valid = bc.just_valid;
+            return result;
           });
         }};
   }
@@ -87,8 +100,9 @@ struct LawBinder {
   LawBinding repro_law(std::string name, std::function<rc::Gen<Problem>()> problems) const {
     return LawBinding{"repro_round_trip", entry(Direction::kBackward).name, std::move(name),
                       [problems](const Backend&) {
-                        return rc::gen::map(problems(),
-                                            [](const Problem& p) { return repro_round_trip(p); });
+                        return rc::gen::map(problems(), [](const Problem& p) {
+                          return labelled(repro_round_trip(p), p);
+                        });
                       }};
   }
 };

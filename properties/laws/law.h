@@ -53,6 +53,12 @@ struct LawResult {
   std::string detail;       ///< why it failed (empty when it held)
   std::string mistrust_reason;
   LawMeasurements measured;
+  /// What the case was, for reports (set by the law bindings): the problem's dtype ("bf16") and
+  /// repro line, and for boundary cases the clause and the side of it.
+  std::string dtype;
+  std::string repro;
+  std::string clause;
+  bool just_valid = false;
 
   static LawResult failure(std::string why) {
     LawResult r;

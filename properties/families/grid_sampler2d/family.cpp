@@ -82,7 +82,8 @@ const OpFamily& grid_sampler2d_family() {
                                laws(),
                                fault_rows(),
                                {},  // the common tolerance rows cover GridSampler's outputs
-                               check_repro_line<Problem>};
+                               check_repro_line<Problem>,
+                               {"GS-LIMIT-01", "GS-LIMIT-02"}};
   return family;
 }
 

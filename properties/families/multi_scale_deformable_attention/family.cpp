@@ -71,7 +71,8 @@ const OpFamily& multi_scale_deformable_attention_family() {
                                laws(),
                                fault_rows(),
                                {},
-                               check_repro_line<Problem>};
+                               check_repro_line<Problem>,
+                               {"MSDA-LIMIT-02", "MSDA-LIMIT-05"}};
   return family;
 }
 

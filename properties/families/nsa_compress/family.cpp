@@ -66,7 +66,8 @@ const OpFamily& nsa_compress_family() {
                                laws(),
                                fault_rows(),
                                {},
-                               check_repro_line<Problem>};
+                               check_repro_line<Problem>,
+                               {"NC-LIMIT-02"}};
   return family;
 }
 
