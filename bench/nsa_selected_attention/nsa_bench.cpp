@@ -73,8 +73,8 @@ void run(benchmark::State& state, bool backward, aclDataType dtype, Case c) {
     uint64_t size = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus status = aclnnNsaSelectedAttentionGetWorkspaceSize(
-        query.get(), key.get(), value.get(), topk.get(), nullptr, seq_q, seq_kv, scale, n1,
-        layout, 2, block, c.count, max.get(), sum.get(), out.get(), &size, &executor);
+        query.get(), key.get(), value.get(), topk.get(), nullptr, seq_q, seq_kv, scale, n1, layout,
+        2, block, c.count, max.get(), sum.get(), out.get(), &size, &executor);
     if (status != ACLNN_SUCCESS) return status;
     if (workspace.size() < size) workspace.resize(size);
     return aclnnNsaSelectedAttention(workspace.data(), size, executor, nullptr);
@@ -118,8 +118,8 @@ void run(benchmark::State& state, bool backward, aclDataType dtype, Case c) {
 constexpr Case kSmall{1024, 8};
 constexpr Case kLong{8192, 16};
 
-#define GRADCONF_NSA_BENCH(name, backward, dtype, c)                                             \
-  void name(benchmark::State& s) { run(s, backward, dtype, c); }                               \
+#define GRADCONF_NSA_BENCH(name, backward, dtype, c)             \
+  void name(benchmark::State& s) { run(s, backward, dtype, c); } \
   BENCHMARK(name)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()
 
 GRADCONF_NSA_BENCH(BM_Forward_Small_F32, false, ACL_FLOAT, kSmall);
