@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/checked_math.h"
 #include "core/clause_checks.h"
 #include "core/status.h"
 
@@ -204,13 +205,14 @@ Check sequences(const CallArgs& a) {
 }
 
 Check kv_lengths(const CallArgs& a) {
-  const int64_t need = a.block_size * a.block_count;  // both <= 2M: no overflow
+  // `extended` bounds B and K only from below: B * K may overflow, and then no batch reaches it.
+  const std::optional<int64_t> need = checked_mul(a.block_size, a.block_count);
   for (const Batch& b : batches_of(a)) {
     const int64_t len = b.kv.length();
-    if (len < need || len % a.block_size != 0) {
+    if (!need || len < *need || len % a.block_size != 0) {
       return "expected every batch's kv length >= selectedBlockSize * selectedBlockCount " +
-             std::to_string(need) + " and a multiple of selectedBlockSize, but got " +
-             std::to_string(len);
+             (need ? std::to_string(*need) : std::string("(beyond int64)")) +
+             " and a multiple of selectedBlockSize, but got " + std::to_string(len);
     }
   }
   return std::nullopt;
