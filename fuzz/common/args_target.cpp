@@ -247,17 +247,23 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   call.null_executor = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
 
   std::vector<aclTensor*> handles(tensors.size()), models(tensors.size());
-  std::string summary =
-      std::string(call.entry_name()) + " profile=" + std::string(profile_name(call.profile));
   for (size_t i = 0; i < tensors.size(); ++i) {
     handles[i] = tensors[i].handle;
     models[i] = tensors[i].model ? &*tensors[i].model : nullptr;
-    summary += " " + call.tensors[i].name + "=" + (models[i] ? describe(*models[i]) : "null");
   }
-  for (size_t i = 0; i < call.attrs.size(); ++i) {
-    summary +=
-        " " + std::string(call.entry->attrs[i].name) + "=" + props::format_attr(call.attrs[i]);
-  }
+  // The call as text, for findings only (formatting it for every input cost the target speed).
+  auto summary = [&] {
+    std::string text =
+        std::string(call.entry_name()) + " profile=" + std::string(profile_name(call.profile));
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      text += " " + call.tensors[i].name + "=" + (models[i] ? describe(*models[i]) : "null");
+    }
+    for (size_t i = 0; i < call.attrs.size(); ++i) {
+      text +=
+          " " + std::string(call.entry->attrs[i].name) + "=" + props::format_attr(call.attrs[i]);
+    }
+    return text;
+  };
   uint64_t workspace_size = 0, model_size = 0;
   aclOpExecutor* executor = nullptr;
   aclOpExecutor* model_executor = nullptr;
@@ -273,7 +279,7 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   if (status != predicted.status) {
     finding("phase 1 returned " + std::to_string(status) + " (" + message_of(rt) +
             "), the clause table predicts " + std::to_string(predicted.status) + " (" +
-            predicted.message + "); call: " + summary);
+            predicted.message + "); call: " + summary());
   }
   auto unchanged = [&](bool outputs) {
     for (size_t i = 0; i < tensors.size(); ++i) {
@@ -285,9 +291,9 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
     const std::string message = message_of(rt);
     if (message.rfind(std::string(predicted.clause_id) + ": ", 0) != 0) {
       finding("phase 1 message '" + message + "' does not start with " +
-              std::string(predicted.clause_id) + "; call: " + summary);
+              std::string(predicted.clause_id) + "; call: " + summary());
     }
-    if (!unchanged(true)) finding("a failing phase 1 wrote an output; call: " + summary);
+    if (!unchanged(true)) finding("a failing phase 1 wrote an output; call: " + summary());
     return 0;
   }
   bool all_real = true;
@@ -333,12 +339,12 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   }
   if (got != expected) {
     finding("phase 2 (mode " + std::to_string(mode) + ") returned " + std::to_string(got) + " (" +
-            message_of(rt) + "), expected " + std::to_string(expected) + "; call: " + summary);
+            message_of(rt) + "), expected " + std::to_string(expected) + "; call: " + summary());
   }
   if (expected != ACLNN_SUCCESS && !unchanged(true)) {
-    finding("a failing phase 2 wrote an output; call: " + summary);
+    finding("a failing phase 2 wrote an output; call: " + summary());
   }
-  if (!unchanged(false)) finding("phase 2 wrote an input; call: " + summary);
+  if (!unchanged(false)) finding("phase 2 wrote an input; call: " + summary());
   return 0;
 }
 

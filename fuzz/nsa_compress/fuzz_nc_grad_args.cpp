@@ -18,9 +18,7 @@ namespace nc = gradconf::props::nc;
 gradconf::props::Call base_call(FuzzedDataProvider& fdp) {
   auto problem = gradconf::fuzz::nc::decode_problem(fdp, gradconf::Direction::kBackward);
   for (auto& layout : problem.layouts) layout = gradconf::LayoutSpec{};
-  gradconf::props::Call call = nc::make_call(problem);
-  for (auto& tensor : call.tensors) tensor.values.clear();
-  return call;
+  return nc::make_validation_call(problem);
 }
 
 void wild_attrs(FuzzedDataProvider& fdp, gradconf::props::Call& call) {

@@ -171,7 +171,7 @@ const EntrySpec& entry_spec(Direction direction) {
   return direction == Direction::kForward ? forward_entry() : backward_entry();
 }
 
-Call make_call(const Problem& p) {
+Call make_validation_call(const Problem& p) {
   Call call = entry_spec(p.entry).blank_call();
   call.profile = p.profile;
   call.attr(kSeqAttr) = p.null_seq_len ? AttrValue{} : AttrValue{p.prefix_sums()};
@@ -180,10 +180,18 @@ Call make_call(const Problem& p) {
   call.attr("compressStride") = p.stride;
   const std::vector<Role> roles = p.roles();
   for (size_t i = 0; i < call.tensors.size(); ++i) {
+    call.tensors[i].dims = p.dims(roles[i]);
+    call.tensors[i].dtype = p.dtype;
+    call.tensors[i].layout = p.layout(roles[i]);
+  }
+  return call;
+}
+
+Call make_call(const Problem& p) {
+  Call call = make_validation_call(p);
+  const std::vector<Role> roles = p.roles();
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
     TensorSpec& spec = call.tensors[i];
-    spec.dims = p.dims(roles[i]);
-    spec.dtype = p.dtype;
-    spec.layout = p.layout(roles[i]);
     if (!spec.output) {
       spec.values = gradconf::nc::make_values(p, roles[i]);
       make_broadcast_consistent(spec);

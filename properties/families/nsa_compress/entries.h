@@ -22,6 +22,10 @@ const EntrySpec& entry_spec(Direction direction);
 /// The call a valid problem describes, with input values from the problem's fill spec.
 Call make_call(const Problem& problem);
 
+/// The same call without tensor values (validation reads none): for fuzzers that never run the
+/// math.
+Call make_validation_call(const Problem& problem);
+
 /// The double reference's outputs for the call's input values and attributes, by role name.
 std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& problem,
                                                                     const Call& call);
