@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""Differential check of gradconf's MultiScaleDeformableAttention forward and grad against the
+pure-PyTorch form that mmcv's CPU users run (F.grid_sample per level with bilinear, zeros,
+align_corners=False, weighted by attnWeight; gradients by autograd), in float64.
+
+Usage: torch_crosscheck.py GRADCONF_BINARY [--cases N] [--seed S]
+Exit 0: every case agrees; 1: a disagreement (printed); 77: skipped (no torch or numpy).
+
+Each case is written as a case folder (cli/README.md "Case format") and run with
+`gradconf replay --profile extended` in float64 (the profile that accepts DOUBLE) and in
+float32 (seed profile). Locations are drawn in [-0.1, 1.1] with specials: 0, 1, exact pixel
+centres, pixel edges; they avoid the two places where the pure-PyTorch form is not the
+specification (so not a reference): the guard x = -1 / x = W exactly, where grid_sample still
+differentiates a zero sample and our kernels (like mmcv's CUDA kernels) take no sample, and
+non-finite coordinates, where grid_sample casts NaN to an integer.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    print("skipped: torch or numpy not available")
+    sys.exit(77)
+
+# Agreement bound on |ours - torch| / (1 + |torch|): float64 differs by summation order only
+# (a few ulps times the accumulation length); float32 rounds inputs-to-output once per term.
+TOLERANCE = {"float64": 1e-11, "float32": 2e-5}
+
+
+def msda_torch(value, shapes, starts, loc, attn):
+    bs, _, heads, c = value.shape
+    _, q, _, levels, points, _ = loc.shape
+    grids = 2 * loc - 1
+    out = torch.zeros(bs * heads, c, q, dtype=value.dtype)
+    for lvl, (h, w) in enumerate(shapes):
+        v = value[:, starts[lvl]:starts[lvl] + h * w].flatten(2).transpose(1, 2)
+        v = v.reshape(bs * heads, c, h, w)
+        g = grids[:, :, :, lvl].transpose(1, 2).flatten(0, 1)  # (bs*M, Q, P, 2)
+        s = F.grid_sample(v, g, mode="bilinear", padding_mode="zeros", align_corners=False)
+        a = attn[:, :, :, lvl].transpose(1, 2).reshape(bs * heads, 1, q, points)
+        out = out + (s * a).sum(-1)
+    return out.view(bs, heads, c, q).permute(0, 3, 1, 2).contiguous()
+
+
+def draw_location(rng, shape, shapes):
+    loc = rng.uniform(-0.1, 1.1, size=shape)
+    specials = rng.random(shape[:-1]) < 0.3
+    for lvl, (h, w) in enumerate(shapes):
+        for axis, size in ((0, w), (1, h)):
+            pick = specials[..., lvl, :]
+            n = int(pick.sum())
+            if n == 0:
+                continue
+            kind = rng.integers(0, 4, size=n)
+            j = rng.integers(0, size, size=n)
+            vals = np.where(kind == 0, 0.0, np.where(kind == 1, 1.0,
+                            np.where(kind == 2, (j + 0.5) / size, j / size)))
+            sub = loc[..., lvl, :, axis]
+            sub[pick] = vals
+    # Keep clear of the guard (x = -1 or x = W exactly): see the module docstring.
+    for lvl, (h, w) in enumerate(shapes):
+        for axis, size in ((0, w), (1, h)):
+            px = loc[..., lvl, :, axis] * size - 0.5
+            bad = (np.abs(px + 1) < 1e-9) | (np.abs(px - size) < 1e-9)
+            loc[..., lvl, :, axis][bad] += 0.25 / size
+    return loc
+
+
+def write_npy(folder, name, array):
+    np.save(os.path.join(folder, name + ".npy"), array)
+
+
+def run_case(binary, rng, dtype, index_dtypes, work):
+    levels = int(rng.integers(1, 5))
+    shapes = [(int(rng.integers(1, 10)), int(rng.integers(1, 10))) for _ in range(levels)]
+    extra = int(rng.integers(0, 3))
+    starts, total = [], extra
+    for h, w in shapes:
+        starts.append(total)
+        total += h * w
+    bs, heads, q, points = (int(rng.integers(1, 3)), int(rng.integers(1, 4)),
+                            int(rng.integers(1, 12)), int(rng.integers(1, 5)))
+    c = int(rng.choice([8, 16, 24]))
+    value = rng.uniform(-1, 1, size=(bs, total, heads, c))
+    loc = draw_location(rng, (bs, q, heads, levels, points, 2), shapes)
+    attn = rng.uniform(-1, 1, size=(bs, q, heads, levels, points))
+    attn[rng.random(attn.shape) < 0.1] = 0
+    grad = rng.uniform(-1, 1, size=(bs, q, heads, c))
+    np_dtype = np.float64 if dtype == "float64" else np.float32
+    value, loc, attn, grad = (x.astype(np_dtype) for x in (value, loc, attn, grad))
+
+    tv, tl, ta = (torch.tensor(x.astype(np.float64), requires_grad=True) for x in (value, loc, attn))
+    out = msda_torch(tv, shapes, starts, tl, ta)
+    out.backward(torch.tensor(grad.astype(np.float64)))
+    expected = {"output": out.detach().numpy(), "gradValue": tv.grad.numpy(),
+                "gradLocation": tl.grad.numpy(), "gradAttnWeight": ta.grad.numpy()}
+
+    # gradLocation is one-sided at integer pixel coordinates (a kink of the bilinear sample):
+    # torch unnormalizes as ((2 loc - 1 + 1) W - 1) / 2, which rounds differently from
+    # loc W - 0.5 and may land on the other side of it. Such samples are not compared there.
+    pixel = np.stack([loc[..., lvl, :, :] * np.array([w, h]) - 0.5
+                      for lvl, (h, w) in enumerate(shapes)], axis=-3).astype(np.float64)
+    near_integer = np.abs(pixel - np.round(pixel)) < 1e-6
+    kink = np.repeat(near_integer.any(-1, keepdims=True), 2, axis=-1)
+
+    failures = []
+    for op, names in (("MultiScaleDeformableAttention", ["output"]),
+                      ("MultiScaleDeformableAttentionGrad",
+                       ["gradValue", "gradLocation", "gradAttnWeight"])):
+        folder = tempfile.mkdtemp(dir=work)
+        inputs = {"value": value, "spatialShape": np.array(shapes, dtype=index_dtypes[0]),
+                  "levelStartIndex": np.array(starts, dtype=index_dtypes[1]),
+                  "location": loc, "attnWeight": attn}
+        if op.endswith("Grad"):
+            inputs["gradOutput"] = grad
+        for name, array in inputs.items():
+            write_npy(folder, name, array)
+        case = {"op": op, "profile": "extended" if dtype == "float64" else "seed",
+                "inputs": {name: {"dtype": str(array.dtype)} for name, array in inputs.items()}}
+        with open(os.path.join(folder, "case.json"), "w") as f:
+            json.dump(case, f)
+        outdir = os.path.join(folder, "out")
+        subprocess.run([binary, "replay", folder, "--out", outdir], check=True)
+        with open(os.path.join(outdir, "status.json")) as f:
+            status = json.load(f)
+        if status.get("status") != 0:
+            failures.append(f"{op}: status {status}")
+            continue
+        for name in names:
+            ours = np.load(os.path.join(outdir, name + ".npy")).astype(np.float64)
+            ref = expected[name]
+            if name == "gradLocation":
+                ours, ref = ours[~kink], ref[~kink]
+            err = float(np.max(np.abs(ours - ref) / (1 + np.abs(ref)), initial=0.0))
+            if not err <= TOLERANCE[dtype]:
+                idx = np.unravel_index(np.argmax(np.abs(ours - ref)), ref.shape)
+                if name == "gradLocation":
+                    idx = (int(idx[0]),)  # flattened by the kink mask
+                failures.append(f"{op}.{name} {dtype}: error {err:.3g} > {TOLERANCE[dtype]} at "
+                                f"{idx}: ours {ours[idx]!r} torch {ref[idx]!r}; levels {shapes} "
+                                f"starts {starts} case {folder}")
+    return failures
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    binary = sys.argv[1]
+    cases = int(sys.argv[sys.argv.index("--cases") + 1]) if "--cases" in sys.argv else 60
+    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 20261124
+    rng = np.random.default_rng(seed)
+    torch.set_num_threads(1)
+    failures = []
+    with tempfile.TemporaryDirectory() as work:
+        for i in range(cases):
+            dtype = "float64" if i % 2 == 0 else "float32"
+            index_dtypes = [("int32", "int64")[(i >> 1) & 1], ("int32", "int64")[(i >> 2) & 1]]
+            failures += run_case(binary, rng, dtype, index_dtypes, work)
+            if failures:
+                break
+    for f in failures:
+        print("DISAGREE", f)
+    print(f"{cases} cases x (forward, grad) against pure-PyTorch MSDA: "
+          f"{'FAILED' if failures else 'all agree'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
