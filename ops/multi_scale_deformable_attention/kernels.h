@@ -14,11 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "core/checked_math.h"
 #include "core/dtype.h"
 #include "core/executor.h"
+#include "core/isa.h"
 #include "core/lanes.h"
 #include "core/parallel.h"
 #include "core/view.h"
@@ -38,52 +40,133 @@ struct Plan {
   int workers = 1;  ///< gradValue accumulator planes planned in phase 1
 };
 
+/// One in-bounds tap of a sample: its value row (element offset from the (b, m) slice's origin)
+/// and its weight, bilinear weight times attention weight.
+template <typename Acc>
+struct WeightedTap {
+  int64_t offset;
+  Acc weight;
+};
+
+/// Asks for a value row's first and last cache lines before the loop that reads it: the taps
+/// of a row's samples land anywhere in the level, and their latency, not arithmetic, bounds
+/// these kernels.
+template <typename T>
+GRADCONF_ALWAYS_INLINE void prefetch_row(const T* row, int64_t span, int for_write = 0) {
+  __builtin_prefetch(row, 0, 3);
+  if (span > 1) __builtin_prefetch(row + span - 1, 0, 3);
+  (void)for_write;
+}
+
+/// Channels per register block of the forward: the whole tap list is walked once per block.
+inline constexpr int64_t kForwardBlock = 32;
+
 template <typename T, Fault kFault>
-void forward_kernel(const Plan& plan) {
+GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const std::vector<Level>& levels,
+                                         int64_t lo, int64_t hi) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
   const auto value = view_of<const T, 4>(plan.value);
   const auto location = view_of<const T, 6>(plan.location);
   const auto attn = view_of<const T, 5>(plan.attn_weight);
   const auto output = view_of<T, 4>(plan.output);
-  const std::vector<Level> levels = effective_levels<kFault>(plan.levels);
-  const int64_t rows = s.batch * s.queries * s.heads;
-  if (rows == 0 || s.channels == 0) return;
-  parallel_for(0, rows, 8, [&](int64_t lo, int64_t hi) {
-    std::vector<Acc> acc(static_cast<size_t>(s.channels));
-    for (int64_t row = lo; row < hi; ++row) {
-      const int64_t m = row % s.heads, q = row / s.heads % s.queries, b = row / s.heads / s.queries;
-      std::fill(acc.begin(), acc.end(), Acc(0));
-      for (int64_t l = 0; l < s.levels; ++l) {
-        for (int64_t p = 0; p < s.points; ++p) {
-          const Taps t = locate<kFault>(static_cast<double>(location(b, q, m, l, p, 0)),
-                                        static_cast<double>(location(b, q, m, l, p, 1)),
-                                        levels[static_cast<size_t>(l)]);
-          if (!t.taken) continue;
-          const double a = static_cast<double>(attn(b, q, m, l, p));
-          for (int k = 0; k < 4; ++k) {
-            if (t.key[k] < 0) continue;
-            const Acc w = static_cast<Acc>(t.weight[k] * a);
-            const T* v = &value(b, t.key[k], m, 0);
-            const int64_t vs = value.strides[3];
-            // Per-channel sums: a unit-stride loop vectorises and gives the same bits.
-            if (vs == 1) {
-              for (int64_t c = 0; c < s.channels; ++c) acc[c] += w * static_cast<Acc>(v[c]);
-            } else {
-              for (int64_t c = 0; c < s.channels; ++c) acc[c] += w * static_cast<Acc>(v[c * vs]);
-            }
+  const int64_t vs = value.strides[3], os = output.strides[3];
+  std::vector<WeightedTap<Acc>> taps;
+  taps.reserve(static_cast<size_t>(4 * s.levels * s.points));
+  for (int64_t row = lo; row < hi; ++row) {
+    // Rows run query-fastest within a (b, m) slice, whose value rows then stay in cache.
+    const int64_t q = row % s.queries, m = row / s.queries % s.heads, b = row / s.queries / s.heads;
+    // No level exists without keys (MSDA-DATA-01), so no tap reads an empty value.
+    const T* slice =
+        s.keys > 0 ? value.origin + b * value.strides[0] + m * value.strides[2] : nullptr;
+    taps.clear();
+    if (q + 1 < s.queries) {  // the next row's samples: rows of a slice are 1 KiB+ apart
+      prefetch_row(&location(b, q + 1, m, 0, 0, 0), s.levels * s.points * 2);
+      prefetch_row(&attn(b, q + 1, m, 0, 0), s.levels * s.points);
+    }
+    for (int64_t l = 0; l < s.levels; ++l) {
+      for (int64_t p = 0; p < s.points; ++p) {
+        const Taps t = locate<kFault>(static_cast<double>(location(b, q, m, l, p, 0)),
+                                      static_cast<double>(location(b, q, m, l, p, 1)),
+                                      levels[static_cast<size_t>(l)]);
+        if (!t.taken) continue;
+        const double a = static_cast<double>(attn(b, q, m, l, p));
+        for (int k = 0; k < 4; ++k) {
+          if (t.key[k] >= 0) {
+            taps.push_back({t.key[k] * value.strides[1], static_cast<Acc>(t.weight[k] * a)});
+            prefetch_row(slice + taps.back().offset, s.channels * vs);
           }
         }
       }
-      for (int64_t c = 0; c < s.channels; ++c) output(b, q, m, c) = static_cast<T>(acc[c]);
+    }
+    // Every channel sums the same taps in the same order, whatever the blocking.
+    T* out = &output(b, q, m, 0);
+    int64_t c0 = 0;
+    for (; c0 + kForwardBlock <= s.channels; c0 += kForwardBlock) {
+      Acc acc[kForwardBlock] = {};
+      if (vs == 1) {
+        for (const auto& tap : taps) {
+          const T* v = slice + tap.offset + c0;
+          for (int64_t j = 0; j < kForwardBlock; ++j) acc[j] += tap.weight * static_cast<Acc>(v[j]);
+        }
+      } else {
+        for (const auto& tap : taps) {
+          const T* v = slice + tap.offset + c0 * vs;
+          for (int64_t j = 0; j < kForwardBlock; ++j) {
+            acc[j] += tap.weight * static_cast<Acc>(v[j * vs]);
+          }
+        }
+      }
+      for (int64_t j = 0; j < kForwardBlock; ++j) out[(c0 + j) * os] = static_cast<T>(acc[j]);
+    }
+    for (; c0 < s.channels; ++c0) {
+      Acc acc = 0;
+      for (const auto& tap : taps)
+        acc += tap.weight * static_cast<Acc>(slice[tap.offset + c0 * vs]);
+      out[c0 * os] = static_cast<T>(acc);
+    }
+  }
+}
+
+template <typename T, Fault kFault>
+void forward_rows_baseline(const Plan& plan, const std::vector<Level>& levels, int64_t lo,
+                           int64_t hi) {
+  forward_rows<T, kFault>(plan, levels, lo, hi);
+}
+
+template <typename T, Fault kFault>
+GRADCONF_TARGET_AVX2 void forward_rows_avx2(const Plan& plan, const std::vector<Level>& levels,
+                                            int64_t lo, int64_t hi) {
+  forward_rows<T, kFault>(plan, levels, lo, hi);
+}
+
+template <typename T, Fault kFault>
+void forward_kernel(const Plan& plan) {
+  const Sizes s = plan.sizes;
+  const std::vector<Level> levels = effective_levels<kFault>(plan.levels);
+  const int64_t rows = s.batch * s.queries * s.heads;
+  if (rows == 0 || s.channels == 0) return;
+  const bool avx2 = kernel_isa() == Isa::kAvx2;
+  parallel_for(0, rows, 8, [&](int64_t lo, int64_t hi) {
+    if (avx2) {
+      forward_rows_avx2<T, kFault>(plan, levels, lo, hi);
+    } else {
+      forward_rows_baseline<T, kFault>(plan, levels, lo, hi);
     }
   });
 }
 
+/// The backward of one (b, m) slice, queries in order: each sample is located once; its tap rows
+/// feed gradLocation and gradAttnWeight (one writer per sample, channel sums in kLanes lanes) and
+/// are scattered into the slice's double gradValue plane, which is written out at the end.
+/// C is a multiple of kLanes and at most 256 in every profile (MSDA-LIMIT-01).
 template <typename T, Fault kFault>
-void backward_kernel(const Plan& plan, std::byte* workspace) {
+GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<Level>& levels,
+                                           int64_t b, int64_t m, double* plane) {
   using Acc = compute_t<T>;
+  constexpr int64_t kMaxChannels = 256;
   const Sizes s = plan.sizes;
+  const int64_t channels = s.channels;
   const auto value = view_of<const T, 4>(plan.value);
   const auto location = view_of<const T, 6>(plan.location);
   const auto attn = view_of<const T, 5>(plan.attn_weight);
@@ -91,126 +174,165 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   const auto grad_value = view_of<T, 4>(*plan.grad_value);
   const auto grad_location = view_of<T, 6>(*plan.grad_location);
   const auto grad_attn = view_of<T, 5>(*plan.grad_attn_weight);
-  const std::vector<Level> levels = effective_levels<kFault>(plan.levels);
   const int64_t vs = value.strides[3], gs = grad_output.strides[3];
+  const T* slice = value.origin + b * value.strides[0] + m * value.strides[2];
+  constexpr bool kReadInPlace = std::is_same_v<T, Acc>;
 
-  // gradLocation and gradAttnWeight: one writer per (b, q, m, l, p).
-  const int64_t rows = s.batch * s.queries * s.heads;
-  parallel_for(0, rows, 8, [&](int64_t lo, int64_t hi) {
-    std::array<std::vector<Acc>, 4> taps;
-    for (auto& tap : taps) tap.resize(static_cast<size_t>(s.channels));
-    std::vector<Acc> grad(static_cast<size_t>(s.channels));
-    for (int64_t row = lo; row < hi; ++row) {
-      const int64_t m = row % s.heads, q = row / s.heads % s.queries, b = row / s.heads / s.queries;
-      if (s.channels > 0) {
-        const T* g = &grad_output(b, q, m, 0);
-        for (int64_t c = 0; c < s.channels; ++c) grad[c] = static_cast<Acc>(g[c * gs]);
+  alignas(64) Acc grad[kMaxChannels];
+  alignas(64) double grad_wide[kMaxChannels];
+  alignas(64) Acc converted[4][kMaxChannels];
+  alignas(64) Acc zeros[kMaxChannels] = {};
+  std::vector<Taps> located(static_cast<size_t>(s.levels * s.points));
+  std::fill(plane, plane + s.keys * channels, 0.0);
+  const int64_t chunk = std::max<int64_t>(1, s.queries / num_threads());
+  for (int64_t q = 0; q < s.queries; ++q) {
+    if constexpr (kFault == Fault::kThreadDependentScatter) {
+      // Mutant: rounds the sums to float every Q / threads queries (thread-count dependent).
+      if (q % chunk == 0) {
+        for (int64_t i = 0; i < s.keys * channels; ++i) plane[i] = float(plane[i]);
       }
-      for (int64_t l = 0; l < s.levels; ++l) {
-        const Level& level = levels[static_cast<size_t>(l)];
-        for (int64_t p = 0; p < s.points; ++p) {
-          const Taps t = locate<kFault>(static_cast<double>(location(b, q, m, l, p, 0)),
-                                        static_cast<double>(location(b, q, m, l, p, 1)), level);
-          Acc g_attn = 0, g_x = 0, g_y = 0;
-          if (t.taken) {
-            const Acc w[4] = {Acc(t.weight[0]), Acc(t.weight[1]), Acc(t.weight[2]),
-                              Acc(t.weight[3])};
-            const Acc tx = Acc(t.tx), ty = Acc(t.ty);
-            // The channel sums run in kLanes interleaved partial sums (channel c in lane c % 8),
-            // combined in a fixed tree: a fixed order that vectorises, whatever the strides. The
-            // four tap rows are first gathered into contiguous buffers (zeros outside the level).
-            Acc lanes_attn[kLanes] = {}, lanes_x[kLanes] = {}, lanes_y[kLanes] = {};
-            for (int k = 0; k < 4; ++k) {
-              Acc* out = taps[k].data();
-              if (t.key[k] < 0 || s.channels == 0) {
-                std::fill(out, out + s.channels, Acc(0));
-              } else if (const T* row = &value(b, t.key[k], m, 0); vs == 1) {
-                for (int64_t c = 0; c < s.channels; ++c) out[c] = static_cast<Acc>(row[c]);
-              } else {
-                for (int64_t c = 0; c < s.channels; ++c) out[c] = static_cast<Acc>(row[c * vs]);
-              }
-            }
-            const Acc* t0 = taps[0].data();
-            const Acc* t1 = taps[1].data();
-            const Acc* t2 = taps[2].data();
-            const Acc* t3 = taps[3].data();
-            const Acc* gc = grad.data();
-            for (int64_t c0 = 0; c0 < s.channels; c0 += kLanes) {
-              const Acc keep_attn =
-                  kFault == Fault::kDroppedChannelBlock && c0 == 0 ? Acc(0) : Acc(1);
-              for (int j = 0; j < kLanes; ++j) {
-                const int64_t c = c0 + j;
-                const Acc sample = w[0] * t0[c] + w[1] * t1[c] + w[2] * t2[c] + w[3] * t3[c];
-                lanes_attn[j] += keep_attn * (gc[c] * sample);
-                lanes_x[j] += gc[c] * ((t1[c] - t0[c]) * (1 - ty) + (t3[c] - t2[c]) * ty);
-                lanes_y[j] += gc[c] * ((t2[c] - t0[c]) * (1 - tx) + (t3[c] - t1[c]) * tx);
-              }
-            }
-            g_attn = combine_lanes(lanes_attn);
-            g_x = combine_lanes(lanes_x);
-            g_y = combine_lanes(lanes_y);
-            const Acc a = static_cast<Acc>(attn(b, q, m, l, p));
-            const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
-            g_x *= a * width;
-            g_y *= a * Acc(level.height);
-          }
-          grad_attn(b, q, m, l, p) = static_cast<T>(g_attn);
-          grad_location(b, q, m, l, p, 0) = static_cast<T>(g_x);
-          grad_location(b, q, m, l, p, 1) = static_cast<T>(g_y);
+    }
+    if (q + 1 < s.queries) {  // the next query's rows: 1 KiB+ apart in the usual layouts
+      prefetch_row(&location(b, q + 1, m, 0, 0, 0), s.levels * s.points * 2);
+      prefetch_row(&attn(b, q + 1, m, 0, 0), s.levels * s.points);
+      prefetch_row(&grad_output(b, q + 1, m, 0), channels * gs);
+    }
+    const T* g = &grad_output(b, q, m, 0);
+    for (int64_t c = 0; c < channels; ++c) {
+      grad[c] = static_cast<Acc>(g[c * gs]);
+      grad_wide[c] = static_cast<double>(g[c * gs]);
+    }
+    // The query's samples are located first, and the value and gradValue rows they touch are
+    // requested then: by the time a sample is processed its rows are on their way.
+    for (int64_t l = 0; l < s.levels; ++l) {
+      for (int64_t p = 0; p < s.points; ++p) {
+        Taps& t = located[static_cast<size_t>(l * s.points + p)];
+        t = locate<kFault>(static_cast<double>(location(b, q, m, l, p, 0)),
+                           static_cast<double>(location(b, q, m, l, p, 1)),
+                           levels[static_cast<size_t>(l)]);
+        for (int k = 0; k < 4 && t.taken; ++k) {
+          if (t.key[k] < 0) continue;
+          prefetch_row(slice + t.key[k] * value.strides[1], channels * vs);
+          prefetch_row(plane + t.key[k] * channels, channels);
         }
       }
     }
-  });
+    for (int64_t l = 0; l < s.levels; ++l) {
+      const Level& level = levels[static_cast<size_t>(l)];
+      for (int64_t p = 0; p < s.points; ++p) {
+        const Taps& t = located[static_cast<size_t>(l * s.points + p)];
+        Acc g_attn = 0, g_x = 0, g_y = 0;
+        if (t.taken) {
+          const Acc* rows[4];
+          for (int k = 0; k < 4; ++k) {
+            const T* row = slice + t.key[k] * value.strides[1];
+            if (t.key[k] < 0) {
+              rows[k] = zeros;
+            } else if (kReadInPlace && vs == 1) {
+              rows[k] = reinterpret_cast<const Acc*>(row);
+            } else {
+              for (int64_t c = 0; c < channels; ++c)
+                converted[k][c] = static_cast<Acc>(row[c * vs]);
+              rows[k] = converted[k];
+            }
+          }
+          const Acc w[4] = {Acc(t.weight[0]), Acc(t.weight[1]), Acc(t.weight[2]), Acc(t.weight[3])};
+          const Acc tx = Acc(t.tx), ty = Acc(t.ty);
+          const Acc *t0 = rows[0], *t1 = rows[1], *t2 = rows[2], *t3 = rows[3];
+          Acc lanes_attn[kLanes] = {}, lanes_x[kLanes] = {}, lanes_y[kLanes] = {};
+          for (int64_t c0 = 0; c0 < channels; c0 += kLanes) {
+            const Acc keep_attn =
+                kFault == Fault::kDroppedChannelBlock && c0 == 0 ? Acc(0) : Acc(1);
+            for (int j = 0; j < kLanes; ++j) {
+              const int64_t c = c0 + j;
+              const Acc sample = w[0] * t0[c] + w[1] * t1[c] + w[2] * t2[c] + w[3] * t3[c];
+              lanes_attn[j] += keep_attn * (grad[c] * sample);
+              lanes_x[j] += grad[c] * ((t1[c] - t0[c]) * (1 - ty) + (t3[c] - t2[c]) * ty);
+              lanes_y[j] += grad[c] * ((t2[c] - t0[c]) * (1 - tx) + (t3[c] - t1[c]) * tx);
+            }
+          }
+          const double a = static_cast<double>(attn(b, q, m, l, p));
+          const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
+          g_attn = combine_lanes(lanes_attn);
+          g_x = combine_lanes(lanes_x) * (Acc(a) * width);
+          g_y = combine_lanes(lanes_y) * (Acc(a) * Acc(level.height));
+          for (int k = 0; k < 4; ++k) {
+            if (t.key[k] < 0) continue;
+            const double weight = t.weight[k] * a;
+            double* sums = plane + t.key[k] * channels;
+            for (int64_t c = 0; c < channels; ++c) sums[c] += weight * grad_wide[c];
+          }
+        }
+        grad_attn(b, q, m, l, p) = static_cast<T>(g_attn);
+        grad_location(b, q, m, l, p, 0) = static_cast<T>(g_x);
+        grad_location(b, q, m, l, p, 1) = static_cast<T>(g_y);
+      }
+    }
+  }
+  for (int64_t key = 0; key < s.keys; ++key) {
+    const double* sums = plane + key * channels;
+    T* out = &grad_value(b, key, m, 0);
+    const int64_t out_stride = grad_value.strides[3];
+    for (int64_t c = 0; c < channels; ++c) out[c * out_stride] = static_cast<T>(sums[c]);
+  }
+}
 
-  // gradValue: one worker per (b, m) slice, queries in order, into its double plane.
+/// gradLocation and gradAttnWeight of a call whose value is empty: zero everywhere.
+template <typename T>
+void zero_sample_gradients(const Plan& plan) {
+  const Sizes s = plan.sizes;
+  const auto grad_location = view_of<T, 6>(*plan.grad_location);
+  const auto grad_attn = view_of<T, 5>(*plan.grad_attn_weight);
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t q = 0; q < s.queries; ++q) {
+      for (int64_t m = 0; m < s.heads; ++m) {
+        for (int64_t l = 0; l < s.levels; ++l) {
+          for (int64_t p = 0; p < s.points; ++p) {
+            grad_attn(b, q, m, l, p) = T(0);
+            grad_location(b, q, m, l, p, 0) = T(0);
+            grad_location(b, q, m, l, p, 1) = T(0);
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T, Fault kFault>
+void backward_slice_baseline(const Plan& plan, const std::vector<Level>& levels, int64_t b,
+                             int64_t m, double* plane) {
+  backward_slice<T, kFault>(plan, levels, b, m, plane);
+}
+
+template <typename T, Fault kFault>
+GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const std::vector<Level>& levels,
+                                              int64_t b, int64_t m, double* plane) {
+  backward_slice<T, kFault>(plan, levels, b, m, plane);
+}
+
+template <typename T, Fault kFault>
+void backward_kernel(const Plan& plan, std::byte* workspace) {
+  const Sizes s = plan.sizes;
+  const std::vector<Level> levels = effective_levels<kFault>(plan.levels);
   const int64_t slices = s.batch * s.heads;
-  if (slices == 0 || s.keys == 0 || s.channels == 0) return;
+  if (slices == 0) return;
+  if (s.keys == 0 || s.channels == 0) {
+    zero_sample_gradients<T>(plan);  // an empty value: no pointer into it may even be formed
+    return;
+  }
   const uint64_t plane = *plane_bytes(s);
-  const int threads = num_threads();
+  const bool avx2 = kernel_isa() == Isa::kAvx2;
   parallel_for(
       0, slices, 1,
       [&](int64_t lo, int64_t hi) {
-        auto* acc =
+        auto* sums =
             reinterpret_cast<double*>(workspace + plane * static_cast<uint64_t>(worker_index()));
         for (int64_t slice = lo; slice < hi; ++slice) {
           const int64_t b = slice / s.heads, m = slice % s.heads;
-          std::fill(acc, acc + s.keys * s.channels, 0.0);
-          // Mutant: rounds the sums to float every Q / threads queries (thread-count dependent).
-          const int64_t chunk = std::max<int64_t>(1, s.queries / threads);
-          for (int64_t q = 0; q < s.queries; ++q) {
-            if constexpr (kFault == Fault::kThreadDependentScatter) {
-              if (q % chunk == 0) {
-                for (int64_t i = 0; i < s.keys * s.channels; ++i) acc[i] = float(acc[i]);
-              }
-            }
-            const T* g = &grad_output(b, q, m, 0);
-            for (int64_t l = 0; l < s.levels; ++l) {
-              for (int64_t p = 0; p < s.points; ++p) {
-                const Taps t = locate<kFault>(static_cast<double>(location(b, q, m, l, p, 0)),
-                                              static_cast<double>(location(b, q, m, l, p, 1)),
-                                              levels[static_cast<size_t>(l)]);
-                if (!t.taken) continue;
-                const double a = static_cast<double>(attn(b, q, m, l, p));
-                for (int k = 0; k < 4; ++k) {
-                  if (t.key[k] < 0) continue;
-                  const double w = t.weight[k] * a;
-                  double* row = acc + t.key[k] * s.channels;
-                  if (gs == 1) {
-                    for (int64_t c = 0; c < s.channels; ++c)
-                      row[c] += w * static_cast<double>(g[c]);
-                  } else {
-                    for (int64_t c = 0; c < s.channels; ++c) {
-                      row[c] += w * static_cast<double>(g[c * gs]);
-                    }
-                  }
-                }
-              }
-            }
-          }
-          for (int64_t key = 0; key < s.keys; ++key) {
-            const double* row = acc + key * s.channels;
-            for (int64_t c = 0; c < s.channels; ++c)
-              grad_value(b, key, m, c) = static_cast<T>(row[c]);
+          if (avx2) {
+            backward_slice_avx2<T, kFault>(plan, levels, b, m, sums);
+          } else {
+            backward_slice_baseline<T, kFault>(plan, levels, b, m, sums);
           }
         }
       },

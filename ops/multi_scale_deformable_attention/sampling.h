@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "core/isa.h"
 #include "multi_scale_deformable_attention/clauses.h"
 #include "multi_scale_deformable_attention/faults.h"
 
@@ -19,12 +20,20 @@ inline double unnormalize(double location, int64_t size) {
 }
 
 /// The sample guard: -1 < x < W and -1 < y < H, both finite (outside it nothing is sampled).
+/// Non-finite coordinates need no test of their own: NaN fails every comparison, and -inf or +inf
+/// fails one side.
 template <Fault kFault>
-bool inside_guard(double x, double y, int64_t height, int64_t width) {
-  if (!std::isfinite(x) || !std::isfinite(y)) return false;
+GRADCONF_ALWAYS_INLINE bool inside_guard(double x, double y, int64_t height, int64_t width) {
   const double w = static_cast<double>(width), h = static_cast<double>(height);
   if constexpr (kFault == Fault::kGuardInclusive) return x >= -1 && x <= w && y >= -1 && y <= h;
   return x > -1 && x < w && y > -1 && y < h;
+}
+
+/// floor(x) as an integer for a coordinate inside the guard (|x| far below 2^63): truncation,
+/// one down for negative non-integers. Not std::floor, which is a libm call on baseline x86-64.
+inline int64_t floor_to_int(double x) {
+  const auto truncated = static_cast<int64_t>(x);
+  return truncated - (static_cast<double>(truncated) > x ? 1 : 0);
 }
 
 /// The four bilinear taps of a sample in the fixed order (y0,x0) (y0,x1) (y1,x0) (y1,x1):
@@ -37,17 +46,16 @@ struct Taps {
 };
 
 template <Fault kFault>
-Taps locate(double location_x, double location_y, const Level& level) {
+GRADCONF_ALWAYS_INLINE Taps locate(double location_x, double location_y, const Level& level) {
   if constexpr (kFault == Fault::kSwappedXY) std::swap(location_x, location_y);
   Taps t;
   const double x = unnormalize(location_x, level.width);
   const double y = unnormalize(location_y, level.height);
   if (!inside_guard<kFault>(x, y, level.height, level.width)) return t;
   t.taken = true;
-  const double fx = std::floor(x), fy = std::floor(y);
-  t.tx = x - fx;
-  t.ty = y - fy;
-  const int64_t x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
+  const int64_t x0 = floor_to_int(x), y0 = floor_to_int(y);
+  t.tx = x - static_cast<double>(x0);
+  t.ty = y - static_cast<double>(y0);
   const double wx[2] = {1 - t.tx, t.tx}, wy[2] = {1 - t.ty, t.ty};
   for (int k = 0; k < 4; ++k) {
     const int64_t yi = y0 + (k >> 1), xi = x0 + (k & 1);

@@ -83,14 +83,31 @@ double machine_epsilon(aclDataType dtype) {
   }
 }
 
-double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magnitude) {
+double smallest_subnormal(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT16:
+      return std::ldexp(1.0, -24);
+    case ACL_BF16:
+      return std::ldexp(1.0, -133);
+    case ACL_DOUBLE:
+      return std::ldexp(1.0, -1074);
+    default:
+      return std::ldexp(1.0, -149);
+  }
+}
+
+double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magnitude,
+                     double output_weights) {
   // Each term w*u is formed with <= 3 roundings (weight product, multiply) and summed into a
   // sum of <= K terms (K roundings, first order) in the compute type, on each side, plus one
   // rounding of every output to the dtype on each side; the host dot products are in double.
+  // An output below the dtype's smallest normal rounds with an absolute error of up to half a
+  // subnormal step instead (fp16: 3e-8, reached by small products of O(1) inputs), weighted by
+  // |g| or |u| in the dot products.
   const double compute_eps = machine_epsilon(dtype == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT);
   const double per_term =
       2 * machine_epsilon(dtype) + 2 * (3 + static_cast<double>(accumulation_length)) * compute_eps;
-  return per_term * magnitude + 1e-300;
+  return per_term * magnitude + 0.5 * smallest_subnormal(dtype) * output_weights + 1e-300;
 }
 
 double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, double part1,

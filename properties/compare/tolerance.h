@@ -38,9 +38,14 @@ std::vector<ToleranceRow> tolerance_table();
 /// Machine epsilon (spacing at 1) of a floating dtype.
 double machine_epsilon(aclDataType dtype);
 
-/// Bound on |<forward(u), g> - <u, backward(g)>|, given M = sum of |terms| of the bilinear form
-/// and the longest accumulation K in either kernel (in the compute type).
-double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magnitude);
+/// Smallest positive subnormal of a floating dtype (fp16 2^-24, bf16 2^-133, fp32 2^-149).
+double smallest_subnormal(aclDataType dtype);
+
+/// Bound on |<forward(u), g> - <u, backward(g)>|, given M = sum of |terms| of the bilinear form,
+/// the longest accumulation K in either kernel (in the compute type), and R = sum |g| + sum |u|,
+/// the weights the two dot products give the rounded outputs.
+double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magnitude,
+                     double output_weights);
 
 /// |backward(a g1 + b g2) - (a backward(g1) + b backward(g2))| for one output element, given the
 /// output's row of the table and the three outputs as returned (mixed = backward(a g1 + b g2),

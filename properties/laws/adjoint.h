@@ -3,6 +3,7 @@
 #ifndef GRADCONF_PROPERTIES_LAWS_ADJOINT_H_
 #define GRADCONF_PROPERTIES_LAWS_ADJOINT_H_
 
+#include <cmath>
 #include <sstream>
 
 #include "laws/law.h"
@@ -29,8 +30,12 @@ LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& ba
     const double lhs = dot(f.values[static_cast<size_t>(d.forward_output)], g);
     const double rhs = dot(u, b.values[static_cast<size_t>(d.backward_gradient)]);
     const double magnitude = Traits::adjoint_magnitude(backward_problem, forward, backward, d);
-    const double bound = adjoint_bound(Traits::dtype(backward_problem),
-                                       Traits::accumulation_length(backward_problem), magnitude);
+    double output_weights = 0;
+    for (const double x : g) output_weights += std::fabs(x);
+    for (const double x : u) output_weights += std::fabs(x);
+    const double bound =
+        adjoint_bound(Traits::dtype(backward_problem),
+                      Traits::accumulation_length(backward_problem), magnitude, output_weights);
     if (!(std::fabs(lhs - rhs) <= bound)) {
       std::ostringstream why;
       why.precision(17);

@@ -90,7 +90,8 @@ const OpFamily& nsa_selected_attention_family() {
                                laws(),
                                fault_rows(),
                                tolerance_rows(),
-                               check_repro_line<Problem>};
+                               check_repro_line<Problem>,
+                               {}};
   return family;
 }
 

@@ -1,0 +1,27 @@
+#include "core/isa.h"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace gradconf {
+
+namespace {
+
+Isa detect() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const char* pinned = std::getenv("GRADCONF_ISA");
+  if (pinned && std::string_view(pinned) == "baseline") return Isa::kBaseline;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+#endif
+  return Isa::kBaseline;
+}
+
+}  // namespace
+
+Isa kernel_isa() {
+  static const Isa isa = detect();
+  return isa;
+}
+
+}  // namespace gradconf
