@@ -5,6 +5,8 @@
 #define GRADCONF_OPS_CORE_LANES_H_
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace gradconf {
 
@@ -28,6 +30,57 @@ Acc dot_lanes(const Acc* a, const Acc* b, int64_t n) {
   for (int j = 0; k < n; ++k, ++j) lanes[j] += a[k] * b[k];
   return combine_lanes(lanes);
 }
+
+/// kLanes consecutive channels held in registers (GCC/Clang vector extension: 8 floats are one
+/// AVX2 register or two SSE registers, the compiler lowers to what the function targets). A loop
+/// over a plain array of accumulators would keep them in memory and chain every add through a
+/// store and a load.
+template <typename Acc>
+struct LaneVectorOf;
+template <>
+struct LaneVectorOf<float> {
+  typedef float type __attribute__((vector_size(kLanes * sizeof(float))));
+};
+template <>
+struct LaneVectorOf<double> {
+  typedef double type __attribute__((vector_size(kLanes * sizeof(double))));
+};
+template <typename Acc>
+using LaneVector = typename LaneVectorOf<Acc>::type;
+
+// Lane vectors are passed by value only between always-inline functions, so the ABI note GCC
+// gives for vector arguments on baseline x86-64 does not concern any real call.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+/// Loads kLanes elements p[0], p[stride], ... converted to Acc.
+template <typename Acc, typename T>
+inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int64_t stride) {
+  LaneVector<Acc> v;
+  if constexpr (std::is_same_v<T, Acc>) {
+    if (stride == 1) {
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    }
+  }
+  for (int j = 0; j < kLanes; ++j) v[j] = static_cast<Acc>(p[j * stride]);
+  return v;
+}
+
+/// Stores kLanes values to p[0], p[stride], ... converted to T.
+template <typename Acc, typename T>
+inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,
+                                                       const LaneVector<Acc>& v) {
+  if constexpr (std::is_same_v<T, Acc>) {
+    if (stride == 1) {
+      std::memcpy(p, &v, sizeof v);
+      return;
+    }
+  }
+  for (int j = 0; j < kLanes; ++j) p[j * stride] = static_cast<T>(v[j]);
+}
+
+#pragma GCC diagnostic pop
 
 }  // namespace gradconf
 

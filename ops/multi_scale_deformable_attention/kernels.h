@@ -58,8 +58,26 @@ GRADCONF_ALWAYS_INLINE void prefetch_row(const T* row, int64_t span, int for_wri
   (void)for_write;
 }
 
-/// Channels per register block of the forward: the whole tap list is walked once per block.
-inline constexpr int64_t kForwardBlock = 32;
+/// Locates the L*P samples of row (b, q, m): located[l*P + p] and its attention weight. The row's
+/// location and attnWeight rows are addressed once; the samples step through them by strides.
+/// Requires L*P > 0 (an empty location has no row to address).
+template <typename T, Fault kFault>
+GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
+                                       const StridedView<const T, 5>& attn,
+                                       const std::vector<Level>& levels, const Sizes& s, int64_t b,
+                                       int64_t q, int64_t m, Taps* located, double* weights) {
+  const T* xy_row = &location(b, q, m, 0, 0, 0);
+  const T* attn_row = &attn(b, q, m, 0, 0);
+  const int64_t ls = location.strides[3], ps = location.strides[4], ys = location.strides[5];
+  for (int64_t l = 0, i = 0; l < s.levels; ++l) {
+    const Level level = levels[static_cast<size_t>(l)];
+    for (int64_t p = 0; p < s.points; ++p, ++i) {
+      const T* xy = xy_row + l * ls + p * ps;
+      located[i] = locate<kFault>(static_cast<double>(xy[0]), static_cast<double>(xy[ys]), level);
+      weights[i] = static_cast<double>(attn_row[l * attn.strides[3] + p * attn.strides[4]]);
+    }
+  }
+}
 
 template <typename T, Fault kFault>
 GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const std::vector<Level>& levels,
@@ -73,6 +91,8 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const std::vector<Lev
   const int64_t vs = value.strides[3], os = output.strides[3];
   std::vector<WeightedTap<Acc>> taps;
   taps.reserve(static_cast<size_t>(4 * s.levels * s.points));
+  std::vector<Taps> located(static_cast<size_t>(s.levels * s.points));
+  std::vector<double> weights(located.size());
   for (int64_t row = lo; row < hi; ++row) {
     // Rows run query-fastest within a (b, m) slice, whose value rows then stay in cache.
     const int64_t q = row % s.queries, m = row / s.queries % s.heads, b = row / s.queries / s.heads;
@@ -80,44 +100,48 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const std::vector<Lev
     const T* slice =
         s.keys > 0 ? value.origin + b * value.strides[0] + m * value.strides[2] : nullptr;
     taps.clear();
-    if (q + 1 < s.queries) {  // the next row's samples: rows of a slice are 1 KiB+ apart
-      prefetch_row(&location(b, q + 1, m, 0, 0, 0), s.levels * s.points * 2);
-      prefetch_row(&attn(b, q + 1, m, 0, 0), s.levels * s.points);
+    const int64_t samples = s.levels * s.points;
+    if (samples > 0 && q + 1 < s.queries) {  // the next row's: rows of a slice are 1 KiB+ apart
+      prefetch_row(&location(b, q + 1, m, 0, 0, 0), samples * 2);
+      prefetch_row(&attn(b, q + 1, m, 0, 0), samples);
     }
-    for (int64_t l = 0; l < s.levels; ++l) {
-      for (int64_t p = 0; p < s.points; ++p) {
-        const Taps t = locate<kFault>(static_cast<double>(location(b, q, m, l, p, 0)),
-                                      static_cast<double>(location(b, q, m, l, p, 1)),
-                                      levels[static_cast<size_t>(l)]);
-        if (!t.taken) continue;
-        const double a = static_cast<double>(attn(b, q, m, l, p));
-        for (int k = 0; k < 4; ++k) {
-          if (t.key[k] >= 0) {
-            taps.push_back({t.key[k] * value.strides[1], static_cast<Acc>(t.weight[k] * a)});
-            prefetch_row(slice + taps.back().offset, s.channels * vs);
-          }
+    if (samples > 0)
+      locate_row<T, kFault>(location, attn, levels, s, b, q, m, located.data(), weights.data());
+    for (int64_t i = 0; i < samples; ++i) {
+      const Taps& t = located[static_cast<size_t>(i)];
+      if (!t.taken) continue;
+      for (int k = 0; k < 4; ++k) {
+        if (t.key[k] >= 0) {
+          taps.push_back({t.key[k] * value.strides[1],
+                          static_cast<Acc>(t.weight[k] * weights[static_cast<size_t>(i)])});
+          prefetch_row(slice + taps.back().offset, s.channels * vs);
         }
       }
     }
-    // Every channel sums the same taps in the same order, whatever the blocking.
+    // Every channel sums the same taps in the same order, whatever the blocking: groups of
+    // four lane vectors (32 channels) in registers, then single lane vectors, then a scalar tail.
+    using Lanes = LaneVector<Acc>;
     T* out = &output(b, q, m, 0);
     int64_t c0 = 0;
-    for (; c0 + kForwardBlock <= s.channels; c0 += kForwardBlock) {
-      Acc acc[kForwardBlock] = {};
-      if (vs == 1) {
-        for (const auto& tap : taps) {
-          const T* v = slice + tap.offset + c0;
-          for (int64_t j = 0; j < kForwardBlock; ++j) acc[j] += tap.weight * static_cast<Acc>(v[j]);
-        }
-      } else {
-        for (const auto& tap : taps) {
-          const T* v = slice + tap.offset + c0 * vs;
-          for (int64_t j = 0; j < kForwardBlock; ++j) {
-            acc[j] += tap.weight * static_cast<Acc>(v[j * vs]);
-          }
-        }
+    for (; c0 + 4 * kLanes <= s.channels; c0 += 4 * kLanes) {
+      Lanes acc0 = {}, acc1 = {}, acc2 = {}, acc3 = {};
+      for (const auto& tap : taps) {
+        const T* v = slice + tap.offset + c0 * vs;
+        acc0 += tap.weight * load_lanes<Acc>(v, vs);
+        acc1 += tap.weight * load_lanes<Acc>(v + kLanes * vs, vs);
+        acc2 += tap.weight * load_lanes<Acc>(v + 2 * kLanes * vs, vs);
+        acc3 += tap.weight * load_lanes<Acc>(v + 3 * kLanes * vs, vs);
       }
-      for (int64_t j = 0; j < kForwardBlock; ++j) out[(c0 + j) * os] = static_cast<T>(acc[j]);
+      store_lanes<Acc>(out + c0 * os, os, acc0);
+      store_lanes<Acc>(out + (c0 + kLanes) * os, os, acc1);
+      store_lanes<Acc>(out + (c0 + 2 * kLanes) * os, os, acc2);
+      store_lanes<Acc>(out + (c0 + 3 * kLanes) * os, os, acc3);
+    }
+    for (; c0 + kLanes <= s.channels; c0 += kLanes) {
+      Lanes acc = {};
+      for (const auto& tap : taps)
+        acc += tap.weight * load_lanes<Acc>(slice + tap.offset + c0 * vs, vs);
+      store_lanes<Acc>(out + c0 * os, os, acc);
     }
     for (; c0 < s.channels; ++c0) {
       Acc acc = 0;
@@ -182,7 +206,9 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
   alignas(64) double grad_wide[kMaxChannels];
   alignas(64) Acc converted[4][kMaxChannels];
   alignas(64) Acc zeros[kMaxChannels] = {};
-  std::vector<Taps> located(static_cast<size_t>(s.levels * s.points));
+  const int64_t samples = s.levels * s.points;
+  std::vector<Taps> located(static_cast<size_t>(samples));
+  std::vector<double> weights(located.size());
   std::fill(plane, plane + s.keys * channels, 0.0);
   const int64_t chunk = std::max<int64_t>(1, s.queries / num_threads());
   for (int64_t q = 0; q < s.queries; ++q) {
@@ -192,9 +218,9 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
         for (int64_t i = 0; i < s.keys * channels; ++i) plane[i] = float(plane[i]);
       }
     }
-    if (q + 1 < s.queries) {  // the next query's rows: 1 KiB+ apart in the usual layouts
-      prefetch_row(&location(b, q + 1, m, 0, 0, 0), s.levels * s.points * 2);
-      prefetch_row(&attn(b, q + 1, m, 0, 0), s.levels * s.points);
+    if (samples > 0 && q + 1 < s.queries) {  // the next query's: 1 KiB+ apart usually
+      prefetch_row(&location(b, q + 1, m, 0, 0, 0), samples * 2);
+      prefetch_row(&attn(b, q + 1, m, 0, 0), samples);
       prefetch_row(&grad_output(b, q + 1, m, 0), channels * gs);
     }
     const T* g = &grad_output(b, q, m, 0);
@@ -204,17 +230,14 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
     }
     // The query's samples are located first, and the value and gradValue rows they touch are
     // requested then: by the time a sample is processed its rows are on their way.
-    for (int64_t l = 0; l < s.levels; ++l) {
-      for (int64_t p = 0; p < s.points; ++p) {
-        Taps& t = located[static_cast<size_t>(l * s.points + p)];
-        t = locate<kFault>(static_cast<double>(location(b, q, m, l, p, 0)),
-                           static_cast<double>(location(b, q, m, l, p, 1)),
-                           levels[static_cast<size_t>(l)]);
-        for (int k = 0; k < 4 && t.taken; ++k) {
-          if (t.key[k] < 0) continue;
-          prefetch_row(slice + t.key[k] * value.strides[1], channels * vs);
-          prefetch_row(plane + t.key[k] * channels, channels);
-        }
+    if (samples > 0)
+      locate_row<T, kFault>(location, attn, levels, s, b, q, m, located.data(), weights.data());
+    for (int64_t i = 0; i < samples; ++i) {
+      const Taps& t = located[static_cast<size_t>(i)];
+      for (int k = 0; k < 4 && t.taken; ++k) {
+        if (t.key[k] < 0) continue;
+        prefetch_row(slice + t.key[k] * value.strides[1], channels * vs);
+        prefetch_row(plane + t.key[k] * channels, channels);
       }
     }
     for (int64_t l = 0; l < s.levels; ++l) {
@@ -251,7 +274,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
               lanes_y[j] += grad[c] * ((t2[c] - t0[c]) * (1 - tx) + (t3[c] - t1[c]) * tx);
             }
           }
-          const double a = static_cast<double>(attn(b, q, m, l, p));
+          const double a = weights[static_cast<size_t>(l * s.points + p)];
           const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
           g_attn = combine_lanes(lanes_attn);
           g_x = combine_lanes(lanes_x) * (Acc(a) * width);
