@@ -36,14 +36,46 @@ int run_list(const ListOptions& options);
 
 struct CheckOptions {
   std::vector<std::string> ops, laws, dtypes;
+  std::string profile;  // "seed" or "extended"; empty: both
   double budget_seconds = 60;
   uint64_t seed = 0;
+  int jobs = 1;
+  int shard_index = 0, shard_count = 1;
   std::string out_dir;  // default reports/out/<timestamp>/
   bool self_test = true;
   bool progress = true;
   bool strict = false;
 };
 int run_check(const CheckOptions& options);
+
+struct MergeOptions {
+  std::vector<std::string> dirs;  // report folders of the shards
+  std::string out_dir;
+};
+int run_merge(const MergeOptions& options);
+
+struct ReproOptions {
+  std::string line;
+  int worst = 5;  // worst elements printed per output
+};
+int run_repro(const ReproOptions& options);
+
+struct ExportOptions {
+  std::vector<std::string> ops;  // entries or families
+  int count = 10;                // cases per entry
+  std::string dtype;             // "f32", ...; empty: as drawn
+  uint64_t seed = 0;
+  bool edge = false;  // every other case a boundary case (valid or invalid side)
+  std::string out_dir;
+};
+int run_export(const ExportOptions& options);
+
+struct CompareOptions {
+  std::string cases_dir;    // exported case folders
+  std::string outputs_dir;  // <case name>/status.json and outputs, as replay writes them
+  std::string report_dir;   // default reports/out/compare-<time>
+};
+int run_compare(const CompareOptions& options);
 
 }  // namespace gradconf::cli
 

@@ -2,6 +2,7 @@
 // over to one subcommand (commands.h); exit codes are documented in README.md.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <sstream>
 
 #include "cli/commands.h"
 
@@ -59,6 +60,59 @@ int main(int argc, char** argv) {
   check_command->add_flag("--no-self-test", no_self_test, "Skip the planted-fault self-test");
   check_command->add_flag("--no-progress", no_progress, "No progress lines on stderr");
   check_command->add_flag("--strict", check.strict, "Also fail when a clause is uncovered");
+  check_command->add_option("--profile", check.profile, "Only cases of this spec profile")
+      ->check(CLI::IsMember({"seed", "extended"}));
+  check_command->add_option("--jobs", check.jobs, "Law bindings run side by side")
+      ->check(CLI::Range(1, 256));
+  std::string shard;
+  check_command
+      ->add_option("--shard", shard,
+                   "I/N: run shard I (0-based) of N; merge-reports joins the shards")
+      ->check([](const std::string& text) -> std::string {
+        int i = 0, n = 0;
+        char slash = 0;
+        std::istringstream in(text);
+        if (!(in >> i >> slash >> n) || slash != '/' || n < 1 || i < 0 || i >= n || !in.eof()) {
+          return "expected I/N with 0 <= I < N";
+        }
+        return "";
+      });
+
+  gradconf::cli::MergeOptions merge;
+  CLI::App* merge_command = app.add_subcommand(
+      "merge-reports", "Join the report.json of check shards into the report of one run");
+  merge_command->add_option("DIR", merge.dirs, "Report folders of the shards")->required();
+  merge_command->add_option("--out", merge.out_dir, "Folder for the merged report")->required();
+
+  gradconf::cli::ReproOptions repro;
+  CLI::App* run_command =
+      app.add_subcommand("run", "Re-run one case from its repro line against the reference");
+  run_command->add_option("--repro", repro.line, "The repro line a law printed")->required();
+  run_command->add_option("--worst", repro.worst, "Worst elements shown per output")
+      ->check(CLI::Range(0, 1000));
+
+  gradconf::cli::ExportOptions exporting;
+  CLI::App* export_command = app.add_subcommand(
+      "export", "Write golden case folders (inputs, expected outputs and status)");
+  export_command->add_option("--op", exporting.ops, "Entries or op families")->required();
+  export_command->add_option("--count", exporting.count, "Cases per entry")
+      ->check(CLI::Range(1, 100000));
+  export_command->add_option("--dtype", exporting.dtype, "f16, bf16, f32 or f64");
+  export_command->add_option("--seed", exporting.seed, "Seed of the cases");
+  export_command->add_flag("--edge", exporting.edge,
+                           "Every other case at a clause boundary (either side)");
+  export_command->add_option("--out", exporting.out_dir, "Folder for the case folders")
+      ->required();
+
+  gradconf::cli::CompareOptions comparing;
+  CLI::App* compare_command = app.add_subcommand(
+      "compare", "Judge another implementation's replay outputs against exported cases");
+  compare_command->add_option("CASES", comparing.cases_dir, "Folder of exported cases")
+      ->required();
+  compare_command->add_option("OUTS", comparing.outputs_dir,
+                              "Folder with one replay output folder per case")
+      ->required();
+  compare_command->add_option("--out", comparing.report_dir, "Report folder");
 
   try {
     app.parse(argc, argv);
@@ -76,7 +130,15 @@ int main(int argc, char** argv) {
   if (*check_command) {
     check.self_test = !no_self_test;
     check.progress = !no_progress;
+    if (!shard.empty()) {
+      char slash = 0;
+      std::istringstream(shard) >> check.shard_index >> slash >> check.shard_count;
+    }
     return gradconf::cli::run_check(check);
   }
+  if (*merge_command) return gradconf::cli::run_merge(merge);
+  if (*run_command) return gradconf::cli::run_repro(repro);
+  if (*export_command) return gradconf::cli::run_export(exporting);
+  if (*compare_command) return gradconf::cli::run_compare(comparing);
   return kExitBadInput;
 }

@@ -64,6 +64,11 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
       c.max_rel_error =
           std::max(c.max_rel_error, g != 0 ? err / std::fabs(g) : (err > 0 ? INFINITY : 0));
       c.mare = std::max(c.mare, rel);
+      // Relative to |g|, but not below the magnitude where the bound turns absolute.
+      const double floor = tol.rtol > 0 ? tol.atol / tol.rtol : 0;
+      const double scale = std::max(std::fabs(g), floor);
+      c.max_scaled_rel_error =
+          std::max(c.max_scaled_rel_error, scale > 0 ? err / scale : (err > 0 ? INFINITY : 0));
       rel_sum += rel;
     }
     if (ok) {

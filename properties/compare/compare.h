@@ -32,6 +32,9 @@ struct Comparison {
   double max_rel_error = 0;
   double mere = 0;  ///< mean of |a-g| / (|g| + 1e-7)
   double mare = 0;  ///< max of the same
+  /// max |a-g| / max(|g|, atol/rtol): relative error where the tolerance is relative, the
+  /// error in units of atol/rtol where it is absolute (reports plot it in ULPs of the dtype).
+  double max_scaled_rel_error = 0;
   double zero_fraction = 0;
   double effective_cap = 0;
   std::vector<Mismatch> first_mismatches;  ///< at most 10

@@ -33,18 +33,37 @@ struct LawBinder {
     std::string name = std::string(spec.name) + "." + std::string(law);
     if (!variant.empty()) name += "." + variant;
     auto draw = gen ? gen : [problems = problems, direction] { return problems(direction); };
-    return LawBinding{law, spec.name, name, [draw, fn](const Backend& backend) {
+    return LawBinding{law, spec.name, name,
+                      [draw, fn](const Backend& backend) {
                         return rc::gen::map(draw(), [fn, &backend](const Problem& p) {
                           return labelled(fn(p, backend), p);
                         });
+                      },
+                      [draw] { return rc::gen::map(draw(), record_of); },
+                      [entry = spec.name](std::string_view line) -> std::optional<CaseRecord> {
+                        const auto p = Problem::parse_repro(line);
+                        if (!p || Traits::op_name(*p) != entry) return std::nullopt;
+                        return record_of(*p);
                       }};
   }
 
-  /// The result with its case's dtype and repro line (for reports).
+  /// The result with its case's dtype, repro line and coverage tags (for reports).
   static LawResult labelled(LawResult result, const Problem& p) {
     result.dtype = std::string(dtype_repro_name(Traits::dtype(p)));
     result.repro = Traits::repro(p);
+    if constexpr (requires { Traits::tags(p); }) result.tags = Traits::tags(p);
     return result;
+  }
+
+  /// A valid problem as data: its call and the reference of the outputs it wants.
+  static CaseRecord record_of(const Problem& p) {
+    CaseRecord record;
+    record.call = Traits::make_call(p);
+    record.op = std::string(Traits::op_name(p));
+    record.dtype = Traits::dtype(p);
+    record.expected = Traits::reference(p, record.call);
+    record.repro = Traits::repro(p);
+    return record;
   }
 
   static LawResult finite_differences_law(const Problem& p, const Backend& b) {
@@ -93,7 +112,23 @@ struct LawBinder {
             result.just_valid = bc.just_valid;
             return result;
           });
-        }};
+        },
+        [cases] {
+          return rc::gen::map(cases(), [](const BoundaryCase<Problem>& bc) {
+            CaseRecord record;
+            record.call = bc.call;
+            record.op = std::string(Traits::op_name(bc.problem));
+            record.dtype = Traits::dtype(bc.problem);
+            record.expected_status = bc.expected_status;
+            std::ostringstream repro;
+            repro << bc;
+            record.repro = repro.str();
+            record.clause = bc.clause_id;
+            record.just_valid = bc.just_valid;
+            return record;
+          });
+        },
+        nullptr};
   }
 
   /// The repro round trip over `problems`.
@@ -103,7 +138,9 @@ struct LawBinder {
                         return rc::gen::map(problems(), [](const Problem& p) {
                           return labelled(repro_round_trip(p), p);
                         });
-                      }};
+                      },
+                      [problems] { return rc::gen::map(problems(), record_of); },
+                      nullptr};
   }
 };
 

@@ -27,11 +27,13 @@ struct LawMeasurements {
   double worst_error_over_bound = 0;  ///< max |error| / allowed error (<= 1 when it holds)
   double max_rel_error = 0;
   double max_abs_error = 0;
+  double max_scaled_rel_error = 0;  ///< Comparison::max_scaled_rel_error
 
   void add(const Comparison& c) {
     elements_compared += c.count;
     mismatches += c.count - c.matched;
     max_rel_error = std::max(max_rel_error, c.max_rel_error);
+    max_scaled_rel_error = std::max(max_scaled_rel_error, c.max_scaled_rel_error);
     max_abs_error = std::max(max_abs_error, c.max_abs_error);
     if (c.effective_cap > 0) {
       worst_error_over_bound = std::max(worst_error_over_bound, c.max_abs_error / c.effective_cap);
@@ -59,6 +61,8 @@ struct LawResult {
   std::string repro;
   std::string clause;
   bool just_valid = false;
+  /// The problem's coverage tags ("dtype=bf16", "level=1x1", ...), for the report's coverage.
+  std::vector<std::string> tags;
 
   static LawResult failure(std::string why) {
     LawResult r;

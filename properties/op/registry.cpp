@@ -25,11 +25,30 @@ const EntrySpec* find_entry(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+int case_size(int index) { return (index * 37) % 101; }
+uint64_t case_random(int index, uint64_t seed) {
+  return (seed + static_cast<uint64_t>(index)) * 0x9E3779B97F4A7C15ull + 1;
+}
+}  // namespace
+
 LawResult run_law_case(const LawBinding& binding, const Backend& backend, int index,
                        uint64_t seed) {
-  const int size = (index * 37) % 101;
-  const uint64_t random = (seed + static_cast<uint64_t>(index)) * 0x9E3779B97F4A7C15ull + 1;
-  return binding.cases(backend)(rc::Random(random), size).value();
+  return binding.cases(backend)(rc::Random(case_random(index, seed)), case_size(index)).value();
+}
+
+CaseRecord law_case_record(const LawBinding& binding, int index, uint64_t seed) {
+  return binding.records()(rc::Random(case_random(index, seed)), case_size(index)).value();
+}
+
+std::optional<CaseRecord> parse_repro_line(std::string_view line) {
+  for (const OpFamily* family : op_families()) {
+    for (const LawBinding& law : family->laws) {
+      if (law.law != "matches_reference" || !law.parse) continue;
+      if (auto record = law.parse(line)) return record;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace gradconf::props

@@ -9,6 +9,7 @@
 
 #include <concepts>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,20 @@ concept OpTraits = requires(const typename T::Problem& p, typename T::Problem q,
   { T::batch_size(p) } -> std::convertible_to<int64_t>;
 };
 
+/// One case as data, for `gradconf export` and `gradconf run --repro`: the call, what the spec
+/// expects of it (the status; for a valid call the double reference of every wanted output) and
+/// its labels.
+struct CaseRecord {
+  Call call;
+  std::string op;  ///< tolerance-table key of the entry ("GridSampler2DBackward")
+  aclDataType dtype = ACL_FLOAT;
+  aclnnStatus expected_status = ACLNN_SUCCESS;
+  std::vector<ExpectedOutput> expected;  ///< valid problems only (boundary cases: none)
+  std::string repro;
+  std::string clause;  ///< boundary cases: the clause broken (or kept just valid)
+  bool just_valid = false;
+};
+
 /// One law instantiated for one entry of one family: a RapidCheck generator of checked cases
 /// (it shrinks like the problem generator it wraps), run against a backend.
 struct LawBinding {
@@ -55,6 +70,10 @@ struct LawBinding {
   std::string_view entry;  ///< the entry it draws problems of
   std::string name;        ///< "<entry>.<law>[.<variant>]": unique, readable in test names
   std::function<rc::Gen<LawResult>(const Backend& backend)> cases;
+  /// The same draws as data (export): problems, or boundary cases for error_contract.
+  std::function<rc::Gen<CaseRecord>()> records;
+  /// A problem repro line of this binding's entry as a case; nullopt for any other line.
+  std::function<std::optional<CaseRecord>(std::string_view line)> parse;
 };
 
 /// A planted fault and the law that must see it (the fault's row in the law x fault table).
@@ -92,6 +111,10 @@ const EntrySpec* find_entry(std::string_view name);
 /// Draws case `index` of a binding deterministically (fixed seed, sizes spread over 0..100).
 LawResult run_law_case(const LawBinding& binding, const Backend& backend, int index,
                        uint64_t seed = 0);
+/// Case `index` of a binding as data, drawn as run_law_case draws it.
+CaseRecord law_case_record(const LawBinding& binding, int index, uint64_t seed = 0);
+/// The case a problem repro line describes, from whichever entry's binding parses it.
+std::optional<CaseRecord> parse_repro_line(std::string_view line);
 
 }  // namespace gradconf::props
 

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cmath>
 #include <map>
+#include <tuple>
 
+#include "compare/tolerance.h"
 #include "op/registry.h"
 
 namespace gradconf::reports {
@@ -32,15 +35,26 @@ bool selected(const std::vector<std::string>& wanted,
 
 class Progress {
  public:
-  Progress(bool enabled, int total) : enabled_(enabled), tty_(isatty(2) != 0), total_(total) {}
+  Progress(bool enabled, int total, int64_t planned_cases)
+      : enabled_(enabled),
+        tty_(isatty(2) != 0),
+        total_(total),
+        planned_(planned_cases),
+        start_(std::chrono::steady_clock::now()) {}
   void update(int done, int cases, int failures, const std::string& what) {
     if (!enabled_) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    // Time left from the pace so far: cases run, not cells, since cells differ in size.
+    const double left =
+        cases > 0 ? elapsed * static_cast<double>(planned_ - cases) / static_cast<double>(cases)
+                  : 0;
     if (tty_) {
-      std::fprintf(stderr, "\r[%3d/%3d cells] %6d cases, %d failed  %-48.48s", done, total_, cases,
-                   failures, what.c_str());
+      std::fprintf(stderr, "\r[%3d/%3d cells] %6d cases, %d failed, %4.0f s left  %-40.40s", done,
+                   total_, cases, failures, left, what.c_str());
     } else {
-      std::fprintf(stderr, "[%d/%d cells] %d cases, %d failed: %s\n", done, total_, cases, failures,
-                   what.c_str());
+      std::fprintf(stderr, "[%d/%d cells] %d cases, %d failed, %.0f s left: %s\n", done, total_,
+                   cases, failures, left, what.c_str());
     }
     std::fflush(stderr);
   }
@@ -51,6 +65,8 @@ class Progress {
  private:
   bool enabled_, tty_;
   int total_;
+  int64_t planned_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace
@@ -86,27 +102,110 @@ bool Campaign::failed() const {
   return false;
 }
 
+int ulp_bin(double ulps) {
+  if (!(ulps > 0)) return ulps == 0 ? 0 : kUlpBins - 1;  // NaN: the worst bin
+  for (int k = 1; k < kUlpBins - 1; ++k) {
+    if (ulps < std::ldexp(1.0, k - 8)) return k;
+  }
+  return kUlpBins - 1;
+}
+
+namespace {
+
+struct Work {
+  int order;
+  const props::OpFamily* family;
+  const props::LawBinding* law;
+};
+
+/// What one law binding's cases produced; joined into the campaign in binding order.
+struct WorkResult {
+  std::map<std::string, Cell> cells;  ///< by dtype
+  std::map<std::string, std::pair<int, int>> clause_sides;  ///< clause -> (valid, invalid)
+  std::map<std::string, std::vector<int>> ulp_bins;          ///< dtype -> histogram
+  std::map<std::string, int> tags;
+  int cases = 0, failures = 0;
+};
+
+aclDataType dtype_of(const std::string& name) {
+  if (name == "f16") return ACL_FLOAT16;
+  if (name == "bf16") return ACL_BF16;
+  if (name == "f64") return ACL_DOUBLE;
+  return ACL_FLOAT;
+}
+
+std::string profile_of(const std::string& repro) {
+  return repro.find("--profile=extended") != std::string::npos ? "extended" : "seed";
+}
+
+WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
+                    const props::Backend& backend) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  WorkResult out;
+  for (int i = 0; i < cases; ++i) {
+    props::LawResult r = props::run_law_case(*w.law, backend, i, options.seed);
+    if (!options.dtypes.empty() && !selected(options.dtypes, {r.dtype})) continue;
+    if (!options.profile.empty() && profile_of(r.repro) != options.profile) continue;
+    Cell& cell = out.cells[r.dtype];
+    cell.order = w.order;
+    cell.family = std::string(w.family->family);
+    cell.entry = std::string(w.law->entry);
+    cell.law = w.law->name;
+    cell.dtype = r.dtype;
+    cell.cases += 1;
+    cell.mistrusted += r.mistrusted ? 1 : 0;
+    cell.worst_error_over_bound =
+        std::max(cell.worst_error_over_bound, r.measured.worst_error_over_bound);
+    cell.max_rel_error = std::max(cell.max_rel_error, r.measured.max_rel_error);
+    cell.max_abs_error = std::max(cell.max_abs_error, r.measured.max_abs_error);
+    if (!r.holds) {
+      cell.failed += 1;
+      out.failures += 1;
+      if (cell.failures.size() < kFailuresKept) cell.failures.push_back(r.detail);
+    }
+    if (!r.clause.empty()) {
+      auto& sides = out.clause_sides[r.clause];
+      (r.just_valid ? sides.first : sides.second) += 1;
+    }
+    if (w.law->law == "matches_reference" && r.measured.elements_compared > 0) {
+      auto& bins = out.ulp_bins[r.dtype];
+      bins.resize(kUlpBins);
+      const double eps = props::machine_epsilon(dtype_of(r.dtype));
+      bins[static_cast<size_t>(ulp_bin(r.measured.max_scaled_rel_error / eps))] += 1;
+    }
+    for (const std::string& t : r.tags) out.tags[t] += 1;
+    out.cases += 1;
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& [dtype, cell] : out.cells) {
+    cell.seconds = seconds / static_cast<double>(out.cells.size());
+  }
+  return out;
+}
+
+}  // namespace
+
 Campaign run_campaign(const CampaignOptions& options, const props::Backend& backend) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   Campaign campaign;
   campaign.options = options;
+  const int shards = std::max(1, options.shard_count);
 
-  struct Work {
-    const props::OpFamily* family;
-    const props::LawBinding* law;
-  };
-  std::vector<Work> work;
+  std::vector<Work> all;
+  std::vector<const props::OpFamily*> families;
   for (const props::OpFamily* family : props::op_families()) {
-    std::vector<std::string_view> entries;
-    for (const auto* e : family->entries) entries.push_back(e->name);
     bool family_selected = options.ops.empty() || selected(options.ops, {family->family});
-    for (auto e : entries) family_selected = family_selected || selected(options.ops, {e});
+    for (const auto* e : family->entries) {
+      family_selected = family_selected || selected(options.ops, {e->name});
+    }
     if (!family_selected) continue;
+    families.push_back(family);
     for (const props::LawBinding& law : family->laws) {
       if (!options.ops.empty() && !selected(options.ops, {family->family, law.entry})) continue;
       if (!selected(options.laws, {law.law, law.name})) continue;
-      work.push_back({family, &law});
+      all.push_back({static_cast<int>(all.size()), family, &law});
     }
     for (const props::ClauseInfo& c : family->clauses) {
       const bool seen = std::any_of(campaign.clauses.begin(), campaign.clauses.end(),
@@ -121,60 +220,66 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
       }
     }
   }
-  const int bindings = std::max<int>(1, static_cast<int>(work.size()));
+  // The case count follows from the whole campaign, so every shard runs the cases it would.
+  const int bindings = std::max<int>(1, static_cast<int>(all.size()));
   campaign.cases_per_cell =
       std::clamp(static_cast<int>(options.budget_seconds / kSecondsPerCase / bindings),
                  kMinCasesPerCell, kMaxCasesPerCell);
+  std::vector<Work> work;
+  for (const Work& w : all) {
+    if (w.order % shards == options.shard_index) work.push_back(w);
+  }
 
-  Progress progress(options.progress, static_cast<int>(work.size()));
-  std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
-  int done = 0, total_cases = 0, total_failures = 0;
-  for (const Work& w : work) {
-    const auto law_start = Clock::now();
-    for (int i = 0; i < campaign.cases_per_cell; ++i) {
-      props::LawResult r = props::run_law_case(*w.law, backend, i, options.seed);
-      if (!options.dtypes.empty() && !selected(options.dtypes, {r.dtype})) continue;
-      Cell& cell = cells[{w.law->name, r.dtype, std::string(w.law->entry)}];
-      cell.family = std::string(w.family->family);
-      cell.entry = std::string(w.law->entry);
-      cell.law = w.law->name;
-      cell.dtype = r.dtype;
-      cell.cases += 1;
-      cell.mistrusted += r.mistrusted ? 1 : 0;
-      cell.worst_error_over_bound =
-          std::max(cell.worst_error_over_bound, r.measured.worst_error_over_bound);
-      cell.max_rel_error = std::max(cell.max_rel_error, r.measured.max_rel_error);
-      cell.max_abs_error = std::max(cell.max_abs_error, r.measured.max_abs_error);
-      if (!r.holds) {
-        cell.failed += 1;
-        total_failures += 1;
-        if (cell.failures.size() < kFailuresKept) cell.failures.push_back(r.detail);
-      }
-      if (!r.clause.empty()) {
-        for (ClauseRow& row : campaign.clauses) {
-          if (row.id == r.clause) (r.just_valid ? row.valid_cases : row.invalid_cases) += 1;
-        }
-      }
-      total_cases += 1;
-    }
-    const double seconds = std::chrono::duration<double>(Clock::now() - law_start).count();
-    int law_cells = 0;
-    for (auto& [key, cell] : cells) law_cells += std::get<0>(key) == w.law->name;
-    for (auto& [key, cell] : cells) {
-      if (std::get<0>(key) == w.law->name) cell.seconds = seconds / std::max(1, law_cells);
-    }
-    progress.update(++done, total_cases, total_failures, w.law->name);
+  Progress progress(options.progress, static_cast<int>(work.size()),
+                    static_cast<int64_t>(work.size()) * campaign.cases_per_cell);
+  // One process runs one binding at a time: the backend's spec profile and thread count are
+  // process-wide, so `gradconf check --jobs N` runs N shard processes instead of threads.
+  std::vector<WorkResult> results(work.size());
+  int total_cases = 0, total_failures = 0;
+  for (size_t i = 0; i < work.size(); ++i) {
+    results[i] = run_work(work[i], options, campaign.cases_per_cell, backend);
+    total_cases += campaign.cases_per_cell;
+    total_failures += results[i].failures;
+    progress.update(static_cast<int>(i) + 1, total_cases, total_failures, work[i].law->name);
   }
   progress.finish();
-  for (auto& [key, cell] : cells) campaign.cells.push_back(std::move(cell));
+
+  std::map<std::pair<std::string, std::string>, ErrorHistogram> histograms;
+  for (size_t i = 0; i < work.size(); ++i) {
+    WorkResult& r = results[i];
+    for (auto& [dtype, cell] : r.cells) campaign.cells.push_back(std::move(cell));
+    for (const auto& [clause, sides] : r.clause_sides) {
+      for (ClauseRow& row : campaign.clauses) {
+        if (row.id != clause) continue;
+        row.valid_cases += sides.first;
+        row.invalid_cases += sides.second;
+      }
+    }
+    const std::string entry(work[i].law->entry);
+    for (const auto& [dtype, bins] : r.ulp_bins) {
+      ErrorHistogram& h = histograms[{entry, dtype}];
+      h.entry = entry;
+      h.dtype = dtype;
+      const props::Tolerance& t = props::tolerance_for(entry, "*", dtype_of(dtype));
+      h.tolerance_ulps = t.rtol / props::machine_epsilon(dtype_of(dtype));
+      for (size_t k = 0; k < bins.size(); ++k) h.bins[k] += bins[k];
+    }
+    for (const auto& [tag, n] : r.tags) {
+      campaign.coverage[std::string(work[i].family->family)][tag] += n;
+    }
+  }
+  for (auto& [key, h] : histograms) campaign.errors.push_back(std::move(h));
 
   if (!options.planted_library.empty()) {
     std::string error;
     auto planted = props::Backend::load(options.planted_library, &error);
-    for (const props::OpFamily* family : props::op_families()) {
-      if (!options.ops.empty() && !selected(options.ops, {family->family})) continue;
+    int order = 0;
+    for (const props::OpFamily* family : families) {
       for (const props::FaultRow& row : family->fault_rows) {
-        FaultCheck check{std::string(family->family), std::string(row.fault), std::string(row.law)};
+        const int this_order = order++;
+        if (this_order % shards != options.shard_index) continue;
+        FaultCheck check{this_order, std::string(family->family), std::string(row.fault),
+                         std::string(row.law)};
         const props::LawBinding* law = family->law(row.law);
         if (planted && law &&
             planted->select_fault(std::string(family->family) + "." + std::string(row.fault))) {
@@ -190,6 +295,50 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
   }
   campaign.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return campaign;
+}
+
+Campaign merge_campaigns(const std::vector<Campaign>& parts) {
+  Campaign merged;
+  if (parts.empty()) return merged;
+  merged.options = parts.front().options;
+  merged.options.shard_index = 0;
+  merged.options.shard_count = 1;
+  merged.cases_per_cell = parts.front().cases_per_cell;
+  merged.clauses = parts.front().clauses;
+  for (ClauseRow& row : merged.clauses) row.valid_cases = row.invalid_cases = 0;
+  std::map<std::pair<std::string, std::string>, ErrorHistogram> histograms;
+  for (const Campaign& part : parts) {
+    merged.seconds = std::max(merged.seconds, part.seconds);
+    merged.cells.insert(merged.cells.end(), part.cells.begin(), part.cells.end());
+    merged.faults.insert(merged.faults.end(), part.faults.begin(), part.faults.end());
+    for (const ClauseRow& row : part.clauses) {
+      auto it = std::find_if(merged.clauses.begin(), merged.clauses.end(),
+                             [&](const ClauseRow& r) { return r.id == row.id; });
+      if (it == merged.clauses.end()) {
+        merged.clauses.push_back(row);
+      } else {
+        it->valid_cases += row.valid_cases;
+        it->invalid_cases += row.invalid_cases;
+      }
+    }
+    for (const ErrorHistogram& h : part.errors) {
+      ErrorHistogram& into = histograms[{h.entry, h.dtype}];
+      into.entry = h.entry;
+      into.dtype = h.dtype;
+      into.tolerance_ulps = h.tolerance_ulps;
+      for (size_t k = 0; k < h.bins.size() && k < into.bins.size(); ++k) into.bins[k] += h.bins[k];
+    }
+    for (const auto& [family, tags] : part.coverage) {
+      for (const auto& [tag, n] : tags) merged.coverage[family][tag] += n;
+    }
+  }
+  std::stable_sort(merged.cells.begin(), merged.cells.end(), [](const Cell& a, const Cell& b) {
+    return std::tie(a.order, a.dtype) < std::tie(b.order, b.dtype);
+  });
+  std::stable_sort(merged.faults.begin(), merged.faults.end(),
+                   [](const FaultCheck& a, const FaultCheck& b) { return a.order < b.order; });
+  for (auto& [key, h] : histograms) merged.errors.push_back(std::move(h));
+  return merged;
 }
 
 }  // namespace gradconf::reports

@@ -19,16 +19,22 @@ struct CampaignOptions {
   std::vector<std::string> ops;     ///< family folder names or entry names; empty: all
   std::vector<std::string> laws;    ///< law names ("matches_reference"); empty: all
   std::vector<std::string> dtypes;  ///< "f16", "bf16", "f32", "f64"; empty: all
+  std::string profile;              ///< "seed" or "extended": only its cases; empty: both
   double budget_seconds = 60;
   uint64_t seed = 0;
   std::string planted_library;  ///< empty: no fault self-test
   bool progress = true;
+  /// This run is shard `shard_index` of `shard_count`: it runs every shard_count-th law binding
+  /// and planted fault (with the case counts of the whole campaign), and merge_campaigns puts
+  /// the shards back together into the report of the whole.
+  int shard_index = 0, shard_count = 1;
 };
 
 enum class CellStatus { kPassed, kFailed, kMistrusted, kSkipped };
 std::string_view cell_status_name(CellStatus status);
 
 struct Cell {
+  int order = 0;  ///< the law binding's place in the whole campaign (shards keep it)
   std::string family, entry, law, dtype;
   int cases = 0, failed = 0, mistrusted = 0;
   double worst_error_over_bound = 0, max_rel_error = 0, max_abs_error = 0, seconds = 0;
@@ -45,9 +51,23 @@ struct ClauseRow {
 };
 
 struct FaultCheck {
+  int order = 0;  ///< the fault row's place in the whole campaign
   std::string family, fault, law;
   bool caught = false;
   int attempts = 0;  ///< cases run until caught (or the row's limit)
+};
+
+/// Relative error in ULPs of the dtype (Comparison::max_scaled_rel_error / epsilon), binned by
+/// powers of two: bin 0 holds exact results, bin k (1..kUlpBins-2) errors below 2^(k-8) ULP
+/// (and at least 2^(k-9), except bin 1 which starts at 0), the last bin 2^16 ULP and more.
+inline constexpr int kUlpBins = 26;
+int ulp_bin(double ulps);
+
+/// One histogram per (op, dtype) over matches_reference cases.
+struct ErrorHistogram {
+  std::string entry, dtype;
+  double tolerance_ulps = 0;  ///< the dtype's rtol in ULPs (the bound is atol + rtol |g|)
+  std::vector<int> bins = std::vector<int>(kUlpBins, 0);
 };
 
 struct Campaign {
@@ -57,12 +77,19 @@ struct Campaign {
   std::vector<Cell> cells;
   std::vector<ClauseRow> clauses;
   std::vector<FaultCheck> faults;
+  std::vector<ErrorHistogram> errors;
+  /// family -> coverage tag ("level=1x1", "dtype=bf16", ...) -> cases that carried it.
+  std::map<std::string, std::map<std::string, int>> coverage;
   bool failed() const;
 };
 
 /// Runs the campaign. The case count per cell follows from the budget alone (the same seed and
-/// budget give the same cases, so the same report).
+/// budget give the same cases, so the same report, whatever `jobs`).
 Campaign run_campaign(const CampaignOptions& options, const props::Backend& backend);
+
+/// The campaign the shards (or any disjoint parts) make together: cells, faults, histograms and
+/// coverage joined, clause counts summed; seconds is the longest part's.
+Campaign merge_campaigns(const std::vector<Campaign>& parts);
 
 }  // namespace gradconf::reports
 

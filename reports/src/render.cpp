@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
@@ -103,6 +106,97 @@ int uncovered(const Campaign& c) {
   return n;
 }
 
+// Plots: small inline SVG, no script, no network.
+
+/// Horizontal bars, one per (label, value), longest = full width.
+std::string svg_bars(const std::vector<std::pair<std::string, double>>& bars,
+                     const std::string& unit) {
+  constexpr int kRow = 16, kLabel = 260, kWidth = 300;
+  double max = 0;
+  for (const auto& [label, v] : bars) max = std::max(max, v);
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-size=\"11\">",
+      kLabel + kWidth + 80, kRow * static_cast<int>(bars.size()) + 4);
+  int y = 0;
+  for (const auto& [label, v] : bars) {
+    const double w = max > 0 ? kWidth * v / max : 0;
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{}\" y=\"{}\" "
+        "width=\"{:.1f}\" height=\"{}\" fill=\"#5b8fd6\"/><text x=\"{:.1f}\" "
+        "y=\"{}\">{:.4g}{}</text>",
+        kLabel - 4, y + 12, html_escape(label), kLabel, y + 3, w, kRow - 5, kLabel + w + 4, y + 12,
+        v, unit);
+    y += kRow;
+  }
+  return svg + "</svg>";
+}
+
+/// One op x dtype error distribution: cases per ULP bin, the tolerance as a dashed red line.
+std::string svg_error_histogram(const ErrorHistogram& h) {
+  constexpr int kBar = 9, kHeight = 90, kLeft = 4, kTop = 18;
+  int max = 0, total = 0;
+  for (int n : h.bins) max = std::max(max, n), total += n;
+  const int width = kLeft + kBar * kUlpBins + 8;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"{}\" "
+      "height=\"{}\" font-size=\"10\"><text x=\"2\" y=\"12\">{} {} ({} cases)</text>",
+      width, kTop + kHeight + 26, html_escape(h.entry), html_escape(h.dtype), total);
+  for (int k = 0; k < kUlpBins; ++k) {
+    const int n = h.bins[static_cast<size_t>(k)];
+    // Square-root scale: a bin of a few cases stays visible next to a bin of thousands.
+    const double bar = max > 0 ? kHeight * std::sqrt(static_cast<double>(n) / max) : 0;
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"><title>"
+        "{}: {} cases</title></rect>",
+        kLeft + k * kBar, kTop + kHeight - bar, kBar - 1, bar, k == 0 ? "#6fbf73" : "#5b8fd6",
+        k == 0 ? std::string("exact") : fmt::format("below 2^{} ULP", k - 8), n);
+  }
+  // Bin k covers [2^(k-9), 2^(k-8)) ULP: the tolerance sits at k = log2(tol) + 9.
+  if (h.tolerance_ulps > 0) {
+    const double x =
+        kLeft + kBar * std::clamp(std::log2(h.tolerance_ulps) + 9.0, 1.0, double(kUlpBins));
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#d33\" "
+        "stroke-dasharray=\"3,2\"/><text x=\"{0:.1f}\" y=\"{3}\" fill=\"#d33\" "
+        "text-anchor=\"middle\">rtol {4:.3g} ULP</text>",
+        x, kTop, kTop + kHeight, kTop + kHeight + 22, h.tolerance_ulps);
+  }
+  svg += fmt::format(
+      "<text x=\"{}\" y=\"{}\">0</text><text x=\"{}\" y=\"{}\" "
+      "text-anchor=\"end\">2^16 ULP</text></svg>",
+      kLeft, kTop + kHeight + 11, width - 2, kTop + kHeight + 11);
+  return svg;
+}
+
+/// "<entry>.<law>[.<variant>]" -> "<law>[.<variant>]".
+std::string law_of(const std::string& binding) {
+  const auto dot = binding.find('.');
+  return dot == std::string::npos ? binding : binding.substr(dot + 1);
+}
+
+std::string render_plots(const Campaign& c) {
+  std::string h = "<h2>Error distribution (relative error in ULPs of the dtype, per case)</h2>"
+                  "<p><small>Per matches_reference case: max |got - expected| / max(|expected|, "
+                  "atol/rtol), in units of the dtype's epsilon, binned by powers of two; the "
+                  "dashed line is the dtype's rtol (the bound is atol + rtol |expected|).</small>"
+                  "</p><div id=\"error-plots\">";
+  for (const ErrorHistogram& e : c.errors) h += svg_error_histogram(e);
+  h += "</div><h2>Parameter-space coverage (cases per generator tag)</h2><div "
+       "id=\"coverage-plots\">";
+  for (const auto& [family, tags] : c.coverage) {
+    std::vector<std::pair<std::string, double>> bars;
+    for (const auto& [tag, n] : tags) bars.emplace_back(tag, n);
+    h += "<h3>" + html_escape(family) + "</h3>" + svg_bars(bars, "");
+  }
+  std::map<std::string, double> per_law;
+  for (const Cell& cell : c.cells) per_law[law_of(cell.law)] += cell.seconds;
+  std::vector<std::pair<std::string, double>> bars(per_law.begin(), per_law.end());
+  h += "</div><h2>Time per law (all ops and dtypes)</h2><div id=\"time-plot\">" +
+       svg_bars(bars, " s") + "</div>";
+  return h;
+}
+
 }  // namespace
 
 std::string render_markdown(const Campaign& c, const Errata& errata) {
@@ -170,8 +264,19 @@ std::string render_json(const Campaign& c, const Errata& errata) {
   j["budget_seconds"] = c.options.budget_seconds;
   j["cases_per_binding"] = c.cases_per_cell;
   j["seconds"] = c.seconds;
+  j["options"] = {{"ops", c.options.ops},
+                  {"laws", c.options.laws},
+                  {"dtypes", c.options.dtypes},
+                  {"profile", c.options.profile},
+                  {"shard_index", c.options.shard_index},
+                  {"shard_count", c.options.shard_count}};
+  j["cells"] = json::array();
+  j["planted_faults"] = json::array();
+  j["traceability"] = json::array();
+  j["errors"] = json::array();
   for (const Cell& cell : c.cells) {
-    j["cells"].push_back({{"family", cell.family},
+    j["cells"].push_back({{"order", cell.order},
+                          {"family", cell.family},
                           {"op", cell.entry},
                           {"law", cell.law},
                           {"dtype", cell.dtype},
@@ -186,7 +291,8 @@ std::string render_json(const Campaign& c, const Errata& errata) {
                           {"failures", cell.failures}});
   }
   for (const FaultCheck& f : c.faults) {
-    j["planted_faults"].push_back({{"family", f.family},
+    j["planted_faults"].push_back({{"order", f.order},
+                                   {"family", f.family},
                                    {"fault", f.fault},
                                    {"law", f.law},
                                    {"caught", f.caught},
@@ -203,9 +309,89 @@ std::string render_json(const Campaign& c, const Errata& errata) {
                                  {"validation_test", r.validation_tested},
                                  {"covered", r.covered()}});
   }
+  for (const ErrorHistogram& h : c.errors) {
+    j["errors"].push_back({{"op", h.entry},
+                           {"dtype", h.dtype},
+                           {"tolerance_ulps", h.tolerance_ulps},
+                           {"bins", h.bins}});
+  }
+  j["coverage"] = c.coverage;
   j["errata"]["project"] = project_errata(errata);
   for (const auto& row : spec_errata(errata)) j["errata"]["seed_documents"].push_back(row);
   return j.dump(2) + "\n";
+}
+
+bool campaign_from_json(const std::string& text, Campaign* out, std::string* error) {
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    *error = "not JSON";
+    return false;
+  }
+  if (j.value("schema_version", 0) != kReportSchemaVersion) {
+    *error = "schema_version is not " + std::to_string(kReportSchemaVersion);
+    return false;
+  }
+  try {
+    Campaign c;
+    c.options.seed = j.at("seed").get<uint64_t>();
+    c.options.budget_seconds = j.at("budget_seconds").get<double>();
+    c.cases_per_cell = j.at("cases_per_binding").get<int>();
+    c.seconds = j.at("seconds").get<double>();
+    const json& o = j.at("options");
+    c.options.ops = o.at("ops").get<std::vector<std::string>>();
+    c.options.laws = o.at("laws").get<std::vector<std::string>>();
+    c.options.dtypes = o.at("dtypes").get<std::vector<std::string>>();
+    c.options.profile = o.at("profile").get<std::string>();
+    c.options.shard_index = o.at("shard_index").get<int>();
+    c.options.shard_count = o.at("shard_count").get<int>();
+    for (const json& x : j.at("cells")) {
+      Cell cell;
+      cell.order = x.at("order").get<int>();
+      cell.family = x.at("family").get<std::string>();
+      cell.entry = x.at("op").get<std::string>();
+      cell.law = x.at("law").get<std::string>();
+      cell.dtype = x.at("dtype").get<std::string>();
+      cell.cases = x.at("cases").get<int>();
+      cell.failed = x.at("failed").get<int>();
+      cell.mistrusted = x.at("mistrusted").get<int>();
+      cell.worst_error_over_bound = x.at("worst_error_over_bound").get<double>();
+      cell.max_rel_error = x.at("max_rel_error").is_null() ? INFINITY
+                                                           : x.at("max_rel_error").get<double>();
+      cell.max_abs_error = x.at("max_abs_error").get<double>();
+      cell.seconds = x.at("seconds").get<double>();
+      cell.failures = x.at("failures").get<std::vector<std::string>>();
+      c.cells.push_back(std::move(cell));
+    }
+    for (const json& x : j.at("planted_faults")) {
+      c.faults.push_back({x.at("order").get<int>(), x.at("family").get<std::string>(),
+                          x.at("fault").get<std::string>(), x.at("law").get<std::string>(),
+                          x.at("caught").get<bool>(), x.at("cases").get<int>()});
+    }
+    for (const json& x : j.at("traceability")) {
+      ClauseRow row{x.at("family").get<std::string>(), x.at("clause").get<std::string>(),
+                    x.at("source").get<std::string>(), x.at("condition").get<std::string>(),
+                    x.at("status").get<int>()};
+      row.valid_cases = x.at("valid_cases").get<int>();
+      row.invalid_cases = x.at("invalid_cases").get<int>();
+      row.validation_tested = x.at("validation_test").get<bool>();
+      c.clauses.push_back(std::move(row));
+    }
+    for (const json& x : j.at("errors")) {
+      ErrorHistogram h;
+      h.entry = x.at("op").get<std::string>();
+      h.dtype = x.at("dtype").get<std::string>();
+      h.tolerance_ulps = x.at("tolerance_ulps").get<double>();
+      h.bins = x.at("bins").get<std::vector<int>>();
+      h.bins.resize(kUlpBins);
+      c.errors.push_back(std::move(h));
+    }
+    c.coverage = j.at("coverage").get<std::map<std::string, std::map<std::string, int>>>();
+    *out = std::move(c);
+    return true;
+  } catch (const json::exception& e) {
+    *error = e.what();
+    return false;
+  }
 }
 
 std::string render_junit(const Campaign& c) {
@@ -283,7 +469,7 @@ std::string render_html(const Campaign& c, const Errata& errata) {
     }
     h += "</tr>";
   }
-  h += "</table><h2>Failures</h2><ul>";
+  h += "</table>" + render_plots(c) + "<h2>Failures</h2><ul>";
   for (const Cell& cell : c.cells) {
     for (const auto& f : cell.failures) {
       h += "<li><b>" + html_escape(cell.law + " / " + cell.dtype) + "</b>: <code>" +

@@ -9,7 +9,7 @@
 
 namespace gradconf::reports {
 
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
 
 /// The project's own decisions (reports/errata.json) and the doc errata table (spec errata.md
 /// rows, "| E-... |" lines), as shipped with the project.
@@ -20,6 +20,9 @@ struct Errata {
 
 std::string render_markdown(const Campaign& campaign, const Errata& errata);
 std::string render_json(const Campaign& campaign, const Errata& errata);
+/// The campaign a report.json holds (what merge-reports reads); false with `error` set when the
+/// text is not a report of this schema version.
+bool campaign_from_json(const std::string& text, Campaign* campaign, std::string* error);
 std::string render_junit(const Campaign& campaign);
 std::string render_html(const Campaign& campaign, const Errata& errata);
 

@@ -1,3 +1,4 @@
+#include "families/grid_sampler2d/gen.h"
 #include "families/grid_sampler2d/traits.h"
 
 #include <cmath>
@@ -79,5 +80,7 @@ std::vector<int> GridSampler2DTraits::incoming_gradients(const Call& backward) {
   const int index = gs::index_of(backward, Role::kGradOutput);
   return index < 0 ? std::vector<int>{} : std::vector<int>{index};
 }
+
+std::vector<std::string> GridSampler2DTraits::tags(const Problem& p) { return gs::problem_tags(p); }
 
 }  // namespace gradconf::props

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include <string>
+#include <vector>
+
 #include "families/grid_sampler2d/entries.h"
 #include "laws/traits.h"
 
@@ -11,6 +14,8 @@ namespace gradconf::props {
 
 struct GridSampler2DTraits {
   using Problem = grid_sampler2d::Problem;
+  /// Coverage tags of a problem (the generators' and fuzzers' vocabulary), for reports.
+  static std::vector<std::string> tags(const Problem& p);
   using Call = props::Call;
 
   static const Backend& default_backend() { return Backend::linked(); }

@@ -1,3 +1,4 @@
+#include "families/multi_scale_deformable_attention/gen.h"
 #include "families/multi_scale_deformable_attention/traits.h"
 
 #include <cmath>
@@ -63,5 +64,7 @@ int MsdaTraits::batch_dim(const Call& call, int tensor) {
   const RoleSpec* role = call.entry->role(call.tensors[static_cast<size_t>(tensor)].name);
   return role && role->batching == Batching::kNone ? -1 : 0;
 }
+
+std::vector<std::string> MsdaTraits::tags(const Problem& p) { return msda::problem_tags(p); }
 
 }  // namespace gradconf::props

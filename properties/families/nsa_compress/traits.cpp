@@ -1,3 +1,4 @@
+#include "families/nsa_compress/gen.h"
 #include "families/nsa_compress/traits.h"
 
 #include <cmath>
@@ -92,5 +93,7 @@ int NsaCompressTraits::batch_dim(const Call& call, int tensor) {
   const RoleSpec* role = call.entry->role(call.tensors[static_cast<size_t>(tensor)].name);
   return role && role->batching == Batching::kNone ? -1 : 0;
 }
+
+std::vector<std::string> NsaCompressTraits::tags(const Problem& p) { return nc::problem_tags(p); }
 
 }  // namespace gradconf::props

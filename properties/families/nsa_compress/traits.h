@@ -14,6 +14,8 @@ namespace gradconf::props {
 
 struct NsaCompressTraits {
   using Problem = gradconf::nc::Problem;
+  /// Coverage tags of a problem (the generators' and fuzzers' vocabulary), for reports.
+  static std::vector<std::string> tags(const Problem& p);
   using Call = props::Call;
 
   static const Backend& default_backend() { return Backend::linked(); }

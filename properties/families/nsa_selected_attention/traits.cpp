@@ -1,3 +1,4 @@
+#include "families/nsa_selected_attention/gen.h"
 #include "families/nsa_selected_attention/traits.h"
 
 #include <cmath>
@@ -63,5 +64,7 @@ int NsaSelectedAttentionTraits::batch_dim(const Call& call, int tensor) {
   const RoleSpec* role = call.entry->role(call.tensors[static_cast<size_t>(tensor)].name);
   return role && role->batching == Batching::kNone ? -1 : 0;
 }
+
+std::vector<std::string> NsaSelectedAttentionTraits::tags(const Problem& p) { return nsa::problem_tags(p); }
 
 }  // namespace gradconf::props

@@ -15,6 +15,8 @@ namespace gradconf::props {
 
 struct NsaSelectedAttentionTraits {
   using Problem = gradconf::nsa::Problem;
+  /// Coverage tags of a problem (the generators' and fuzzers' vocabulary), for reports.
+  static std::vector<std::string> tags(const Problem& p);
   using Call = props::Call;
 
   static const Backend& default_backend() { return Backend::linked(); }
