@@ -248,10 +248,12 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
         if (t.taken) {
           const Acc* rows[4];
           for (int k = 0; k < 4; ++k) {
-            const T* row = slice + t.key[k] * value.strides[1];
-            if (t.key[k] < 0) {
+            if (t.key[k] < 0) {  // no pointer is formed for a tap outside the level
               rows[k] = zeros;
-            } else if (kReadInPlace && vs == 1) {
+              continue;
+            }
+            const T* row = slice + t.key[k] * value.strides[1];
+            if (kReadInPlace && vs == 1) {
               rows[k] = reinterpret_cast<const Acc*>(row);
             } else {
               for (int64_t c = 0; c < channels; ++c)

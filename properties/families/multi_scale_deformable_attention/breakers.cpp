@@ -106,7 +106,7 @@ void break_dtype_same(Call& call, uint64_t choice, bool just_valid) {
   const aclDataType current = call.tensor("value").dtype;
   static constexpr std::array<aclDataType, 3> kOthers = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
   aclDataType other = kOthers[choice % 3];
-  if (other == current) other = kOthers[(choice + 1) % 3];
+  if (other == current) other = kOthers[(choice % 3 + 1) % 3];  // choice + 1 may wrap to 0
   if (just_valid) {
     for (TensorSpec* t : present(call, kFloatRoles)) t->dtype = other;
     return;
