@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "compare/tolerance.h"
@@ -143,8 +144,21 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   WorkResult out;
-  for (int i = 0; i < cases; ++i) {
+  // Boundary cases draw a clause and a side at random; the traceability matrix wants both sides
+  // of every clause, so the error contract keeps drawing (the same draws for a seed, in any
+  // shard) until each side of each of its family's clauses has a case, or 10x its cases ran.
+  std::set<std::pair<std::string, bool>> sides_missing;
+  if (w.law->law == "error_contract") {
+    for (const props::ClauseInfo& c : w.family->clauses) {
+      const auto& tested = w.family->validation_tested;
+      if (std::find(tested.begin(), tested.end(), c.id) != tested.end()) continue;
+      sides_missing.insert({std::string(c.id), true});
+      sides_missing.insert({std::string(c.id), false});
+    }
+  }
+  for (int i = 0; i < cases || (!sides_missing.empty() && i < 10 * cases); ++i) {
     props::LawResult r = props::run_law_case(*w.law, backend, i, options.seed);
+    if (!r.clause.empty()) sides_missing.erase({r.clause, r.just_valid});
     if (!options.dtypes.empty() && !selected(options.dtypes, {r.dtype})) continue;
     if (!options.profile.empty() && profile_of(r.repro) != options.profile) continue;
     Cell& cell = out.cells[r.dtype];
