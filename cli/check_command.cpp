@@ -48,17 +48,13 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
   merge.out_dir = out;
   for (int i = 0; i < options.jobs; ++i) {
     const std::string dir = out + "/shards/" + std::to_string(i);
-    std::vector<std::string> args = {self,
-                                     "check",
-                                     "--budget",
-                                     std::to_string(options.budget_seconds),
-                                     "--seed",
-                                     std::to_string(options.seed),
-                                     "--shard",
-                                     std::to_string(i) + "/" + std::to_string(options.jobs),
-                                     "--out",
-                                     dir,
-                                     "--no-progress"};
+    std::vector<std::string> args = {
+        self,           "check",
+        "--budget",     std::to_string(options.budget_seconds),
+        "--seed",       std::to_string(options.seed),
+        "--shard",      std::to_string(i) + "/" + std::to_string(options.jobs),
+        "--out",        dir,
+        "--no-progress"};
     auto add_list = [&](const char* flag, const std::vector<std::string>& values) {
       if (values.empty()) return;
       args.push_back(flag);

@@ -114,8 +114,8 @@ void write_golden_case(const fs::path& dir, const props::CaseRecord& record,
     for (const props::ExpectedOutput& e : record.expected) {
       const aclDataType dtype = call.tensors[static_cast<size_t>(e.tensor)].dtype;
       const std::string file_name = "expected/" + e.name + ".npy";
-      caseio::write_npy(dir / file_name, caseio::npy_from_tensor(host_tensor(dtype, e.dims,
-                                                                             e.values)));
+      caseio::write_npy(dir / file_name,
+                        caseio::npy_from_tensor(host_tensor(dtype, e.dims, e.values)));
       expected["outputs"][e.name] = {{"file", file_name}, {"dtype", dtype_name(dtype)}};
     }
   }
@@ -132,8 +132,8 @@ void write_golden_case(const fs::path& dir, const props::CaseRecord& record,
 }
 
 std::vector<double> decode_tensor(const caseio::HostTensor& t) {
-  return props::decode(t.dtype, std::span(reinterpret_cast<const uint8_t*>(t.data.data()),
-                                          t.data.size()));
+  return props::decode(t.dtype,
+                       std::span(reinterpret_cast<const uint8_t*>(t.data.data()), t.data.size()));
 }
 
 std::string now_stamp() {
@@ -161,10 +161,9 @@ int run_export(const ExportOptions& options) {
       if (law.law == "error_contract") boundary = &law;
     }
     for (const props::LawBinding& law : family->laws) {
-      const bool wanted =
-          std::any_of(options.ops.begin(), options.ops.end(), [&](const std::string& op) {
-            return op == family->family || op == law.entry;
-          });
+      const bool wanted = std::any_of(
+          options.ops.begin(), options.ops.end(),
+          [&](const std::string& op) { return op == family->family || op == law.entry; });
       if (law.law == "matches_reference" && wanted) bindings.emplace_back(&law, boundary);
     }
   }
@@ -250,8 +249,8 @@ int run_compare(const CompareOptions& options) {
           const aclDataType declared = *parse_dtype(spec.at("dtype").get<std::string>());
           const caseio::HostTensor gold = caseio::tensor_from_npy(
               caseio::read_npy(dir / spec.at("file").get<std::string>()), declared, output);
-          const caseio::HostTensor mine = caseio::tensor_from_npy(
-              caseio::read_npy(out / (output + ".npy")), declared, output);
+          const caseio::HostTensor mine =
+              caseio::tensor_from_npy(caseio::read_npy(out / (output + ".npy")), declared, output);
           if (mine.shape != gold.shape) {
             problems.push_back(output + ": shape differs");
             continue;

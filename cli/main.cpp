@@ -101,16 +101,14 @@ int main(int argc, char** argv) {
   export_command->add_option("--seed", exporting.seed, "Seed of the cases");
   export_command->add_flag("--edge", exporting.edge,
                            "Every other case at a clause boundary (either side)");
-  export_command->add_option("--out", exporting.out_dir, "Folder for the case folders")
-      ->required();
+  export_command->add_option("--out", exporting.out_dir, "Folder for the case folders")->required();
 
   gradconf::cli::CompareOptions comparing;
   CLI::App* compare_command = app.add_subcommand(
       "compare", "Judge another implementation's replay outputs against exported cases");
-  compare_command->add_option("CASES", comparing.cases_dir, "Folder of exported cases")
-      ->required();
-  compare_command->add_option("OUTS", comparing.outputs_dir,
-                              "Folder with one replay output folder per case")
+  compare_command->add_option("CASES", comparing.cases_dir, "Folder of exported cases")->required();
+  compare_command
+      ->add_option("OUTS", comparing.outputs_dir, "Folder with one replay output folder per case")
       ->required();
   compare_command->add_option("--out", comparing.report_dir, "Report folder");
 

@@ -33,7 +33,9 @@ struct LawBinder {
     std::string name = std::string(spec.name) + "." + std::string(law);
     if (!variant.empty()) name += "." + variant;
     auto draw = gen ? gen : [problems = problems, direction] { return problems(direction); };
-    return LawBinding{law, spec.name, name,
+    return LawBinding{law,
+                      spec.name,
+                      name,
                       [draw, fn](const Backend& backend) {
                         return rc::gen::map(draw(), [fn, &backend](const Problem& p) {
                           return labelled(fn(p, backend), p);
@@ -100,7 +102,9 @@ struct LawBinder {
   LawBinding error_contract_law(std::string name,
                                 std::function<rc::Gen<BoundaryCase<Problem>>()> cases) const {
     return LawBinding{
-        "error_contract", entry(Direction::kBackward).name, std::move(name),
+        "error_contract",
+        entry(Direction::kBackward).name,
+        std::move(name),
         [cases](const Backend& backend) {
           return rc::gen::map(cases(), [&backend](const BoundaryCase<Problem>& bc) {
             const ClauseExpectation expected{bc.clause_id, bc.expected_status, bc.just_valid};
@@ -133,7 +137,9 @@ struct LawBinder {
 
   /// The repro round trip over `problems`.
   LawBinding repro_law(std::string name, std::function<rc::Gen<Problem>()> problems) const {
-    return LawBinding{"repro_round_trip", entry(Direction::kBackward).name, std::move(name),
+    return LawBinding{"repro_round_trip",
+                      entry(Direction::kBackward).name,
+                      std::move(name),
                       [problems](const Backend&) {
                         return rc::gen::map(problems(), [](const Problem& p) {
                           return labelled(repro_round_trip(p), p);

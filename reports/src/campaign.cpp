@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -121,9 +121,9 @@ struct Work {
 
 /// What one law binding's cases produced; joined into the campaign in binding order.
 struct WorkResult {
-  std::map<std::string, Cell> cells;  ///< by dtype
+  std::map<std::string, Cell> cells;                        ///< by dtype
   std::map<std::string, std::pair<int, int>> clause_sides;  ///< clause -> (valid, invalid)
-  std::map<std::string, std::vector<int>> ulp_bins;          ///< dtype -> histogram
+  std::map<std::string, std::vector<int>> ulp_bins;         ///< dtype -> histogram
   std::map<std::string, int> tags;
   int cases = 0, failures = 0;
 };

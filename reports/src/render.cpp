@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 #include <set>
@@ -176,11 +176,12 @@ std::string law_of(const std::string& binding) {
 }
 
 std::string render_plots(const Campaign& c) {
-  std::string h = "<h2>Error distribution (relative error in ULPs of the dtype, per case)</h2>"
-                  "<p><small>Per matches_reference case: max |got - expected| / max(|expected|, "
-                  "atol/rtol), in units of the dtype's epsilon, binned by powers of two; the "
-                  "dashed line is the dtype's rtol (the bound is atol + rtol |expected|).</small>"
-                  "</p><div id=\"error-plots\">";
+  std::string h =
+      "<h2>Error distribution (relative error in ULPs of the dtype, per case)</h2>"
+      "<p><small>Per matches_reference case: max |got - expected| / max(|expected|, "
+      "atol/rtol), in units of the dtype's epsilon, binned by powers of two; the "
+      "dashed line is the dtype's rtol (the bound is atol + rtol |expected|).</small>"
+      "</p><div id=\"error-plots\">";
   for (const ErrorHistogram& e : c.errors) h += svg_error_histogram(e);
   h += "</div><h2>Parameter-space coverage (cases per generator tag)</h2><div "
        "id=\"coverage-plots\">";
@@ -355,8 +356,8 @@ bool campaign_from_json(const std::string& text, Campaign* out, std::string* err
       cell.failed = x.at("failed").get<int>();
       cell.mistrusted = x.at("mistrusted").get<int>();
       cell.worst_error_over_bound = x.at("worst_error_over_bound").get<double>();
-      cell.max_rel_error = x.at("max_rel_error").is_null() ? INFINITY
-                                                           : x.at("max_rel_error").get<double>();
+      cell.max_rel_error =
+          x.at("max_rel_error").is_null() ? INFINITY : x.at("max_rel_error").get<double>();
       cell.max_abs_error = x.at("max_abs_error").get<double>();
       cell.seconds = x.at("seconds").get<double>();
       cell.failures = x.at("failures").get<std::vector<std::string>>();

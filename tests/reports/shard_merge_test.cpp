@@ -18,8 +18,8 @@ std::string canonical(const Campaign& c) {
   out.precision(17);
   out << "cases " << c.cases_per_cell << "\n";
   for (const Cell& x : c.cells) {
-    out << "cell " << x.order << " " << x.family << " " << x.entry << " " << x.law << " "
-        << x.dtype << " " << x.cases << " " << x.failed << " " << x.mistrusted << " "
+    out << "cell " << x.order << " " << x.family << " " << x.entry << " " << x.law << " " << x.dtype
+        << " " << x.cases << " " << x.failed << " " << x.mistrusted << " "
         << x.worst_error_over_bound << " " << x.max_rel_error << " " << x.max_abs_error << "\n";
     for (const auto& f : x.failures) out << "  " << f << "\n";
   }

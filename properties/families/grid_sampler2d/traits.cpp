@@ -1,5 +1,5 @@
-#include "families/grid_sampler2d/gen.h"
 #include "families/grid_sampler2d/traits.h"
+#include "families/grid_sampler2d/gen.h"
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
-#include "families/multi_scale_deformable_attention/gen.h"
 #include "families/multi_scale_deformable_attention/traits.h"
+#include "families/multi_scale_deformable_attention/gen.h"
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
-#include "families/nsa_compress/gen.h"
 #include "families/nsa_compress/traits.h"
+#include "families/nsa_compress/gen.h"
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
-#include "families/nsa_selected_attention/gen.h"
 #include "families/nsa_selected_attention/traits.h"
+#include "families/nsa_selected_attention/gen.h"
 
 #include <cmath>
 
@@ -65,6 +65,8 @@ int NsaSelectedAttentionTraits::batch_dim(const Call& call, int tensor) {
   return role && role->batching == Batching::kNone ? -1 : 0;
 }
 
-std::vector<std::string> NsaSelectedAttentionTraits::tags(const Problem& p) { return nsa::problem_tags(p); }
+std::vector<std::string> NsaSelectedAttentionTraits::tags(const Problem& p) {
+  return nsa::problem_tags(p);
+}
 
 }  // namespace gradconf::props
