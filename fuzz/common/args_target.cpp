@@ -271,8 +271,10 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   const Verdict predicted = call.entry->oracle(
       props::BoundArgs(call, models, model_attrs.handles(), &model_size, &model_executor),
       call.profile);
-  tag(predicted.clause_id.empty() ? std::string("phase1=proceeds")
-                                  : "phase1=" + std::string(predicted.clause_id));
+  if (tags_enabled()) {
+    tag(predicted.clause_id.empty() ? std::string("phase1=proceeds")
+                                    : "phase1=" + std::string(predicted.clause_id));
+  }
   const props::AttrArguments attrs(call, &rt);
   const aclnnStatus status = call.entry->phase1(
       backend, props::BoundArgs(call, handles, attrs.handles(), &workspace_size, &executor));

@@ -11,6 +11,8 @@ void tag(std::string_view name) {
   if (g_seen_in_input.insert(std::string(name)).second) ++(*g_counts)[std::string(name)];
 }
 
+bool tags_enabled() { return g_counts != nullptr; }
+
 std::map<std::string, int, std::less<>>& enable_tags() {
   static std::map<std::string, int, std::less<>> counts;
   g_counts = &counts;
@@ -24,7 +26,7 @@ LayoutSpec decode_layout(FuzzedDataProvider& fdp, int rank, bool is_input,
                          const std::vector<std::vector<int>>& orders) {
   LayoutSpec layout;
   if (fdp.ConsumeBool()) return layout;
-  const std::vector<std::vector<int>> choices =
+  const std::vector<std::vector<int>>& choices =
       orders.empty() ? props::standard_orders(rank) : orders;
   layout.order = choices[fdp.ConsumeIntegralInRange<size_t>(0, choices.size() - 1)];
   bool identity = true;
@@ -41,3 +43,9 @@ LayoutSpec decode_layout(FuzzedDataProvider& fdp, int rank, bool is_input,
 }
 
 }  // namespace gradconf::fuzz
+
+// ASan records a 30-frame stack for every allocation by default, in case a later report needs
+// it: unwinding and storing them cost the args targets a fifth of their speed. Reports keep the
+// access stack; to see where a finding's memory was allocated and freed, replay its input with
+// ASAN_OPTIONS=malloc_context_size=30 (the environment overrides this default).
+extern "C" const char* __asan_default_options() { return "malloc_context_size=0"; }

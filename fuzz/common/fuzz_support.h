@@ -54,6 +54,8 @@ LayoutSpec decode_layout(FuzzedDataProvider& fdp, int rank, bool is_input,
 /// input when the replay driver asked for tags (--tags, --require-tags); a no-op otherwise, and
 /// always under libFuzzer. This is how a corpus proves what it covers.
 void tag(std::string_view name);
+/// True when tags are being recorded: lets a target skip building a tag's text otherwise.
+bool tags_enabled();
 /// Turns tag recording on and returns the counts (tag -> inputs that hit it).
 std::map<std::string, int, std::less<>>& enable_tags();
 /// Starts a new input: tags count once per input however often they are recorded.

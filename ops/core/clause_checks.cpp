@@ -67,7 +67,8 @@ std::optional<std::string> check_disjoint(std::span<const NamedTensor> outputs) 
     return std::string("expected ") + name +
            (o == Overlap::kOverlapping
                 ? " to address each element once, but got strides "
-                : " to be nested or to span fewer than 2^28 elements, but got strides ") +
+                : " to be nested, to interleave at most two axes, or to span fewer than 2^28 "
+                  "elements, but got strides ") +
            dims_text(t->strides) + " for sizes " + dims_text(t->view_dims);
   }
   return std::nullopt;

@@ -43,6 +43,30 @@ bool nested_strides_prove_disjoint(const std::vector<Axis>& axes) {
   return true;
 }
 
+// Adjacent axes where the outer one steps exactly over the inner one's span address what one
+// axis of their combined size addresses: merging them leaves fewer axes to reason about.
+std::vector<Axis> merge_nested_axes(const std::vector<Axis>& axes) {
+  std::vector<Axis> merged;
+  for (const Axis& axis : axes) {
+    if (!merged.empty()) {
+      const auto span = checked_mul(merged.back().stride, merged.back().size);
+      if (span && *span == axis.stride) {
+        merged.back().size *= axis.size;  // a factor of numel, which fits
+        continue;
+      }
+    }
+    merged.push_back(axis);
+  }
+  return merged;
+}
+
+// Two axes collide iff d1*s1 + d2*s2 = 0 has a solution with 0 < |d1| < n1 or 0 < |d2| < n2.
+// The solutions are the multiples of (s2/g, -s1/g), g = gcd(s1, s2), so the smallest one decides.
+bool axis_pair_collides(Axis a, Axis b) {
+  const int64_t g = std::gcd(a.stride, b.stride);
+  return b.stride / g < a.size && a.stride / g < b.size;
+}
+
 /// Calls visit(offset) for every view index, innermost axis fastest; stops when visit is true.
 template <typename Visit>
 bool any_offset(const std::vector<Axis>& axes, Visit visit) {
@@ -65,9 +89,17 @@ bool any_offset(const std::vector<Axis>& axes, Visit visit) {
 Overlap overlap_of(const aclTensor& t) {
   // An empty view addresses nothing (and its strides were never bounded by its storage).
   if (numel(t) == 0) return Overlap::kDisjoint;
-  const std::vector<Axis> axes = stepping_axes(t);
+  const std::vector<Axis> axes = merge_nested_axes(stepping_axes(t));
   if (axes.empty() || nested_strides_prove_disjoint(axes)) return Overlap::kDisjoint;
   if (axes.front().stride == 0) return Overlap::kOverlapping;
+  // Any colliding pair (the other indices held) is an overlap; with two axes it is the whole
+  // answer. Only views of three or more interleaved axes are left to enumerate.
+  for (size_t i = 0; i < axes.size(); ++i) {
+    for (size_t j = i + 1; j < axes.size(); ++j) {
+      if (axis_pair_collides(axes[i], axes[j])) return Overlap::kOverlapping;
+    }
+  }
+  if (axes.size() == 2) return Overlap::kDisjoint;
   // aclCreateTensor checked that the last offset fits in the storage, so these cannot overflow.
   int64_t count = 1, max_offset = 0;
   for (auto [stride, size] : axes) {

@@ -44,9 +44,10 @@ int64_t numel(const aclTensor& t);
 enum class Overlap {
   kDisjoint,     ///< every view index addresses its own storage element
   kOverlapping,  ///< two distinct view indices address the same element
-  kUndecided,    ///< interleaved and too large to decide within kOverlapBudget
+  kUndecided,    ///< three or more interleaved axes, too large to decide within kOverlapBudget
 };
-/// Interleaved views (not provably disjoint by nesting) are decided exactly by enumerating their
+/// Views of two interleaved axes are decided in closed form; three or more interleaved axes
+/// (not provably disjoint by nesting or a colliding pair) are decided exactly by enumerating their
 /// offsets into a bitmap or a sorted list; beyond this many bits/offsets phase 1 would spend
 /// absurd memory on a view it cannot yet trust, so the answer is kUndecided.
 inline constexpr int64_t kOverlapBudget = int64_t{1} << 28;

@@ -198,8 +198,8 @@ Check outputs_disjoint(const CallArgs& a) {
 
 Check outputs_decidable(const CallArgs& a) {
   return output_overlap_is(a, Overlap::kUndecided,
-                           "to be nested or to span fewer than 2^28 elements (interleaved views "
-                           "are checked element by element)");
+                           "to be nested, to interleave at most two axes, or to span fewer than "
+                           "2^28 elements (such views are checked element by element)");
 }
 
 Check workspace_representable(const CallArgs& a) {
@@ -256,7 +256,8 @@ const std::array<Clause<CallArgs>, 19> kClauses = {{
     {"GS-LIMIT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision, documented limit)",
      "the backward's workspace exceeds 2^62 bytes", workspace_representable},
     {"GS-LIMIT-02", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision, documented limit)",
-     "an interleaved output view spans 2^28 elements or more (disjointness undecided)",
+     "an output view interleaving three or more axes spans 2^28 elements or more "
+     "(disjointness undecided)",
      outputs_decidable},
 }};
 }  // namespace

@@ -227,7 +227,8 @@ Check outputs_disjoint(const CallArgs& a) {
     }
     if (o == Overlap::kUndecided) {
       return std::string("expected ") + name +
-             " to be nested or to span fewer than 2^28 elements, but got strides " +
+             " to be nested, to interleave at most two axes, or to span fewer than 2^28 "
+             "elements, but got strides " +
              format_dims(t->strides.data(), t->strides.size()) + " for sizes " + dims_of(*t);
     }
   }

@@ -1,6 +1,9 @@
 #include "gen/layout_gen.h"
 
+#include "core/tensor.h"
+
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 namespace gradconf {
@@ -34,7 +37,8 @@ rc::Gen<std::vector<int>> gen_order(const std::vector<std::vector<int>>& orders,
 
 }  // namespace
 
-std::vector<std::vector<int>> standard_orders(int rank) {
+namespace {
+std::vector<std::vector<int>> make_standard_orders(int rank) {
   std::vector<int> identity(static_cast<size_t>(std::max(rank, 0)));
   std::iota(identity.begin(), identity.end(), 0);
   std::vector<std::vector<int>> orders = {{}};
@@ -57,6 +61,18 @@ std::vector<std::vector<int>> standard_orders(int rank) {
     add(first_last);
   }
   return orders;
+}
+}  // namespace
+
+const std::vector<std::vector<int>>& standard_orders(int rank) {
+  // Built once: fuzz targets ask for them on every input.
+  static constexpr int kRanks = static_cast<int>(kMaxRank) + 1;
+  static const auto by_rank = [] {
+    std::array<std::vector<std::vector<int>>, kRanks> table;
+    for (int r = 0; r < kRanks; ++r) table[static_cast<size_t>(r)] = make_standard_orders(r);
+    return table;
+  }();
+  return by_rank[static_cast<size_t>(std::clamp(rank, 0, kRanks - 1))];
 }
 
 rc::Gen<LayoutSpec> gen_layout(int rank, bool is_input, const LayoutLimits& limits,

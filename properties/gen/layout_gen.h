@@ -27,7 +27,8 @@ struct LayoutLimits {
 /// The memory orders drawn for `rank` dims (identity spelled as the empty order, as
 /// LayoutSpec::parse returns it): identity, reversed, the two inner dims swapped, innermost dim
 /// moved outermost-but-one (channels-last for 4-D) and outermost moved innermost.
-std::vector<std::vector<int>> standard_orders(int rank);
+/// Ranks above kMaxRank get kMaxRank's orders (no tensor has more dims).
+const std::vector<std::vector<int>>& standard_orders(int rank);
 
 /// A layout for a tensor of `rank` dims. `orders` defaults to standard_orders(rank).
 ///

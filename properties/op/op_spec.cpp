@@ -37,6 +37,8 @@ const AttrSpec* EntrySpec::attr(std::string_view attr_name) const {
 Call EntrySpec::blank_call() const {
   Call call;
   call.entry = this;
+  call.tensors.reserve(roles.size());
+  call.attrs.reserve(attrs.size());
   for (const RoleSpec& r : roles) {
     TensorSpec spec;
     spec.name = std::string(r.name);

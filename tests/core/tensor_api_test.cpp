@@ -269,6 +269,37 @@ TEST(HasOverlap, agrees_with_brute_force_on_small_views) {
   }
 }
 
+// Three axes reach every path of overlap_of: nested axes merged, the closed-form pair test, and
+// the enumeration left for three interleaved axes.
+TEST(HasOverlap, agrees_with_brute_force_on_small_three_axis_views) {
+  float storage[64];
+  const int64_t st[1] = {64};
+  int decided_by_enumeration = 0;
+  for (int64_t shape = 0; shape < 4 * 4 * 4; ++shape) {
+    const int64_t dims[3] = {1 + shape % 4, 1 + shape / 4 % 4, 1 + shape / 16};
+    for (int64_t code = 0; code < 8 * 8 * 8; ++code) {
+      const int64_t strides[3] = {code % 8, code / 8 % 8, code / 64};
+      aclTensor* t = aclCreateTensor(dims, 3, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, st, 1, storage);
+      ASSERT_NE(t, nullptr);
+      std::vector<int> hits(64, 0);
+      bool overlap = false;
+      for (int64_t i = 0; i < dims[0]; ++i) {
+        for (int64_t j = 0; j < dims[1]; ++j) {
+          for (int64_t k = 0; k < dims[2]; ++k) {
+            overlap |= ++hits[i * strides[0] + j * strides[1] + k * strides[2]] > 1;
+          }
+        }
+      }
+      ASSERT_EQ(gradconf::has_overlap(*t), overlap)
+          << "dims [" << dims[0] << ", " << dims[1] << ", " << dims[2] << "] strides ["
+          << strides[0] << ", " << strides[1] << ", " << strides[2] << "]";
+      decided_by_enumeration += !overlap && dims[0] > 1 && dims[1] > 1 && dims[2] > 1;
+      aclDestroyTensor(t);
+    }
+  }
+  EXPECT_GT(decided_by_enumeration, 0);
+}
+
 // Found by fuzz_grid_sampler2d_backward_args: an empty view's offset and strides are not bounded
 // by its storage (it addresses nothing), so neither the overlap check nor a kernel may do
 // arithmetic with them.

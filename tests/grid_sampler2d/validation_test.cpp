@@ -915,19 +915,26 @@ TEST(GridSampler2DValidation, workspace_is_sized_by_the_workers_that_can_work) {
   EXPECT_EQ(workspace_at(3, 3), workspace_at(8, 3));
 }
 
-// GS-LIMIT-02: an interleaved inputGrad of 4097^2 elements is decided when it spans < 2^28
-// elements (strides 4099, 4097: valid) and refused by name when it spans more (strides
-// 2^16 + 1, 2^16 + 3: disjoint too, but undecidable within the budget).
+// GS-LIMIT-02: two interleaved axes are decided in closed form at any span (strides 4097/4099
+// and 2^16 + 1/2^16 + 3 over 4097^2 elements: both disjoint, valid). A third interleaved axis
+// (C of size 2, stride 2^16 + 5, pairwise colliding with neither) over more than 2^28 elements
+// cannot be decided within the budget (it does overlap: 65541 = 2 * 65539 - 65537, which only
+// enumeration finds): refused by name, as GS-LIMIT-02 and not GS-OUT-01.
 TEST(GridSampler2DValidation, limit_02_undecidable_interleaved_output_is_refused_by_name) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
   const int64_t size = 4097;
-  for (auto [p, q, expected] :
-       {std::tuple{int64_t{4097}, int64_t{4099}, ACLNN_SUCCESS},
-        std::tuple{int64_t{65537}, int64_t{65539}, ACLNN_ERR_PARAM_INVALID}}) {
-    const int64_t last = (size - 1) * p + (size - 1) * q;
+  for (auto [channels, p, q, r, expected] :
+       {std::tuple{int64_t{1}, int64_t{4097}, int64_t{4099}, int64_t{0}, ACLNN_SUCCESS},
+        std::tuple{int64_t{1}, int64_t{65537}, int64_t{65539}, int64_t{0}, ACLNN_SUCCESS},
+        std::tuple{int64_t{2}, int64_t{65537}, int64_t{65539}, int64_t{65541},
+                   ACLNN_ERR_PARAM_INVALID}}) {
+    SCOPED_TRACE("C " + std::to_string(channels) + ", strides " + std::to_string(r) + ", " +
+                 std::to_string(q) + ", " + std::to_string(p));
+    const int64_t last = (size - 1) * p + (size - 1) * q + (channels - 1) * r;
     std::string message;
     const aclnnStatus status = backward_phase1_with_input_grad(
-        {1, 1, size, size}, {last + 1, last + 1, q, p}, last + 1, &message);
+        {1, channels, size, size}, {last + 1, channels > 1 ? r : last + 1, q, p}, last + 1,
+        &message);
     EXPECT_EQ(status, expected) << message;
     if (expected != ACLNN_SUCCESS) {
       EXPECT_EQ(message.rfind("GS-LIMIT-02: ", 0), 0u) << message;
