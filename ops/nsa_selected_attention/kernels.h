@@ -1,6 +1,6 @@
 // NOTE: work is per (query token, kv head): the G query heads of a group share one selection, so
-// their scores are one [G x K*B] product (Eigen), as are the outputs. The forward and dq have one
-// writer per row. dk and dv are scatters over every query that selected a block: the backward
+// their scores are one [G x K*B] product (core/gemm.h), as are the outputs. The forward and dq have
+// one writer per row. dk and dv are scatters over every query that selected a block: the backward
 // gathers instead, per (batch, kv head, kv block): an inverted index (built in query order) lists
 // the queries that selected the block, and the block's owner recomputes their scores against it,
 // in fixed chunks of queries. Each slot's dS depends only on its own score, the saved statistics
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/gemm.h"
 #include "core/lanes.h"
 #include "core/parallel.h"
 #include "core/view.h"
@@ -127,10 +128,6 @@ void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc
   for (int64_t d = 0; d < dim; ++d) row[d * stride] = static_cast<T>(values[d]);
 }
 
-/// A B x D block of rows as an Eigen matrix, wherever its rows are (row stride in elements).
-template <typename Acc>
-using BlockMap = Eigen::Map<const Matrix<Acc>, 0, Eigen::OuterStride<>>;
-
 /// The selected key and value blocks of (t, n2), slot by slot, and whether each row is masked.
 /// Blocks are read in place when the tensors hold the compute type with unit stride along D
 /// (FLOAT/DOUBLE, the usual layouts); otherwise they are converted into buffers first.
@@ -145,13 +142,8 @@ struct Selection {
   std::vector<int32_t> blocks;
 
   int64_t slots() const { return static_cast<int64_t>(blocks.size()); }
-  BlockMap<Acc> keys(int64_t k) const {
-    return BlockMap<Acc>(key_blocks[static_cast<size_t>(k)], block, dim_qk,
-                         Eigen::OuterStride<>(key_stride));
-  }
-  BlockMap<Acc> values(int64_t k) const {
-    return BlockMap<Acc>(value_blocks[static_cast<size_t>(k)], block, dim_v,
-                         Eigen::OuterStride<>(value_stride));
+  const Acc* rows_of(int64_t k, bool of_keys) const {
+    return (of_keys ? key_blocks : value_blocks)[static_cast<size_t>(k)];
   }
 
   void gather(const Plan& plan, const StridedView<const T, 3>& key,
@@ -198,14 +190,16 @@ struct Selection {
   void products(const Matrix<Acc>& a, bool of_keys, Matrix<Acc>& out) const {
     out.resize(a.rows(), slots() * block);
     for (int64_t k = 0; k < slots(); ++k) {
-      out.middleCols(k * block, block).noalias() = a * (of_keys ? keys(k) : values(k)).transpose();
+      gemm_abt<Acc>(a.rows(), block, a.cols(), a.data(), a.cols(), rows_of(k, of_keys),
+                    of_keys ? key_stride : value_stride, out.data() + k * block, out.cols(), false);
     }
   }
   /// out (G x D) = p rows over every selected row (keys or values), in slot order.
   void weighted_sum(const Matrix<Acc>& p, bool of_keys, Matrix<Acc>& out) const {
     out.setZero(p.rows(), of_keys ? dim_qk : dim_v);
     for (int64_t k = 0; k < slots(); ++k) {
-      out.noalias() += p.middleCols(k * block, block) * (of_keys ? keys(k) : values(k));
+      gemm_ab<Acc>(p.rows(), out.cols(), block, p.data() + k * block, p.cols(), rows_of(k, of_keys),
+                   of_keys ? key_stride : value_stride, out.data(), out.cols(), true);
     }
   }
 };
@@ -444,18 +438,22 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           }
         }
         if (!ws.cached) {  // recompute P and dS of these slots against the block
-          sc.noalias() = qs * kb.transpose();
+          gemm_abt<Acc>(rows, s.block, s.dim_qk, qs.data(), s.dim_qk, kb.data(), s.dim_qk,
+                        sc.data(), s.block, false);
           sc *= scale;
           for (int64_t r = 0; r < rows; ++r) {
             probabilities_from_stats(sc.row(r).data(), s.block, mask.data() + r * s.block,
                                      m[static_cast<size_t>(r)], l[static_cast<size_t>(r)]);
           }
-          dp.noalias() = gos * vb.transpose();
+          gemm_abt<Acc>(rows, s.block, s.dim_v, gos.data(), s.dim_v, vb.data(), s.dim_v, dp.data(),
+                        s.block, false);
           for (int64_t r = 0; r < rows; ++r) dp.row(r).array() -= d[static_cast<size_t>(r)];
           dp.array() *= sc.array();  // dS
         }
-        dkb.noalias() += dp.transpose() * qs;
-        dvb.noalias() += sc.transpose() * gos;
+        gemm_atb<Acc>(s.block, s.dim_qk, rows, dp.data(), s.block, qs.data(), s.dim_qk, dkb.data(),
+                      s.dim_qk, true);
+        gemm_atb<Acc>(s.block, s.dim_v, rows, sc.data(), s.block, gos.data(), s.dim_v, dvb.data(),
+                      s.dim_v, true);
       }
       if constexpr (kFault != Fault::kDkScaleMissing) dkb *= scale;
       for (int64_t r = 0; r < s.block; ++r) {
