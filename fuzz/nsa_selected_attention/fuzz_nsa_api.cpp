@@ -1,6 +1,7 @@
 // fuzz_nsa_api / fuzz_nsa_grad_api (GRADCONF_FUZZ_BACKWARD): the API target of
 // fuzz/common/api_target.h for one NsaSelectedAttention entry point.
 #include "common/api_target.h"
+#include "families/nsa_selected_attention/entries.h"
 #include "families/nsa_selected_attention/gen.h"
 #include "families/nsa_selected_attention/traits.h"
 #include "nsa_selected_attention/decode.h"
@@ -35,8 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 #else
   constexpr Direction kDirection = Direction::kForward;
 #endif
-  static const gradconf::fuzz::ApiTarget<Traits> target{
-      kDirection, gradconf::fuzz::nsa::decode_problem, seed_base, tags,
-      gradconf::props::nsa::clause_breakers};
+  static const gradconf::fuzz::ApiTarget<Traits> target{kDirection,
+                                                        gradconf::fuzz::nsa::decode_problem,
+                                                        seed_base,
+                                                        tags,
+                                                        gradconf::props::nsa::clause_breakers,
+                                                        gradconf::props::nsa::make_validation_call};
   return gradconf::fuzz::run_api_target(data, size, target);
 }

@@ -25,7 +25,7 @@ const EntrySpec& entry_spec(Direction direction);
 Call make_call(const Problem& problem);
 
 /// The same call with index values only (topkIndices): what validation reads, for fuzzers that
-/// never run the math.
+/// check statuses and canaries, not numbers (float tensors are zeros).
 Call make_validation_call(const Problem& problem);
 
 /// The double reference's outputs for the call's input values and attributes, by role.
