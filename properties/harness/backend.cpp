@@ -31,6 +31,7 @@ const Backend& Backend::linked() {
     rt.malloc = &aclrtMalloc;
     rt.free = &aclrtFree;
     rt.memcpy = &aclrtMemcpy;
+    rt.memset = &aclrtMemset;
     rt.create_stream = &aclrtCreateStream;
     rt.destroy_stream = &aclrtDestroyStream;
     rt.synchronize_stream = &aclrtSynchronizeStream;
@@ -78,6 +79,7 @@ std::shared_ptr<const Backend> Backend::load(const std::string& path, std::strin
   bind(rt.malloc, "aclrtMalloc", true);
   bind(rt.free, "aclrtFree", true);
   bind(rt.memcpy, "aclrtMemcpy", true);
+  bind(rt.memset, "aclrtMemset", true);
   bind(rt.create_stream, "aclrtCreateStream", true);
   bind(rt.destroy_stream, "aclrtDestroyStream", true);
   bind(rt.synchronize_stream, "aclrtSynchronizeStream", true);

@@ -30,6 +30,7 @@ struct AclRuntime {
   decltype(&::aclrtMalloc) malloc = nullptr;
   decltype(&::aclrtFree) free = nullptr;
   decltype(&::aclrtMemcpy) memcpy = nullptr;
+  decltype(&::aclrtMemset) memset = nullptr;
   decltype(&::aclrtCreateStream) create_stream = nullptr;
   decltype(&::aclrtDestroyStream) destroy_stream = nullptr;
   decltype(&::aclrtSynchronizeStream) synchronize_stream = nullptr;
