@@ -216,10 +216,13 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
       s.before.assign(s.bytes, kOutputCanary);
     } else {
       const auto esize = static_cast<size_t>(s.element_bytes);
-      uint8_t nan[8];
-      encode_element(spec.dtype, std::numeric_limits<double>::quiet_NaN(), nan);
+      // One element of the dtype, whatever its size (complex128 takes 16 bytes).
+      std::vector<uint8_t> nan(esize);
+      encode_element(spec.dtype, std::numeric_limits<double>::quiet_NaN(), nan.data());
       s.before.resize(s.bytes);
-      for (size_t at = 0; at < s.bytes; at += esize) std::memcpy(s.before.data() + at, nan, esize);
+      for (size_t at = 0; at < s.bytes; at += esize) {
+        std::memcpy(s.before.data() + at, nan.data(), esize);
+      }
       const bool has_values = spec.values.size() == s.offsets.size();
       for (size_t i = 0; i < s.offsets.size(); ++i) {
         encode_element(spec.dtype, has_values ? spec.values[i] : 0.0,
