@@ -12,26 +12,27 @@ using gradconf::nsa::Role;
 using gradconf::nsa::TopkFill;
 
 // `seed` problems keep head dims 128/192 (twenty times the data of an `extended` one), so the
-// targets draw them one time in sixteen of the half-precision problems: one byte, whose value
-// modulo 16 is 0 (it was a pick of four before, so a corpus input that was `seed` with byte % 16
-// in {4, 8, 12} now decodes to a small `extended` problem).
+// targets draw them one time in 32 of the half-precision problems: one byte, whose value modulo
+// 32 is 0. (It was a pick of four, then byte % 16 == 0: a corpus input that was `seed` now
+// decodes to a small `extended` problem, never the reverse. At 1 in 16 these problems and the
+// groups of 32 below took 59% of fuzz_nsa_grad_api's time in 5% of its inputs.)
 Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   Problem p;
   p.entry = direction;
   p.dtype = pick(fdp, std::array{ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE});
   const bool seed =
-      p.dtype != ACL_FLOAT && p.dtype != ACL_DOUBLE && fdp.ConsumeIntegralInRange<int>(0, 15) == 0;
+      p.dtype != ACL_FLOAT && p.dtype != ACL_DOUBLE && fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
   p.profile = seed ? SpecProfile::kSeed : SpecProfile::kExtended;
   p.kv_heads = fdp.ConsumeIntegralInRange<int64_t>(1, 2);
   // Groups of 32 (the limit) multiply every tensor of the problem by ten: drawn one time in
-  // sixteen, so they do not set the target's pace. One byte, as a pick of four would read, and
-  // its value modulo 4 keeps the groups 1, 2, 3 that pick gave (the corpus keeps its meaning).
+  // 32, so they do not set the target's pace. One byte, as a pick of four would read, and its
+  // value modulo 4 keeps the groups 1, 2, 3 that pick gave (the corpus keeps its meaning).
   int64_t group = 1;
   if (seed) {
     group = pick(fdp, std::array<int64_t, 2>{1, 2});
   } else {
     const int code = fdp.ConsumeIntegralInRange<int>(0, 31);
-    group = code % 4 < 3 ? code % 4 + 1 : (code == 3 || code == 19 ? 32 : 1 + code / 4 % 3);
+    group = code % 4 < 3 ? code % 4 + 1 : (code == 3 ? 32 : 1 + code / 4 % 3);
   }
   p.q_heads = p.kv_heads * group;
   p.dim_qk = seed ? pick(fdp, std::array<int64_t, 2>{128, 192})

@@ -17,6 +17,8 @@ int gradconfSetNumThreads(int threads) {
 
 int gradconfGetNumThreads(void) { return gradconf::num_threads(); }
 
+int gradconfSetFineSplit(int fine) { return gradconf::set_fine_split(fine != 0) ? 1 : 0; }
+
 aclnnStatus gradconfSetSpecProfile(const char* profile) {
   const auto parsed = profile ? gradconf::parse_profile(profile) : std::nullopt;
   if (!parsed) return ACLNN_ERR_PARAM_INVALID;

@@ -93,13 +93,19 @@ std::optional<LayoutSpec> LayoutSpec::parse(std::string_view text, size_t rank) 
   return spec;
 }
 
-std::vector<int64_t> contiguous_strides(std::span<const int64_t> dims) {
+void contiguous_strides(std::span<const int64_t> dims, std::span<int64_t> strides) {
   // Saturates at INT64_MAX instead of overflowing: no storage can hold such a view, so
   // aclCreateTensor rejects it, which is what a caller passing such dims must see.
-  std::vector<int64_t> strides(dims.size(), 1);
+  if (dims.empty()) return;
+  strides[dims.size() - 1] = 1;
   for (size_t i = dims.size(); i-- > 1;) {
     strides[i - 1] = checked_mul(strides[i], std::max<int64_t>(dims[i], 1)).value_or(INT64_MAX);
   }
+}
+
+std::vector<int64_t> contiguous_strides(std::span<const int64_t> dims) {
+  std::vector<int64_t> strides(dims.size());
+  contiguous_strides(dims, strides);
   return strides;
 }
 

@@ -38,6 +38,8 @@ std::optional<ViewGeometry> make_geometry(std::span<const int64_t> dims, const L
 
 /// Row-major strides (saturated at INT64_MAX when the product of dims overflows).
 std::vector<int64_t> contiguous_strides(std::span<const int64_t> dims);
+/// The same, into `strides` (at least dims.size() long), for callers that avoid allocating.
+void contiguous_strides(std::span<const int64_t> dims, std::span<int64_t> strides);
 
 }  // namespace gradconf
 

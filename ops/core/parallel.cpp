@@ -138,6 +138,23 @@ void set_num_threads(int threads) {
 
 int worker_index() { return current_worker; }
 
+namespace {
+std::atomic<bool>& fine_split() {
+  static std::atomic<bool> fine{false};
+  return fine;
+}
+}  // namespace
+
+bool set_fine_split(bool fine) { return fine_split().exchange(fine, std::memory_order_relaxed); }
+
+int64_t grain_for_work(double work_per_index) {
+  if (fine_split().load(std::memory_order_relaxed) ||
+      work_per_index >= static_cast<double>(kMinChunkWork)) {
+    return 1;
+  }
+  return kMinChunkWork / std::max<int64_t>(1, static_cast<int64_t>(work_per_index));
+}
+
 void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn, int max_workers) {
   if (end <= begin) return;

@@ -21,6 +21,17 @@ void set_num_threads(int threads);
 void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn, int max_workers = 1 << 30);
 
+/// Waking a worker costs microseconds, the work of tens of thousands of multiply-adds: a chunk
+/// is given at least this many units of work (about one multiply-add each), so a small call
+/// runs on the calling thread alone.
+inline constexpr int64_t kMinChunkWork = int64_t{1} << 16;
+/// The grain for parallel_for when each index costs `work_per_index` units (a double: callers
+/// multiply sizes that may be large, and only the order of magnitude matters). 1 under fine split.
+int64_t grain_for_work(double work_per_index);
+/// Fine split: grain_for_work gives 1, so small calls use every thread too (the determinism law
+/// needs the workers used on its small problems). Returns the previous setting.
+bool set_fine_split(bool fine);
+
 /// The index of the calling worker in [0, num_threads()) inside parallel_for (0 outside), so a
 /// kernel can give each worker its own slice of the workspace.
 int worker_index();

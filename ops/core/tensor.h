@@ -4,21 +4,67 @@
 #ifndef GRADCONF_OPS_CORE_TENSOR_H_
 #define GRADCONF_OPS_CORE_TENSOR_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "aclnn/acl_meta.h"
 
+namespace gradconf {
+
+/// Dims or strides of one tensor: at most kMaxRank (8, CANN's limit) values held inline, so a
+/// tensor handle costs one allocation, not four (callers create a dozen per aclnn call, and the
+/// raw-arguments fuzzers create one per tensor per input).
+class DimVector {
+ public:
+  static constexpr size_t kCapacity = 8;
+  DimVector() = default;
+  DimVector(std::initializer_list<int64_t> values) { assign(values.begin(), values.end()); }
+  explicit DimVector(std::span<const int64_t> values) { assign(values.begin(), values.end()); }
+  template <typename It>
+  void assign(It first, It last) {
+    size_ = static_cast<size_t>(std::distance(first, last));
+    if (size_ > kCapacity) throw std::length_error("DimVector: rank above 8");
+    std::copy(first, last, values_);
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  int64_t* data() { return values_; }
+  const int64_t* data() const { return values_; }
+  int64_t* begin() { return values_; }
+  int64_t* end() { return values_ + size_; }
+  const int64_t* begin() const { return values_; }
+  const int64_t* end() const { return values_ + size_; }
+  int64_t& operator[](size_t i) { return values_[i]; }
+  int64_t operator[](size_t i) const { return values_[i]; }
+  int64_t back() const { return values_[size_ - 1]; }
+  operator std::span<const int64_t>() const { return {values_, size_}; }
+  std::vector<int64_t> to_vector() const { return {begin(), end()}; }
+  friend bool operator==(const DimVector& a, const DimVector& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+  friend bool operator==(const DimVector& a, const std::vector<int64_t>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  int64_t values_[kCapacity] = {};
+  size_t size_ = 0;
+};
+
+}  // namespace gradconf
+
 /// Invariants established by aclCreateTensor: dims, strides >= 0; the element count does not
 /// overflow; every element of the view lies inside the storage; data != nullptr when the view
 /// has elements.
 struct aclTensor {
-  std::vector<int64_t> view_dims;
-  std::vector<int64_t> strides;
-  std::vector<int64_t> storage_dims;
+  gradconf::DimVector view_dims;
+  gradconf::DimVector strides;
+  gradconf::DimVector storage_dims;
   int64_t offset = 0;
   aclDataType dtype = ACL_FLOAT;
   aclFormat format = ACL_FORMAT_ND;
@@ -37,6 +83,7 @@ namespace gradconf {
 
 /// Largest rank aclCreateTensor accepts (CANN's limit).
 inline constexpr uint64_t kMaxRank = 8;
+static_assert(DimVector::kCapacity == kMaxRank);
 
 inline int64_t rank(const aclTensor& t) { return static_cast<int64_t>(t.view_dims.size()); }
 /// Element count of the view (cannot overflow: checked at creation).

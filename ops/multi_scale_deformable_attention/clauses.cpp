@@ -128,7 +128,7 @@ Check ranks(const CallArgs& a) {
 
 Check shapes(const CallArgs& a) {
   const Sizes s = sizes_of(a);
-  const std::vector<int64_t> loc = a.location->view_dims, attn = a.attn_weight->view_dims;
+  const DimVector loc = a.location->view_dims, attn = a.attn_weight->view_dims;
   auto differ = [](const std::string& what, const std::string& got) {
     return std::string("expected ") + what + ", but got " + got;
   };
@@ -152,8 +152,8 @@ Check shapes(const CallArgs& a) {
     return differ("gradOutput of sizes " + format_dims(want_out.data(), want_out.size()),
                   dims_of(*a.grad_output));
   }
-  auto same = [&](const char* name, const aclTensor* t, const std::vector<int64_t>& want) -> Check {
-    if (t->view_dims == want) return std::nullopt;
+  auto same = [&](const char* name, const aclTensor* t, std::span<const int64_t> want) -> Check {
+    if (std::ranges::equal(t->view_dims, want)) return std::nullopt;
     return differ(
         (std::string(name) + " of sizes " + format_dims(want.data(), want.size())).c_str(),
         dims_of(*t));

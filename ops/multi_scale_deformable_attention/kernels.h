@@ -171,7 +171,10 @@ void forward_kernel(const Plan& plan) {
   const int64_t rows = s.batch * s.queries * s.heads;
   if (rows == 0 || s.channels == 0) return;
   const bool avx2 = kernel_isa() == Isa::kAvx2;
-  parallel_for(0, rows, 8, [&](int64_t lo, int64_t hi) {
+  // A row reads four taps of C channels per sample.
+  const double row_work =
+      4.0 * static_cast<double>(s.levels * s.points) * static_cast<double>(s.channels);
+  parallel_for(0, rows, grain_for_work(row_work), [&](int64_t lo, int64_t hi) {
     if (avx2) {
       forward_rows_avx2<T, kFault>(plan, levels, lo, hi);
     } else {
@@ -347,8 +350,12 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   }
   const uint64_t plane = *plane_bytes(s);
   const bool avx2 = kernel_isa() == Isa::kAvx2;
+  // A slice's samples each read four taps and scatter into four rows, over C channels.
+  const double slice_work = 16.0 * static_cast<double>(s.queries) *
+                            static_cast<double>(s.levels * s.points) *
+                            static_cast<double>(s.channels);
   parallel_for(
-      0, slices, 1,
+      0, slices, grain_for_work(slice_work),
       [&](int64_t lo, int64_t hi) {
         auto* sums =
             reinterpret_cast<double*>(workspace + plane * static_cast<uint64_t>(worker_index()));

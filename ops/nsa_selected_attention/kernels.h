@@ -67,6 +67,14 @@ constexpr int64_t stat_lane() {
 }
 
 /// softmaxMax/softmaxSum element (t, n1, lane): FLOAT, or DOUBLE under `extended`.
+/// Multiply-adds of one selected slot for the G query rows of a kv head: scores and weighted sum.
+inline double slot_work(const Sizes& s) {
+  return static_cast<double>(s.group) * static_cast<double>(s.block) *
+         static_cast<double>(s.dim_qk + s.dim_v);
+}
+/// ... and of one (query token, kv head) row: its K slots.
+inline double row_work(const Sizes& s) { return static_cast<double>(s.count) * slot_work(s); }
+
 inline double stat_at(const aclTensor& stats, int64_t t, int64_t n1, int64_t lane) {
   const int64_t at =
       stats.offset + t * stats.strides[0] + n1 * stats.strides[1] + lane * stats.strides[2];
@@ -250,29 +258,30 @@ void forward_kernel(const Plan& plan) {
   const auto value = view_of<const T, 3>(plan.value);
   const auto out = view_of<T, 3>(*plan.attention_out);
   const std::vector<int32_t> batch_of = batch_of_tokens(plan);
-  parallel_for(0, s.q_tokens * s.kv_heads, 1, [&](int64_t lo, int64_t hi) {
-    Selection<T, kFault> sel;
-    Matrix<Acc> q(s.group, s.dim_qk), scores, o;
-    std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
-    for (int64_t row = lo; row < hi; ++row) {
-      const int64_t t = row / s.kv_heads, n2 = row % s.kv_heads;
-      sel.gather(plan, key, value, plan.batches[static_cast<size_t>(batch_of[t])], t, n2);
-      for (int64_t g = 0; g < s.group; ++g)
-        gather_rows(query, t, 1, query_head<kFault>(s, n2, g), q, g);
-      sel.products(q, true, scores);
-      scores *= static_cast<Acc>(plan.scale);
-      softmax_rows(scores, sel.is_masked, m.data(), l.data());
-      sel.weighted_sum(scores, false, o);
-      for (int64_t g = 0; g < s.group; ++g) {
-        const int64_t n1 = query_head<kFault>(s, n2, g);
-        scatter_row(out, t, n1, o.row(g).data());
-        for (int64_t lane = 0; lane < 8; ++lane) {
-          set_stat(plan.softmax_max, t, n1, lane, m[static_cast<size_t>(g)]);
-          set_stat(plan.softmax_sum, t, n1, lane, l[static_cast<size_t>(g)]);
+  parallel_for(
+      0, s.q_tokens * s.kv_heads, grain_for_work(row_work(s)), [&](int64_t lo, int64_t hi) {
+        Selection<T, kFault> sel;
+        Matrix<Acc> q(s.group, s.dim_qk), scores, o;
+        std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
+        for (int64_t row = lo; row < hi; ++row) {
+          const int64_t t = row / s.kv_heads, n2 = row % s.kv_heads;
+          sel.gather(plan, key, value, plan.batches[static_cast<size_t>(batch_of[t])], t, n2);
+          for (int64_t g = 0; g < s.group; ++g)
+            gather_rows(query, t, 1, query_head<kFault>(s, n2, g), q, g);
+          sel.products(q, true, scores);
+          scores *= static_cast<Acc>(plan.scale);
+          softmax_rows(scores, sel.is_masked, m.data(), l.data());
+          sel.weighted_sum(scores, false, o);
+          for (int64_t g = 0; g < s.group; ++g) {
+            const int64_t n1 = query_head<kFault>(s, n2, g);
+            scatter_row(out, t, n1, o.row(g).data());
+            for (int64_t lane = 0; lane < 8; ++lane) {
+              set_stat(plan.softmax_max, t, n1, lane, m[static_cast<size_t>(g)]);
+              set_stat(plan.softmax_sum, t, n1, lane, l[static_cast<size_t>(g)]);
+            }
+          }
         }
-      }
-    }
-  });
+      });
 }
 
 template <typename T, Fault kFault>
@@ -298,64 +307,68 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   Acc* ds_cache = p_cache + ws.cache_elements;
 
   // Pass 1, per (t, n2): Dr, P from the statistics, dS, dq.
-  parallel_for(0, s.q_tokens * s.kv_heads, 1, [&](int64_t lo, int64_t hi) {
-    Selection<T, kFault> sel;
-    Matrix<Acc> q(s.group, s.dim_qk), go(s.group, s.dim_v), o(s.group, s.dim_v), p, dp, dq_rows;
-    std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
-    for (int64_t row = lo; row < hi; ++row) {
-      const int64_t t = row / s.kv_heads, n2 = row % s.kv_heads;
-      sel.gather(plan, key, value, plan.batches[static_cast<size_t>(batch_of[t])], t, n2);
-      for (int64_t g = 0; g < s.group; ++g) {
-        const int64_t n1 = query_head<kFault>(s, n2, g);
-        gather_rows(query, t, 1, n1, q, g);
-        gather_rows(grad_out, t, 1, n1, go, g);
-        m[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
-        l[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
-      }
-      sel.products(q, true, p);
-      p *= scale;
-      if (plan.attention_out) {
-        const auto saved = view_of<const T, 3>(*plan.attention_out);
-        for (int64_t g = 0; g < s.group; ++g)
-          gather_rows(saved, t, 1, query_head<kFault>(s, n2, g), o, g);
-      } else {  // recomputed with the forward's own softmax (spec Decision, E-NSA-2)
-        Matrix<Acc> fresh = p;
-        std::vector<Acc> fm(m.size()), fl(l.size());
-        softmax_rows(fresh, sel.is_masked, fm.data(), fl.data());
-        sel.weighted_sum(fresh, false, o);
-      }
-      for (int64_t g = 0; g < s.group; ++g) {
-        probabilities_from_stats(p.row(g).data(), p.cols(), sel.is_masked.data(),
-                                 m[static_cast<size_t>(g)], l[static_cast<size_t>(g)]);
-      }
-      sel.products(go, false, dp);  // dP = dO values^T
-      for (int64_t g = 0; g < s.group; ++g) {
-        const Acc* other = kFault == Fault::kDrFromGradGrad ? go.row(g).data() : o.row(g).data();
-        const Acc d = dot_lanes(go.row(g).data(), other, s.dim_v);
-        dr[t * s.q_heads + query_head<kFault>(s, n2, g)] = d;
-        dp.row(g).array() -= d;
-      }
-      dp.array() *= p.array();  // dS
-      if (ws.cached) {
-        const int64_t stride = s.count * s.block;
-        for (int64_t g = 0; g < s.group; ++g) {
-          const int64_t at = ((t * s.kv_heads + n2) * s.group + g) * stride;
-          std::copy(p.row(g).data(), p.row(g).data() + p.cols(), p_cache + at);
-          std::copy(dp.row(g).data(), dp.row(g).data() + dp.cols(), ds_cache + at);
+  parallel_for(
+      0, s.q_tokens * s.kv_heads, grain_for_work(2 * row_work(s)), [&](int64_t lo, int64_t hi) {
+        Selection<T, kFault> sel;
+        Matrix<Acc> q(s.group, s.dim_qk), go(s.group, s.dim_v), o(s.group, s.dim_v), p, dp, dq_rows;
+        std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
+        for (int64_t row = lo; row < hi; ++row) {
+          const int64_t t = row / s.kv_heads, n2 = row % s.kv_heads;
+          sel.gather(plan, key, value, plan.batches[static_cast<size_t>(batch_of[t])], t, n2);
+          for (int64_t g = 0; g < s.group; ++g) {
+            const int64_t n1 = query_head<kFault>(s, n2, g);
+            gather_rows(query, t, 1, n1, q, g);
+            gather_rows(grad_out, t, 1, n1, go, g);
+            m[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
+            l[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
+          }
+          sel.products(q, true, p);
+          p *= scale;
+          if (plan.attention_out) {
+            const auto saved = view_of<const T, 3>(*plan.attention_out);
+            for (int64_t g = 0; g < s.group; ++g)
+              gather_rows(saved, t, 1, query_head<kFault>(s, n2, g), o, g);
+          } else {  // recomputed with the forward's own softmax (spec Decision, E-NSA-2)
+            Matrix<Acc> fresh = p;
+            std::vector<Acc> fm(m.size()), fl(l.size());
+            softmax_rows(fresh, sel.is_masked, fm.data(), fl.data());
+            sel.weighted_sum(fresh, false, o);
+          }
+          for (int64_t g = 0; g < s.group; ++g) {
+            probabilities_from_stats(p.row(g).data(), p.cols(), sel.is_masked.data(),
+                                     m[static_cast<size_t>(g)], l[static_cast<size_t>(g)]);
+          }
+          sel.products(go, false, dp);  // dP = dO values^T
+          for (int64_t g = 0; g < s.group; ++g) {
+            const Acc* other =
+                kFault == Fault::kDrFromGradGrad ? go.row(g).data() : o.row(g).data();
+            const Acc d = dot_lanes(go.row(g).data(), other, s.dim_v);
+            dr[t * s.q_heads + query_head<kFault>(s, n2, g)] = d;
+            dp.row(g).array() -= d;
+          }
+          dp.array() *= p.array();  // dS
+          if (ws.cached) {
+            const int64_t stride = s.count * s.block;
+            for (int64_t g = 0; g < s.group; ++g) {
+              const int64_t at = ((t * s.kv_heads + n2) * s.group + g) * stride;
+              std::copy(p.row(g).data(), p.row(g).data() + p.cols(), p_cache + at);
+              std::copy(dp.row(g).data(), dp.row(g).data() + dp.cols(), ds_cache + at);
+            }
+          }
+          sel.weighted_sum(dp, true, dq_rows);
+          dq_rows *= scale;
+          for (int64_t g = 0; g < s.group; ++g) {
+            scatter_row(dq, t, query_head<kFault>(s, n2, g), dq_rows.row(g).data());
+          }
         }
-      }
-      sel.weighted_sum(dp, true, dq_rows);
-      dq_rows *= scale;
-      for (int64_t g = 0; g < s.group; ++g) {
-        scatter_row(dq, t, query_head<kFault>(s, n2, g), dq_rows.row(g).data());
-      }
-    }
-  });
+      });
 
   // The inverted index, per (batch, kv head): the (query, slot) pairs, t * K + k, in query
   // order, that selected each kv block.
   const auto pairs = static_cast<int64_t>(plan.batches.size()) * s.kv_heads;
-  parallel_for(0, pairs, 1, [&](int64_t lo, int64_t hi) {
+  const double slots_per_pair = static_cast<double>(s.q_tokens) * static_cast<double>(s.count) /
+                                static_cast<double>(std::max<size_t>(1, plan.batches.size()));
+  parallel_for(0, pairs, grain_for_work(2 * slots_per_pair), [&](int64_t lo, int64_t hi) {
     std::vector<int32_t> blocks;
     for (int64_t pair = lo; pair < hi; ++pair) {
       const auto b = static_cast<size_t>(pair / s.kv_heads);
@@ -386,82 +399,92 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     const Batch& batch = plan.batches[static_cast<size_t>(pair / s.kv_heads)];
     task_start.push_back(task_start.back() + batch.kv.length() / s.block);
   }
-  parallel_for(0, task_start.back(), 1, [&](int64_t lo, int64_t hi) {
-    Matrix<Acc> kb(s.block, s.dim_qk), vb(s.block, s.dim_v), dkb(s.block, s.dim_qk),
-        dvb(s.block, s.dim_v), qs, gos, sc, dp;
-    std::vector<uint8_t> mask;
-    std::vector<Acc> m, l, d;
-    for (int64_t task = lo; task < hi; ++task) {
-      const auto pair = static_cast<int64_t>(
-          std::upper_bound(task_start.begin(), task_start.end(), task) - task_start.begin() - 1);
-      const int64_t block = task - task_start[static_cast<size_t>(pair)];
-      const Batch& batch = plan.batches[static_cast<size_t>(pair / s.kv_heads)];
-      const int64_t n2 = pair % s.kv_heads, first = batch.kv.begin + block * s.block;
-      gather_rows(key, first, s.block, n2, kb, 0);
-      gather_rows(value, first, s.block, n2, vb, 0);
-      dkb.setZero();
-      dvb.setZero();
-      const int64_t* off = offsets + ws.pair_offsets[static_cast<size_t>(pair)];
-      const int64_t* ent = entries + ws.pair_entries[static_cast<size_t>(pair)];
-      for (int64_t e0 = off[block]; e0 < off[block + 1]; e0 += kEntriesPerChunk) {
-        const int64_t count = std::min(kEntriesPerChunk, off[block + 1] - e0);
-        const int64_t rows = count * s.group;
-        qs.resize(rows, s.dim_qk);
-        gos.resize(rows, s.dim_v);
-        sc.resize(rows, s.block);
-        dp.resize(rows, s.block);
-        mask.assign(static_cast<size_t>(rows * s.block), 0);
-        m.resize(static_cast<size_t>(rows));
-        l.resize(static_cast<size_t>(rows));
-        d.resize(static_cast<size_t>(rows));
-        for (int64_t e = 0; e < count; ++e) {
-          const int64_t t = ent[e0 + e] / s.count, slot = ent[e0 + e] % s.count;
-          const int64_t position = t - batch.q.begin;
-          for (int64_t g = 0; g < s.group; ++g) {
-            const int64_t n1 = query_head<kFault>(s, n2, g), r = e * s.group + g;
-            gather_rows(query, t, 1, n1, qs, r);
-            gather_rows(grad_out, t, 1, n1, gos, r);
-            if (ws.cached) {
-              const int64_t at =
-                  ((t * s.kv_heads + n2) * s.group + g) * s.count * s.block + slot * s.block;
-              std::copy(p_cache + at, p_cache + at + s.block, sc.row(r).data());
-              std::copy(ds_cache + at, ds_cache + at + s.block, dp.row(r).data());
-              continue;
+  // A block is selected by T1 * K / blocks (query, slot) pairs on average, each recomputing its
+  // scores and adding into dk and dv.
+  const double selections_per_block = static_cast<double>(s.q_tokens) *
+                                      static_cast<double>(s.count) /
+                                      static_cast<double>(std::max<int64_t>(1, task_start.back()));
+  parallel_for(
+      0, task_start.back(), grain_for_work(2 * selections_per_block * slot_work(s)),
+      [&](int64_t lo, int64_t hi) {
+        Matrix<Acc> kb(s.block, s.dim_qk), vb(s.block, s.dim_v), dkb(s.block, s.dim_qk),
+            dvb(s.block, s.dim_v), qs, gos, sc, dp;
+        std::vector<uint8_t> mask;
+        std::vector<Acc> m, l, d;
+        for (int64_t task = lo; task < hi; ++task) {
+          const auto pair =
+              static_cast<int64_t>(std::upper_bound(task_start.begin(), task_start.end(), task) -
+                                   task_start.begin() - 1);
+          const int64_t block = task - task_start[static_cast<size_t>(pair)];
+          const Batch& batch = plan.batches[static_cast<size_t>(pair / s.kv_heads)];
+          const int64_t n2 = pair % s.kv_heads, first = batch.kv.begin + block * s.block;
+          gather_rows(key, first, s.block, n2, kb, 0);
+          gather_rows(value, first, s.block, n2, vb, 0);
+          dkb.setZero();
+          dvb.setZero();
+          const int64_t* off = offsets + ws.pair_offsets[static_cast<size_t>(pair)];
+          const int64_t* ent = entries + ws.pair_entries[static_cast<size_t>(pair)];
+          for (int64_t e0 = off[block]; e0 < off[block + 1]; e0 += kEntriesPerChunk) {
+            const int64_t count = std::min(kEntriesPerChunk, off[block + 1] - e0);
+            const int64_t rows = count * s.group;
+            qs.resize(rows, s.dim_qk);
+            gos.resize(rows, s.dim_v);
+            sc.resize(rows, s.block);
+            dp.resize(rows, s.block);
+            mask.assign(static_cast<size_t>(rows * s.block), 0);
+            m.resize(static_cast<size_t>(rows));
+            l.resize(static_cast<size_t>(rows));
+            d.resize(static_cast<size_t>(rows));
+            for (int64_t e = 0; e < count; ++e) {
+              const int64_t t = ent[e0 + e] / s.count, slot = ent[e0 + e] % s.count;
+              const int64_t position = t - batch.q.begin;
+              for (int64_t g = 0; g < s.group; ++g) {
+                const int64_t n1 = query_head<kFault>(s, n2, g), r = e * s.group + g;
+                gather_rows(query, t, 1, n1, qs, r);
+                gather_rows(grad_out, t, 1, n1, gos, r);
+                if (ws.cached) {
+                  const int64_t at =
+                      ((t * s.kv_heads + n2) * s.group + g) * s.count * s.block + slot * s.block;
+                  std::copy(p_cache + at, p_cache + at + s.block, sc.row(r).data());
+                  std::copy(ds_cache + at, ds_cache + at + s.block, dp.row(r).data());
+                  continue;
+                }
+                m[static_cast<size_t>(r)] =
+                    static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
+                l[static_cast<size_t>(r)] =
+                    static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
+                d[static_cast<size_t>(r)] = dr[t * s.q_heads + n1];
+                for (int64_t j = 0; j < s.block; ++j) {
+                  mask[static_cast<size_t>(r * s.block + j)] =
+                      masked<kFault>(plan.causal, block * s.block + j, position);
+                }
+              }
             }
-            m[static_cast<size_t>(r)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
-            l[static_cast<size_t>(r)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
-            d[static_cast<size_t>(r)] = dr[t * s.q_heads + n1];
-            for (int64_t j = 0; j < s.block; ++j) {
-              mask[static_cast<size_t>(r * s.block + j)] =
-                  masked<kFault>(plan.causal, block * s.block + j, position);
+            if (!ws.cached) {  // recompute P and dS of these slots against the block
+              gemm_abt<Acc>(rows, s.block, s.dim_qk, qs.data(), s.dim_qk, kb.data(), s.dim_qk,
+                            sc.data(), s.block, false);
+              sc *= scale;
+              for (int64_t r = 0; r < rows; ++r) {
+                probabilities_from_stats(sc.row(r).data(), s.block, mask.data() + r * s.block,
+                                         m[static_cast<size_t>(r)], l[static_cast<size_t>(r)]);
+              }
+              gemm_abt<Acc>(rows, s.block, s.dim_v, gos.data(), s.dim_v, vb.data(), s.dim_v,
+                            dp.data(), s.block, false);
+              for (int64_t r = 0; r < rows; ++r) dp.row(r).array() -= d[static_cast<size_t>(r)];
+              dp.array() *= sc.array();  // dS
             }
+            gemm_atb<Acc>(s.block, s.dim_qk, rows, dp.data(), s.block, qs.data(), s.dim_qk,
+                          dkb.data(), s.dim_qk, true);
+            gemm_atb<Acc>(s.block, s.dim_v, rows, sc.data(), s.block, gos.data(), s.dim_v,
+                          dvb.data(), s.dim_v, true);
+          }
+          if constexpr (kFault != Fault::kDkScaleMissing) dkb *= scale;
+          for (int64_t r = 0; r < s.block; ++r) {
+            scatter_row(dk, first + r, n2, dkb.row(r).data());
+            scatter_row(dv, first + r, n2, dvb.row(r).data());
           }
         }
-        if (!ws.cached) {  // recompute P and dS of these slots against the block
-          gemm_abt<Acc>(rows, s.block, s.dim_qk, qs.data(), s.dim_qk, kb.data(), s.dim_qk,
-                        sc.data(), s.block, false);
-          sc *= scale;
-          for (int64_t r = 0; r < rows; ++r) {
-            probabilities_from_stats(sc.row(r).data(), s.block, mask.data() + r * s.block,
-                                     m[static_cast<size_t>(r)], l[static_cast<size_t>(r)]);
-          }
-          gemm_abt<Acc>(rows, s.block, s.dim_v, gos.data(), s.dim_v, vb.data(), s.dim_v, dp.data(),
-                        s.block, false);
-          for (int64_t r = 0; r < rows; ++r) dp.row(r).array() -= d[static_cast<size_t>(r)];
-          dp.array() *= sc.array();  // dS
-        }
-        gemm_atb<Acc>(s.block, s.dim_qk, rows, dp.data(), s.block, qs.data(), s.dim_qk, dkb.data(),
-                      s.dim_qk, true);
-        gemm_atb<Acc>(s.block, s.dim_v, rows, sc.data(), s.block, gos.data(), s.dim_v, dvb.data(),
-                      s.dim_v, true);
-      }
-      if constexpr (kFault != Fault::kDkScaleMissing) dkb *= scale;
-      for (int64_t r = 0; r < s.block; ++r) {
-        scatter_row(dk, first + r, n2, dkb.row(r).data());
-        scatter_row(dv, first + r, n2, dvb.row(r).data());
-      }
-    }
-  });
+      });
 }
 
 }  // namespace gradconf::nsa

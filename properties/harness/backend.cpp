@@ -37,6 +37,7 @@ const Backend& Backend::linked() {
     rt.synchronize_stream = &aclrtSynchronizeStream;
     rt.set_num_threads = &gradconfSetNumThreads;
     rt.get_num_threads = &gradconfGetNumThreads;
+    rt.set_fine_split = &gradconfSetFineSplit;
     rt.set_spec_profile = &gradconfSetSpecProfile;
     rt.get_spec_profile = &gradconfGetSpecProfile;
     rt.select_planted_fault = &gradconfSelectPlantedFault;
@@ -85,6 +86,7 @@ std::shared_ptr<const Backend> Backend::load(const std::string& path, std::strin
   bind(rt.synchronize_stream, "aclrtSynchronizeStream", true);
   bind(rt.set_num_threads, "gradconfSetNumThreads", false);
   bind(rt.get_num_threads, "gradconfGetNumThreads", false);
+  bind(rt.set_fine_split, "gradconfSetFineSplit", false);
   bind(rt.set_spec_profile, "gradconfSetSpecProfile", false);
   bind(rt.get_spec_profile, "gradconfGetSpecProfile", false);
   bind(rt.select_planted_fault, "gradconfSelectPlantedFault", false);
@@ -101,12 +103,15 @@ ScopedBackendThreads::ScopedBackendThreads(const Backend& backend, int threads)
     : backend_(backend) {
   if (threads > 0 && backend.runtime().set_num_threads) {
     saved_ = backend.runtime().set_num_threads(threads);
+    if (backend.runtime().set_fine_split) saved_fine_split_ = backend.runtime().set_fine_split(1);
     active_ = true;
   }
 }
 
 ScopedBackendThreads::~ScopedBackendThreads() {
-  if (active_) backend_.runtime().set_num_threads(saved_);
+  if (!active_) return;
+  backend_.runtime().set_num_threads(saved_);
+  if (backend_.runtime().set_fine_split) backend_.runtime().set_fine_split(saved_fine_split_);
 }
 
 ScopedBackendProfile::ScopedBackendProfile(const Backend& backend, SpecProfile profile)

@@ -37,6 +37,7 @@ struct AclRuntime {
   // gradconf/aclnn_ext.h: null when the implementation does not offer them.
   decltype(&::gradconfSetNumThreads) set_num_threads = nullptr;
   decltype(&::gradconfGetNumThreads) get_num_threads = nullptr;
+  decltype(&::gradconfSetFineSplit) set_fine_split = nullptr;
   decltype(&::gradconfSetSpecProfile) set_spec_profile = nullptr;
   decltype(&::gradconfGetSpecProfile) get_spec_profile = nullptr;
   decltype(&::gradconfSelectPlantedFault) select_planted_fault = nullptr;
@@ -76,7 +77,8 @@ class Backend {
 /// `backend.entry("aclnnX", &aclnnX)` without spelling the name twice.
 #define GRADCONF_ENTRY(backend, symbol) (backend).entry(#symbol, &::symbol)
 
-/// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime.
+/// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime, with fine
+/// splitting: a law that asks for N threads wants them used, on small problems too.
 class ScopedBackendThreads {
  public:
   ScopedBackendThreads(const Backend& backend, int threads);
@@ -87,6 +89,7 @@ class ScopedBackendThreads {
  private:
   const Backend& backend_;
   int saved_ = 0;
+  int saved_fine_split_ = 0;
   bool active_ = false;
 };
 

@@ -65,6 +65,10 @@ Offsets recent_view_offsets(const std::vector<int64_t>& dims, const ViewGeometry
   return offsets;
 }
 
+// Host images up to this size are kept for the next call; larger ones are freed, so one huge
+// call does not pin its memory for the life of the thread.
+constexpr size_t kRecycledImageBytes = size_t{1} << 24;
+
 struct Storage {
   void* device = nullptr;
   size_t bytes = 0;
@@ -133,50 +137,50 @@ std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values) {
   return bytes;
 }
 
-std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes) {
-  const int64_t size = storage_element_size(dtype);
-  std::vector<double> values(bytes.size() / static_cast<size_t>(size));
-  for (size_t i = 0; i < values.size(); ++i) {
-    const uint8_t* in = bytes.data() + i * static_cast<size_t>(size);
-    switch (dtype) {
-      case ACL_FLOAT: {
-        float f;
-        std::memcpy(&f, in, 4);
-        values[i] = f;
-        break;
-      }
-      case ACL_DOUBLE:
-        std::memcpy(&values[i], in, 8);
-        break;
-      case ACL_FLOAT16: {
-        half h;
-        std::memcpy(&h, in, 2);
-        values[i] = static_cast<float>(h);
-        break;
-      }
-      case ACL_BF16: {
-        bfloat16 b;
-        std::memcpy(&b, in, 2);
-        values[i] = static_cast<float>(b);
-        break;
-      }
-      case ACL_INT32: {
-        int32_t x;
-        std::memcpy(&x, in, 4);
-        values[i] = x;
-        break;
-      }
-      case ACL_INT64: {
-        int64_t x;
-        std::memcpy(&x, in, 8);
-        values[i] = static_cast<double>(x);
-        break;
-      }
-      default:
-        values[i] = 0;
-        break;
+namespace {
+double decode_element(aclDataType dtype, const uint8_t* in) {
+  switch (dtype) {
+    case ACL_FLOAT: {
+      float f;
+      std::memcpy(&f, in, 4);
+      return f;
     }
+    case ACL_DOUBLE: {
+      double d;
+      std::memcpy(&d, in, 8);
+      return d;
+    }
+    case ACL_FLOAT16: {
+      half h;
+      std::memcpy(&h, in, 2);
+      return static_cast<float>(h);
+    }
+    case ACL_BF16: {
+      bfloat16 b;
+      std::memcpy(&b, in, 2);
+      return static_cast<float>(b);
+    }
+    case ACL_INT32: {
+      int32_t x;
+      std::memcpy(&x, in, 4);
+      return x;
+    }
+    case ACL_INT64: {
+      int64_t x;
+      std::memcpy(&x, in, 8);
+      return static_cast<double>(x);
+    }
+    default:
+      return 0;
   }
+}
+}  // namespace
+
+std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes) {
+  const auto size = static_cast<size_t>(storage_element_size(dtype));
+  std::vector<double> values(bytes.size() / size);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = decode_element(dtype, bytes.data() + i * size);
   return values;
 }
 
@@ -188,10 +192,18 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
   outcome.view_untouched.assign(tensors.size(), true);
   std::vector<Storage> storages(tensors.size());
   std::vector<aclTensor*> handles(tensors.size(), nullptr);
+  // Host images are recycled across calls (see after_buffer below).
+  thread_local std::vector<std::vector<uint8_t>> spare_images;
+  for (auto& s : storages) {
+    if (spare_images.empty()) break;
+    s.before = std::move(spare_images.back());
+    spare_images.pop_back();
+  }
   auto release = [&] {
     for (auto& s : storages) {
       if (s.tensor) rt.destroy_tensor(s.tensor);
       if (s.device) rt.free(s.device);
+      if (s.before.capacity() <= kRecycledImageBytes) spare_images.push_back(std::move(s.before));
     }
   };
 
@@ -217,11 +229,15 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     } else {
       const auto esize = static_cast<size_t>(s.element_bytes);
       // One element of the dtype, whatever its size (complex128 takes 16 bytes).
-      std::vector<uint8_t> nan(esize);
-      encode_element(spec.dtype, std::numeric_limits<double>::quiet_NaN(), nan.data());
       s.before.resize(s.bytes);
-      for (size_t at = 0; at < s.bytes; at += esize) {
-        std::memcpy(s.before.data() + at, nan.data(), esize);
+      if (s.bytes >= esize) {
+        // One NaN element, then copies of what is filled so far, doubling: an instrumented
+        // copy per element was the fuzzers' main harness cost.
+        encode_element(spec.dtype, std::numeric_limits<double>::quiet_NaN(), s.before.data());
+        for (size_t filled = esize; filled < s.bytes; filled *= 2) {
+          std::memcpy(s.before.data() + filled, s.before.data(),
+                      std::min(filled, s.bytes - filled));
+        }
       }
       const bool has_values = spec.values.size() == s.offsets.size();
       for (size_t i = 0; i < s.offsets.size(); ++i) {
@@ -340,10 +356,16 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     const TensorSpec& spec = tensors[t];
     Storage& s = storages[t];
     if (spec.null) continue;
-    std::vector<uint8_t> after(s.bytes);
+    // Scratch reused across tensors and calls: a fresh large buffer per tensor cost the fuzzers
+    // an allocation, its shadow poisoning and its page faults every time.
+    thread_local std::vector<uint8_t> after_buffer, in_view_buffer;
+    if (after_buffer.capacity() > kRecycledImageBytes) after_buffer = {};
+    if (in_view_buffer.capacity() > kRecycledImageBytes) in_view_buffer = {};
+    after_buffer.resize(std::max(after_buffer.size(), s.bytes));
+    const std::span<uint8_t> after(after_buffer.data(), s.bytes);
     rt.memcpy(after.data(), s.bytes, s.device, s.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
     if (!spec.output) {
-      if (after != s.before) {
+      if (s.bytes > 0 && std::memcmp(after.data(), s.before.data(), s.bytes) != 0) {
         outcome.inputs_untouched = false;
         note(outcome, "input " + spec.name + " was modified");
       }
@@ -351,21 +373,19 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     }
     // Element granularity: a view element is either canary on every byte or written.
     const size_t esize = static_cast<size_t>(s.element_bytes);
-    std::vector<uint8_t> in_view(s.bytes / esize, 0);
-    std::vector<uint8_t> view_bytes(s.offsets.size() * esize);
+    in_view_buffer.assign(s.bytes / esize, 0);
+    const std::span<uint8_t> in_view(in_view_buffer.data(), s.bytes / esize);
+    std::vector<double> values(s.offsets.size());
     bool untouched = true;
-    // Byte loops, not memcmp/memcpy per element: the fuzzers' interceptors made those the cost.
     for (size_t i = 0; i < s.offsets.size(); ++i) {
       const size_t element = static_cast<size_t>(s.offsets[i]);
       const uint8_t* bytes = after.data() + element * esize;
       in_view[element] = 1;
-      for (size_t b = 0; b < esize; ++b) {
-        untouched = untouched && bytes[b] == kOutputCanary;
-        view_bytes[i * esize + b] = bytes[b];
-      }
+      for (size_t b = 0; untouched && b < esize; ++b) untouched = bytes[b] == kOutputCanary;
+      values[i] = decode_element(spec.dtype, bytes);
     }
     outcome.view_untouched[t] = untouched;
-    outcome.values[t] = decode(spec.dtype, view_bytes);
+    outcome.values[t] = std::move(values);
     bool written_outside = false;
     for (size_t element = 0; element < in_view.size() && !written_outside; ++element) {
       if (in_view[element]) continue;

@@ -105,3 +105,23 @@ TEST(PoolInProcesses, concurrent_callers_each_get_their_own_complete_result) {
 
 }  // namespace
 }  // namespace gradconf
+
+// A small call stays on the calling thread unless fine splitting is on, which the determinism
+// law turns on so that its small problems really run on 2, 3 and 8 workers.
+TEST(PoolGrain, small_work_stays_on_the_caller_unless_split_finely) {
+  gradconf::set_num_threads(4);
+  auto workers_used = [](int64_t grain) {
+    std::atomic<int> chunks{0};
+    gradconf::parallel_for(0, 64, grain, [&](int64_t, int64_t) { ++chunks; });
+    return chunks.load();
+  };
+  const int64_t tiny = gradconf::grain_for_work(100.0);
+  EXPECT_GE(tiny, 64);
+  EXPECT_EQ(workers_used(tiny), 1);
+  EXPECT_EQ(gradconf::grain_for_work(1e9), 1);
+  const bool before = gradconf::set_fine_split(true);
+  EXPECT_EQ(gradconf::grain_for_work(100.0), 1);
+  EXPECT_EQ(workers_used(gradconf::grain_for_work(100.0)), 4);
+  gradconf::set_fine_split(before);
+  gradconf::set_num_threads(0);
+}

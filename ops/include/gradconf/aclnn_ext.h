@@ -14,6 +14,10 @@ extern "C" {
 /* Kernel threads for later calls; threads <= 0 restores the default. Returns the previous count. */
 int gradconfSetNumThreads(int threads);
 int gradconfGetNumThreads(void);
+/* Nonzero: split kernel work over the threads however small a call is (kernels otherwise keep a
+ * small call on the calling thread), so a law comparing thread counts sees the workers used.
+ * Returns the previous setting. */
+int gradconfSetFineSplit(int fine);
 /* "seed" or "extended": the validation profile of later phase-1 calls. 161002 for any other name.
  */
 aclnnStatus gradconfSetSpecProfile(const char* profile);
