@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 
 namespace gradconf::props {
 namespace {
@@ -122,13 +123,22 @@ double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, do
   return eps * (std::fabs(mixed) + std::fabs(part1) + std::fabs(part2)) + 3 * row.atol;
 }
 
-double finite_difference_bound(double magnitude) {
+double finite_difference_bound(double magnitude, double loss_terms, double h) {
   // Double, Richardson-extrapolated central differences with steps h = 2^-10 and h/2: truncation
   // is O(h^4 |f^(5)|), ~1e-12 relative even where a softmax's slope along the direction is ~8
   // per unit step (h^4 8^4 / 30 ~ 1e-13; measured worst 6e-12 on NSA-like rows, 2.3e-6 without
-  // the extrapolation); rounding (4/3 + 1/3 / 2) eps |f| / (h/2) is ~7e-13 relative. 1e-6 covers
-  // both with margin while a wrong gradient is off by O(1).
-  return 1e-6 * magnitude + 1e-12;
+  // the extrapolation). 1e-6 of the magnitude covers it with margin while a wrong gradient is
+  // off by O(1).
+  // Rounding scales with the loss, not the gradient: each L(x +- s d) is off by about
+  // c eps sum_k |f_k g_k| (the forward's own rounding of f_k and the dot product), so D(s) by
+  // c eps S / s and the extrapolation by (4 / (h/2) + 1 / h) / 3 c eps S = 3 c eps S / h. Where
+  // the gradient's terms cancel (magnitude ~0, e.g. nearest sampling whose gradOutput sums to 0
+  // at a pixel) this term is all there is: the finding was 1.96e-12 against a 1e-12 floor,
+  // S ~ 50, h = 2.7e-3. c = 64 covers short accumulations with margin.
+  constexpr double kRoundingsPerLoss = 64;
+  const double rounding =
+      3 * kRoundingsPerLoss * std::numeric_limits<double>::epsilon() * loss_terms / h;
+  return 1e-6 * magnitude + rounding + 1e-12;
 }
 
 }  // namespace gradconf::props

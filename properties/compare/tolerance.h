@@ -54,9 +54,9 @@ double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magn
 double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, double part1,
                        double part2);
 
-/// Bound on |central difference - <gradient, direction>| in double, given
-/// M = sum_i |gradient_i * direction_i|.
-double finite_difference_bound(double magnitude);
+/// Bound on |extrapolated central difference - <gradient, direction>| in double, given
+/// M = sum_i |gradient_i * direction_i|, the loss's terms S = sum_k |f_k g_k| and the step h.
+double finite_difference_bound(double magnitude, double loss_terms, double h);
 
 /// Step of the central differences, relative to max(1, max |x|).
 inline constexpr double kFiniteDifferenceStep = 1.0 / 1024;

@@ -38,13 +38,19 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
     double scale = 1;
     for (double v : x) scale = std::max(scale, std::fabs(v));
     const double h = kFiniteDifferenceStep * scale;
+    double loss_terms = 0;  // max over the shifted runs of sum_k |f_k g_k|: the rounding scale
     auto loss_at = [&](double step, double* out) {
       auto shifted = forward;
       auto& values = shifted.tensors[static_cast<size_t>(d.forward_input)].values;
       for (size_t i = 0; i < values.size(); ++i) values[i] += step * direction[i];
       const Outcome f = Traits::run(shifted, {}, backend);
       if (!f.ok()) return f;
-      *out = dot(f.values[static_cast<size_t>(d.forward_output)], g);
+      const auto& outputs = f.values[static_cast<size_t>(d.forward_output)];
+      *out = dot(outputs, g);
+      double terms = 0;
+      for (size_t k = 0; k < std::min(outputs.size(), g.size()); ++k)
+        terms += std::fabs(outputs[k] * g[k]);
+      loss_terms = std::max(loss_terms, terms);
       return f;
     };
     double central[2] = {0, 0};  // D(h), D(h/2)
@@ -62,7 +68,7 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
     const double analytic = dot(gradient, direction);
     double magnitude = 0;
     for (size_t i = 0; i < gradient.size(); ++i) magnitude += std::fabs(gradient[i] * direction[i]);
-    const double bound = finite_difference_bound(magnitude);
+    const double bound = finite_difference_bound(magnitude, loss_terms, h);
     if (!(std::fabs(numeric - analytic) <= bound)) {
       std::ostringstream why;
       why.precision(17);
