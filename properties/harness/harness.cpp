@@ -161,22 +161,30 @@ void encode_element(aclDataType dtype, double v, uint8_t* out) {
   encode_at(dtype, std::span<const double>(&v, 1), std::span<const int64_t>(&at, 1), out);
 }
 
-// The elements at offsets[i] of `storage`, as doubles.
-std::vector<double> decode_at(aclDataType dtype, const uint8_t* storage,
-                              std::span<const int64_t> offsets) {
-  const auto esize = static_cast<size_t>(storage_element_size(dtype));
-  std::vector<double> values(offsets.size());
+// Elements of `dtype` as doubles; element i starts at address_of(i).
+template <typename AddressOf>
+std::vector<double> decode_elements(aclDataType dtype, size_t count, AddressOf address_of) {
+  std::vector<double> values(count);
   visit_storage_type(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, std::monostate>) {
-      for (size_t i = 0; i < offsets.size(); ++i) {
+      for (size_t i = 0; i < count; ++i) {
         T x;
-        std::memcpy(&x, storage + static_cast<size_t>(offsets[i]) * esize, sizeof(T));
+        std::memcpy(&x, address_of(i), sizeof(T));
         values[i] = from_storage(x);
       }
     }
   });
   return values;
+}
+
+// The elements at offsets[i] of `storage`, as doubles.
+std::vector<double> decode_at(aclDataType dtype, const uint8_t* storage,
+                              std::span<const int64_t> offsets) {
+  const auto esize = static_cast<size_t>(storage_element_size(dtype));
+  return decode_elements(dtype, offsets.size(), [&](size_t i) {
+    return storage + static_cast<size_t>(offsets[i]) * esize;
+  });
 }
 }  // namespace
 
@@ -190,18 +198,8 @@ std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values) {
 
 std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes) {
   const auto size = static_cast<size_t>(storage_element_size(dtype));
-  return visit_storage_type(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    std::vector<double> values(bytes.size() / size);
-    if constexpr (!std::is_same_v<T, std::monostate>) {
-      for (size_t i = 0; i < values.size(); ++i) {
-        T x;
-        std::memcpy(&x, bytes.data() + i * sizeof(T), sizeof(T));
-        values[i] = from_storage(x);
-      }
-    }
-    return values;
-  });
+  return decode_elements(dtype, bytes.size() / size,
+                         [&](size_t i) { return bytes.data() + i * size; });
 }
 
 Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phase2 phase2,
