@@ -38,15 +38,6 @@ GRADCONF_ALWAYS_INLINE Vec<Acc> load_head(const Acc* p, int64_t count) {
   return v;
 }
 
-/// combine_lanes' tree, ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), in registers: each
-/// step adds the vector to its own shuffle (a + b == b + a exactly).
-template <typename Acc>
-GRADCONF_ALWAYS_INLINE Acc combine(const Vec<Acc>& v) {
-  const Vec<Acc> pairs = v + __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);
-  const Vec<Acc> quads = pairs + __builtin_shufflevector(pairs, pairs, 2, 3, 0, 1, 6, 7, 4, 5);
-  return quads[0] + quads[4];
-}
-
 // Register tiles: MR rows of C by NR columns (A B^T) or NV lane vectors of columns (A B, A^T B),
 // sized so accumulators and operands fit the 16 vector registers (a lane vector of doubles takes
 // two).
@@ -86,7 +77,7 @@ GRADCONF_ALWAYS_INLINE void abt_tile(int64_t k, const Acc* a, int64_t lda, const
   }
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < NR; ++j) {
-      const Acc sum = combine<Acc>(acc[i][j]);
+      const Acc sum = combine_lane_vector<Acc>(acc[i][j]);
       Acc& out = c[i * ldc + j];
       out = accumulate ? out + sum : sum;
     }

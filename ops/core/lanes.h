@@ -67,6 +67,16 @@ inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int
   return v;
 }
 
+/// combine_lanes' tree, ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), in registers: each
+/// step adds the vector to its own shuffle (a + b == b + a exactly).
+template <typename Acc>
+inline __attribute__((always_inline)) Acc combine_lane_vector(const LaneVector<Acc>& v) {
+  const LaneVector<Acc> pairs = v + __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);
+  const LaneVector<Acc> quads =
+      pairs + __builtin_shufflevector(pairs, pairs, 2, 3, 0, 1, 6, 7, 4, 5);
+  return quads[0] + quads[4];
+}
+
 /// Stores kLanes values to p[0], p[stride], ... converted to T.
 template <typename Acc, typename T>
 inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,

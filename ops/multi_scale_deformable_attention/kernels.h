@@ -73,7 +73,7 @@ GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
     const Level level = levels[static_cast<size_t>(l)];
     for (int64_t p = 0; p < s.points; ++p, ++i) {
       const T* xy = xy_row + l * ls + p * ps;
-      located[i] = locate<kFault>(static_cast<double>(xy[0]), static_cast<double>(xy[ys]), level);
+      locate<kFault>(static_cast<double>(xy[0]), static_cast<double>(xy[ys]), level, located[i]);
       weights[i] = static_cast<double>(attn_row[l * attn.strides[3] + p * attn.strides[4]]);
     }
   }
@@ -183,11 +183,53 @@ void forward_kernel(const Plan& plan) {
   });
 }
 
+/// sums[c] += weight * grad[c] over a gradValue accumulator row. Fused (one rounding, only more
+/// accurate) where the path has FMA; the order of the sums is the same either way.
+template <bool kFused>
+GRADCONF_ALWAYS_INLINE void scatter_row(double* sums, double weight, const double* grad,
+                                        int64_t channels) {
+  for (int64_t c = 0; c < channels; ++c) {
+    if constexpr (kFused) {
+      sums[c] = __builtin_fma(weight, grad[c], sums[c]);
+    } else {
+      sums[c] += weight * grad[c];
+    }
+  }
+}
+
+/// The channel sums of one sample's four tap rows against gradOutput, kLanes channels per lane
+/// vector, each lane in channel order and combined in combine_lanes' tree.
+template <typename Acc>
+struct TapSums {
+  Acc attn, x, y;  ///< sum g * sample, sum g * d sample/dx, sum g * d sample/dy (pixel units)
+};
+
+template <typename Acc, Fault kFault>
+GRADCONF_ALWAYS_INLINE TapSums<Acc> tap_sums(const Acc* const (&rows)[4], const Acc* grad,
+                                             const double (&weight)[4], double tx, double ty,
+                                             int64_t channels) {
+  using Lanes = LaneVector<Acc>;
+  const Acc w0 = Acc(weight[0]), w1 = Acc(weight[1]), w2 = Acc(weight[2]), w3 = Acc(weight[3]);
+  const Acc x1 = Acc(tx), y1 = Acc(ty), x0 = 1 - x1, y0 = 1 - y1;
+  Lanes attn = {}, dx = {}, dy = {};
+  for (int64_t c = 0; c < channels; c += kLanes) {
+    const Lanes g = load_lanes<Acc>(grad + c, 1);
+    const Lanes t0 = load_lanes<Acc>(rows[0] + c, 1), t1 = load_lanes<Acc>(rows[1] + c, 1);
+    const Lanes t2 = load_lanes<Acc>(rows[2] + c, 1), t3 = load_lanes<Acc>(rows[3] + c, 1);
+    const Lanes sample = w0 * t0 + w1 * t1 + w2 * t2 + w3 * t3;
+    if (kFault != Fault::kDroppedChannelBlock || c != 0) attn += g * sample;
+    dx += g * ((t1 - t0) * y0 + (t3 - t2) * y1);
+    dy += g * ((t2 - t0) * x0 + (t3 - t1) * x1);
+  }
+  return {combine_lane_vector<Acc>(attn), combine_lane_vector<Acc>(dx),
+          combine_lane_vector<Acc>(dy)};
+}
+
 /// The backward of one (b, m) slice, queries in order: each sample is located once; its tap rows
 /// feed gradLocation and gradAttnWeight (one writer per sample, channel sums in kLanes lanes) and
 /// are scattered into the slice's double gradValue plane, which is written out at the end.
 /// C is a multiple of kLanes and at most 256 in every profile (MSDA-LIMIT-01).
-template <typename T, Fault kFault>
+template <typename T, Fault kFault, bool kFused>
 GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<Level>& levels,
                                            int64_t b, int64_t m, double* plane) {
   using Acc = compute_t<T>;
@@ -246,8 +288,10 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
     for (int64_t l = 0; l < s.levels; ++l) {
       const Level& level = levels[static_cast<size_t>(l)];
       for (int64_t p = 0; p < s.points; ++p) {
-        const Taps& t = located[static_cast<size_t>(l * s.points + p)];
-        Acc g_attn = 0, g_x = 0, g_y = 0;
+        const int64_t i = l * s.points + p;
+        const Taps& t = located[static_cast<size_t>(i)];
+        TapSums<Acc> sums = {0, 0, 0};
+        const double a = weights[static_cast<size_t>(i)];
         if (t.taken) {
           const Acc* rows[4];
           for (int k = 0; k < 4; ++k) {
@@ -264,44 +308,31 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
               rows[k] = converted[k];
             }
           }
-          const Acc w[4] = {Acc(t.weight[0]), Acc(t.weight[1]), Acc(t.weight[2]), Acc(t.weight[3])};
-          const Acc tx = Acc(t.tx), ty = Acc(t.ty);
-          const Acc *t0 = rows[0], *t1 = rows[1], *t2 = rows[2], *t3 = rows[3];
-          Acc lanes_attn[kLanes] = {}, lanes_x[kLanes] = {}, lanes_y[kLanes] = {};
-          for (int64_t c0 = 0; c0 < channels; c0 += kLanes) {
-            const Acc keep_attn =
-                kFault == Fault::kDroppedChannelBlock && c0 == 0 ? Acc(0) : Acc(1);
-            for (int j = 0; j < kLanes; ++j) {
-              const int64_t c = c0 + j;
-              const Acc sample = w[0] * t0[c] + w[1] * t1[c] + w[2] * t2[c] + w[3] * t3[c];
-              lanes_attn[j] += keep_attn * (grad[c] * sample);
-              lanes_x[j] += grad[c] * ((t1[c] - t0[c]) * (1 - ty) + (t3[c] - t2[c]) * ty);
-              lanes_y[j] += grad[c] * ((t2[c] - t0[c]) * (1 - tx) + (t3[c] - t1[c]) * tx);
-            }
-          }
-          const double a = weights[static_cast<size_t>(l * s.points + p)];
+          sums = tap_sums<Acc, kFault>(rows, grad, t.weight, t.tx, t.ty, channels);
           const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
-          g_attn = combine_lanes(lanes_attn);
-          g_x = combine_lanes(lanes_x) * (Acc(a) * width);
-          g_y = combine_lanes(lanes_y) * (Acc(a) * Acc(level.height));
+          sums.x *= Acc(a) * width;
+          sums.y *= Acc(a) * Acc(level.height);
           for (int k = 0; k < 4; ++k) {
-            if (t.key[k] < 0) continue;
-            const double weight = t.weight[k] * a;
-            double* sums = plane + t.key[k] * channels;
-            for (int64_t c = 0; c < channels; ++c) sums[c] += weight * grad_wide[c];
+            if (t.key[k] >= 0)
+              scatter_row<kFused>(plane + t.key[k] * channels, t.weight[k] * a, grad_wide,
+                                  channels);
           }
         }
-        grad_attn(b, q, m, l, p) = static_cast<T>(g_attn);
-        grad_location(b, q, m, l, p, 0) = static_cast<T>(g_x);
-        grad_location(b, q, m, l, p, 1) = static_cast<T>(g_y);
+        grad_attn(b, q, m, l, p) = static_cast<T>(sums.attn);
+        grad_location(b, q, m, l, p, 0) = static_cast<T>(sums.x);
+        grad_location(b, q, m, l, p, 1) = static_cast<T>(sums.y);
       }
     }
   }
+  const int64_t out_stride = grad_value.strides[3];
   for (int64_t key = 0; key < s.keys; ++key) {
     const double* sums = plane + key * channels;
     T* out = &grad_value(b, key, m, 0);
-    const int64_t out_stride = grad_value.strides[3];
-    for (int64_t c = 0; c < channels; ++c) out[c * out_stride] = static_cast<T>(sums[c]);
+    if (out_stride == 1) {  // the usual layout: a loop the compiler vectorises
+      for (int64_t c = 0; c < channels; ++c) out[c] = static_cast<T>(sums[c]);
+    } else {
+      for (int64_t c = 0; c < channels; ++c) out[c * out_stride] = static_cast<T>(sums[c]);
+    }
   }
 }
 
@@ -329,13 +360,13 @@ void zero_sample_gradients(const Plan& plan) {
 template <typename T, Fault kFault>
 void backward_slice_baseline(const Plan& plan, const std::vector<Level>& levels, int64_t b,
                              int64_t m, double* plane) {
-  backward_slice<T, kFault>(plan, levels, b, m, plane);
+  backward_slice<T, kFault, false>(plan, levels, b, m, plane);
 }
 
 template <typename T, Fault kFault>
 GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const std::vector<Level>& levels,
                                               int64_t b, int64_t m, double* plane) {
-  backward_slice<T, kFault>(plan, levels, b, m, plane);
+  backward_slice<T, kFault, true>(plan, levels, b, m, plane);
 }
 
 template <typename T, Fault kFault>

@@ -38,6 +38,7 @@ inline int64_t floor_to_int(double x) {
 
 /// The four bilinear taps of a sample in the fixed order (y0,x0) (y0,x1) (y1,x0) (y1,x1):
 /// their key (start + y*W + x; -1 outside the level) and their weights.
+/// Only `taken` is meaningful when it is false.
 struct Taps {
   bool taken = false;  ///< false: outside the guard, contributes nothing
   double tx = 0, ty = 0;
@@ -45,14 +46,16 @@ struct Taps {
   double weight[4] = {0, 0, 0, 0};
 };
 
+/// Fills t in place: a Taps returned by value is built on the stack and copied, and that copy
+/// reads back the narrow stores just made (a store-forwarding stall per sample).
 template <Fault kFault>
-GRADCONF_ALWAYS_INLINE Taps locate(double location_x, double location_y, const Level& level) {
+GRADCONF_ALWAYS_INLINE void locate(double location_x, double location_y, const Level& level,
+                                   Taps& t) {
   if constexpr (kFault == Fault::kSwappedXY) std::swap(location_x, location_y);
-  Taps t;
   const double x = unnormalize(location_x, level.width);
   const double y = unnormalize(location_y, level.height);
-  if (!inside_guard<kFault>(x, y, level.height, level.width)) return t;
-  t.taken = true;
+  t.taken = inside_guard<kFault>(x, y, level.height, level.width);
+  if (!t.taken) return;
   const int64_t x0 = floor_to_int(x), y0 = floor_to_int(y);
   t.tx = x - static_cast<double>(x0);
   t.ty = y - static_cast<double>(y0);
@@ -64,7 +67,6 @@ GRADCONF_ALWAYS_INLINE Taps locate(double location_x, double location_y, const L
     t.key[k] = inside ? level.start + yi * level.width + xi : -1;
   }
   if constexpr (kFault == Fault::kSwappedTapWeights) std::swap(t.weight[1], t.weight[2]);
-  return t;
 }
 
 /// The level table the kernels read: levelStartIndex as given, or (mutant) recomputed.
