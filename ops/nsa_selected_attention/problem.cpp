@@ -68,7 +68,7 @@ double Problem::scale_value() const {
   return scale != 0 ? scale : 1.0 / std::sqrt(static_cast<double>(dim_qk));
 }
 
-std::vector<int64_t> Problem::dims(Role role) const {
+DimVector Problem::dims(Role role) const {
   const int64_t t1 = q_tokens(), t2 = kv_tokens();
   switch (role) {
     case Role::kQuery:
@@ -268,6 +268,7 @@ std::vector<double> make_values(const Problem& p, Role role) {
   std::vector<double> values(static_cast<size_t>(count));
   SplitMix64 rng(p.seed, static_cast<uint64_t>(role));
   if (role == Role::kTopk) {
+    std::vector<int64_t> pool;  // one buffer for every slot's candidate blocks
     int64_t t = 0;
     for (const auto& [q_len, kv_len] : p.seqs) {
       const int64_t blocks = std::max<int64_t>(kv_len / p.block, 1);
@@ -282,7 +283,7 @@ std::vector<double> make_values(const Problem& p, Role role) {
           }
           // Causal: the own block (usually), then distinct earlier blocks, then repeats.
           const int64_t own = std::min(s / p.block, blocks - 1);
-          std::vector<int64_t> pool;
+          pool.clear();
           for (int64_t b = 0; b <= own; ++b) pool.push_back(b);
           for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[rng.below(i)]);
           if (rng.below(8) != 0) {

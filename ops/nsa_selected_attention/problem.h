@@ -15,6 +15,7 @@
 #include "core/direction.h"
 #include "core/layout.h"
 #include "core/profile.h"
+#include "core/tensor.h"
 
 namespace gradconf::nsa {
 
@@ -68,7 +69,7 @@ struct Problem {
   double scale_value() const;
   const LayoutSpec& layout(Role role) const { return layouts[static_cast<int>(role)]; }
   LayoutSpec& layout(Role role) { return layouts[static_cast<int>(role)]; }
-  std::vector<int64_t> dims(Role role) const;
+  DimVector dims(Role role) const;  ///< inline: validation and fuzz decoding ask for every role's
   aclDataType dtype_of(Role role) const;
   std::vector<Role> roles() const;  ///< the entry's roles, C-prototype order
   std::string_view op_name() const;

@@ -252,7 +252,7 @@ Call make_validation_call(const Problem& p) {
   const std::vector<Role> roles = p.roles();
   for (size_t i = 0; i < call.tensors.size(); ++i) {
     TensorSpec& spec = call.tensors[i];
-    spec.dims = p.dims(roles[i]);
+    spec.dims = p.dims(roles[i]).to_vector();
     spec.dtype = p.dtype_of(roles[i]);
     spec.layout = p.layout(roles[i]);
     if (roles[i] == Role::kAttenMask) spec.null = !p.with_mask;
