@@ -13,8 +13,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/checked_math.h"
@@ -58,30 +60,70 @@ GRADCONF_ALWAYS_INLINE void prefetch_row(const T* row, int64_t span, int for_wri
   (void)for_write;
 }
 
-/// Locates the L*P samples of row (b, q, m): located[l*P + p] and its attention weight. The row's
+/// The level table as the kernels read it: per level, and per sample for locate_lanes.
+struct KernelLevels {
+  std::vector<Level> levels;
+  SampleLevels samples;
+};
+
+template <Fault kFault>
+KernelLevels kernel_levels(const Plan& plan) {
+  std::vector<Level> levels = effective_levels<kFault>(plan.levels);
+  SampleLevels samples = sample_levels(levels, plan.sizes.points);
+  return {std::move(levels), std::move(samples)};
+}
+
+/// One row's located samples and attention weights, and the location lanes they are located from.
+struct LocatedRow {
+  explicit LocatedRow(int64_t samples)
+      : taps(static_cast<size_t>(samples)),
+        weights(taps.size()),
+        x((taps.size() + kLocateLanes - 1) / kLocateLanes * kLocateLanes),
+        y(x.size()) {}
+  std::vector<Taps> taps;
+  std::vector<double> weights, x, y;
+};
+
+/// Locates the L*P samples of row (b, q, m): row.taps[l*P + p] and its attention weight. The row's
 /// location and attnWeight rows are addressed once; the samples step through them by strides.
 /// Requires L*P > 0 (an empty location has no row to address).
 template <typename T, Fault kFault>
 GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
                                        const StridedView<const T, 5>& attn,
-                                       const std::vector<Level>& levels, const Sizes& s, int64_t b,
-                                       int64_t q, int64_t m, Taps* located, double* weights) {
+                                       const KernelLevels& levels, const Sizes& s, int64_t b,
+                                       int64_t q, int64_t m, LocatedRow& row) {
   const T* xy_row = &location(b, q, m, 0, 0, 0);
   const T* attn_row = &attn(b, q, m, 0, 0);
   const int64_t ls = location.strides[3], ps = location.strides[4], ys = location.strides[5];
   for (int64_t l = 0, i = 0; l < s.levels; ++l) {
-    const Level level = levels[static_cast<size_t>(l)];
     for (int64_t p = 0; p < s.points; ++p, ++i) {
       const T* xy = xy_row + l * ls + p * ps;
-      locate<kFault>(static_cast<double>(xy[0]), static_cast<double>(xy[ys]), level, located[i]);
-      weights[i] = static_cast<double>(attn_row[l * attn.strides[3] + p * attn.strides[4]]);
+      row.x[i] = static_cast<double>(xy[0]);
+      row.y[i] = static_cast<double>(xy[ys]);
+      row.weights[i] = static_cast<double>(attn_row[l * attn.strides[3] + p * attn.strides[4]]);
     }
+  }
+  const int64_t samples = s.levels * s.points;
+  if (!levels.samples.lanes_exact) {
+    for (int64_t i = 0; i < samples; ++i) {
+      locate<kFault>(row.x[i], row.y[i], levels.levels[static_cast<size_t>(i / s.points)],
+                     row.taps[i]);
+    }
+    return;
+  }
+  for (int64_t first = 0; first < samples; first += kLocateLanes) {
+    LocateLanes x, y;
+    std::memcpy(&x, row.x.data() + first, sizeof x);
+    std::memcpy(&y, row.y.data() + first, sizeof y);
+    locate_lanes<kFault>(x, y, levels.samples, static_cast<size_t>(first),
+                         static_cast<int>(std::min<int64_t>(kLocateLanes, samples - first)),
+                         row.taps.data() + first);
   }
 }
 
 template <typename T, Fault kFault>
-GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const std::vector<Level>& levels,
-                                         int64_t lo, int64_t hi) {
+GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const KernelLevels& levels, int64_t lo,
+                                         int64_t hi) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
   const auto value = view_of<const T, 4>(plan.value);
@@ -91,8 +133,7 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const std::vector<Lev
   const int64_t vs = value.strides[3], os = output.strides[3];
   std::vector<WeightedTap<Acc>> taps;
   taps.reserve(static_cast<size_t>(4 * s.levels * s.points));
-  std::vector<Taps> located(static_cast<size_t>(s.levels * s.points));
-  std::vector<double> weights(located.size());
+  LocatedRow located(s.levels * s.points);
   for (int64_t row = lo; row < hi; ++row) {
     // Rows run query-fastest within a (b, m) slice, whose value rows then stay in cache.
     const int64_t q = row % s.queries, m = row / s.queries % s.heads, b = row / s.queries / s.heads;
@@ -105,15 +146,14 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const std::vector<Lev
       prefetch_row(&location(b, q + 1, m, 0, 0, 0), samples * 2);
       prefetch_row(&attn(b, q + 1, m, 0, 0), samples);
     }
-    if (samples > 0)
-      locate_row<T, kFault>(location, attn, levels, s, b, q, m, located.data(), weights.data());
+    if (samples > 0) locate_row<T, kFault>(location, attn, levels, s, b, q, m, located);
     for (int64_t i = 0; i < samples; ++i) {
-      const Taps& t = located[static_cast<size_t>(i)];
+      const Taps& t = located.taps[static_cast<size_t>(i)];
       if (!t.taken) continue;
       for (int k = 0; k < 4; ++k) {
         if (t.key[k] >= 0) {
           taps.push_back({t.key[k] * value.strides[1],
-                          static_cast<Acc>(t.weight[k] * weights[static_cast<size_t>(i)])});
+                          static_cast<Acc>(t.weight[k] * located.weights[static_cast<size_t>(i)])});
           prefetch_row(slice + taps.back().offset, s.channels * vs);
         }
       }
@@ -153,13 +193,12 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const std::vector<Lev
 }
 
 template <typename T, Fault kFault>
-void forward_rows_baseline(const Plan& plan, const std::vector<Level>& levels, int64_t lo,
-                           int64_t hi) {
+void forward_rows_baseline(const Plan& plan, const KernelLevels& levels, int64_t lo, int64_t hi) {
   forward_rows<T, kFault>(plan, levels, lo, hi);
 }
 
 template <typename T, Fault kFault>
-GRADCONF_TARGET_AVX2 void forward_rows_avx2(const Plan& plan, const std::vector<Level>& levels,
+GRADCONF_TARGET_AVX2 void forward_rows_avx2(const Plan& plan, const KernelLevels& levels,
                                             int64_t lo, int64_t hi) {
   forward_rows<T, kFault>(plan, levels, lo, hi);
 }
@@ -167,7 +206,7 @@ GRADCONF_TARGET_AVX2 void forward_rows_avx2(const Plan& plan, const std::vector<
 template <typename T, Fault kFault>
 void forward_kernel(const Plan& plan) {
   const Sizes s = plan.sizes;
-  const std::vector<Level> levels = effective_levels<kFault>(plan.levels);
+  const KernelLevels levels = kernel_levels<kFault>(plan);
   const int64_t rows = s.batch * s.queries * s.heads;
   if (rows == 0 || s.channels == 0) return;
   const bool avx2 = kernel_isa() == Isa::kAvx2;
@@ -230,8 +269,8 @@ GRADCONF_ALWAYS_INLINE TapSums<Acc> tap_sums(const Acc* const (&rows)[4], const 
 /// are scattered into the slice's double gradValue plane, which is written out at the end.
 /// C is a multiple of kLanes and at most 256 in every profile (MSDA-LIMIT-01).
 template <typename T, Fault kFault, bool kFused>
-GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<Level>& levels,
-                                           int64_t b, int64_t m, double* plane) {
+GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const KernelLevels& levels, int64_t b,
+                                           int64_t m, double* plane) {
   using Acc = compute_t<T>;
   constexpr int64_t kMaxChannels = 256;
   const Sizes s = plan.sizes;
@@ -252,8 +291,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
   alignas(64) Acc converted[4][kMaxChannels];
   alignas(64) Acc zeros[kMaxChannels] = {};
   const int64_t samples = s.levels * s.points;
-  std::vector<Taps> located(static_cast<size_t>(samples));
-  std::vector<double> weights(located.size());
+  LocatedRow located(samples);
   std::fill(plane, plane + s.keys * channels, 0.0);
   const int64_t chunk = std::max<int64_t>(1, s.queries / num_threads());
   for (int64_t q = 0; q < s.queries; ++q) {
@@ -275,10 +313,9 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
     }
     // The query's samples are located first, and the value and gradValue rows they touch are
     // requested then: by the time a sample is processed its rows are on their way.
-    if (samples > 0)
-      locate_row<T, kFault>(location, attn, levels, s, b, q, m, located.data(), weights.data());
+    if (samples > 0) locate_row<T, kFault>(location, attn, levels, s, b, q, m, located);
     for (int64_t i = 0; i < samples; ++i) {
-      const Taps& t = located[static_cast<size_t>(i)];
+      const Taps& t = located.taps[static_cast<size_t>(i)];
       for (int k = 0; k < 4 && t.taken; ++k) {
         if (t.key[k] < 0) continue;
         prefetch_row(slice + t.key[k] * value.strides[1], channels * vs);
@@ -286,12 +323,12 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const std::vector<L
       }
     }
     for (int64_t l = 0; l < s.levels; ++l) {
-      const Level& level = levels[static_cast<size_t>(l)];
+      const Level& level = levels.levels[static_cast<size_t>(l)];
       for (int64_t p = 0; p < s.points; ++p) {
         const int64_t i = l * s.points + p;
-        const Taps& t = located[static_cast<size_t>(i)];
+        const Taps& t = located.taps[static_cast<size_t>(i)];
         TapSums<Acc> sums = {0, 0, 0};
-        const double a = weights[static_cast<size_t>(i)];
+        const double a = located.weights[static_cast<size_t>(i)];
         if (t.taken) {
           const Acc* rows[4];
           for (int k = 0; k < 4; ++k) {
@@ -358,13 +395,13 @@ void zero_sample_gradients(const Plan& plan) {
 }
 
 template <typename T, Fault kFault>
-void backward_slice_baseline(const Plan& plan, const std::vector<Level>& levels, int64_t b,
-                             int64_t m, double* plane) {
+void backward_slice_baseline(const Plan& plan, const KernelLevels& levels, int64_t b, int64_t m,
+                             double* plane) {
   backward_slice<T, kFault, false>(plan, levels, b, m, plane);
 }
 
 template <typename T, Fault kFault>
-GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const std::vector<Level>& levels,
+GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const KernelLevels& levels,
                                               int64_t b, int64_t m, double* plane) {
   backward_slice<T, kFault, true>(plan, levels, b, m, plane);
 }
@@ -372,7 +409,7 @@ GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const std::vecto
 template <typename T, Fault kFault>
 void backward_kernel(const Plan& plan, std::byte* workspace) {
   const Sizes s = plan.sizes;
-  const std::vector<Level> levels = effective_levels<kFault>(plan.levels);
+  const KernelLevels levels = kernel_levels<kFault>(plan);
   const int64_t slices = s.batch * s.heads;
   if (slices == 0) return;
   if (s.keys == 0 || s.channels == 0) {
