@@ -8,6 +8,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/dtype.h"
+
 namespace gradconf {
 
 inline constexpr int kLanes = 8;
@@ -60,6 +62,18 @@ inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int
   if constexpr (std::is_same_v<T, Acc>) {
     if (stride == 1) {
       std::memcpy(&v, p, sizeof v);
+      return v;
+    }
+  } else if constexpr (std::is_same_v<T, bfloat16> && std::is_same_v<Acc, float>) {
+    if (stride == 1) {
+      // bfloat16 is the top half of a float: widen all lanes at once. Element by element, the
+      // conversions went through the stack into the vector (a store-forwarding stall per load).
+      typedef uint16_t Raw __attribute__((vector_size(kLanes * sizeof(uint16_t))));
+      typedef uint32_t Wide __attribute__((vector_size(kLanes * sizeof(uint32_t))));
+      Raw raw;
+      std::memcpy(&raw, p, sizeof raw);
+      const Wide bits = __builtin_convertvector(raw, Wide) << 16;
+      std::memcpy(&v, &bits, sizeof v);
       return v;
     }
   }

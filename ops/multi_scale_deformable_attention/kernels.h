@@ -339,6 +339,12 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const KernelLevels&
             const T* row = slice + t.key[k] * value.strides[1];
             if (kReadInPlace && vs == 1) {
               rows[k] = reinterpret_cast<const Acc*>(row);
+            } else if (vs == 1) {
+              for (int64_t c = 0; c < channels; c += kLanes) {
+                const LaneVector<Acc> lanes = load_lanes<Acc>(row + c, 1);
+                std::memcpy(converted[k] + c, &lanes, sizeof lanes);
+              }
+              rows[k] = converted[k];
             } else {
               for (int64_t c = 0; c < channels; ++c)
                 converted[k][c] = static_cast<Acc>(row[c * vs]);
