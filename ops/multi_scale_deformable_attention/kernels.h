@@ -104,13 +104,6 @@ GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
     }
   }
   const int64_t samples = s.levels * s.points;
-  if (!levels.samples.lanes_exact) {
-    for (int64_t i = 0; i < samples; ++i) {
-      locate<kFault>(row.x[i], row.y[i], levels.levels[static_cast<size_t>(i / s.points)],
-                     row.taps[i]);
-    }
-    return;
-  }
   for (int64_t first = 0; first < samples; first += kLocateLanes) {
     LocateLanes x, y;
     std::memcpy(&x, row.x.data() + first, sizeof x);
