@@ -137,28 +137,37 @@ double from_storage(T x) {
   }
 }
 
-// values[i] (0 where values is empty) into the element at offsets[i] of `storage`.
-void encode_at(aclDataType dtype, std::span<const double> values, std::span<const int64_t> offsets,
-               uint8_t* storage) {
+// Elements of `dtype`: element i is value_of(i), stored at address_of(i).
+template <typename ValueOf, typename AddressOf>
+void encode_elements(aclDataType dtype, size_t count, ValueOf value_of, AddressOf address_of) {
   const auto esize = static_cast<size_t>(storage_element_size(dtype));
   visit_storage_type(dtype, [&](auto tag) {
     using T = decltype(tag);
-    for (size_t i = 0; i < offsets.size(); ++i) {
-      uint8_t* out = storage + static_cast<size_t>(offsets[i]) * esize;
+    for (size_t i = 0; i < count; ++i) {
+      uint8_t* out = address_of(i);
       if constexpr (std::is_same_v<T, std::monostate>) {
         std::memset(out, 0, esize);
       } else {
-        const T x = to_storage<T>(values.empty() ? 0.0 : values[i]);
+        const T x = to_storage<T>(value_of(i));
         std::memcpy(out, &x, sizeof(T));
       }
     }
   });
 }
 
+// values[i] (0 where values is empty) into the element at offsets[i] of `storage`.
+void encode_at(aclDataType dtype, std::span<const double> values, std::span<const int64_t> offsets,
+               uint8_t* storage) {
+  const auto esize = static_cast<size_t>(storage_element_size(dtype));
+  encode_elements(
+      dtype, offsets.size(), [&](size_t i) { return values.empty() ? 0.0 : values[i]; },
+      [&](size_t i) { return storage + static_cast<size_t>(offsets[i]) * esize; });
+}
+
 // One element of `dtype`, storage_element_size(dtype) bytes at `out`.
 void encode_element(aclDataType dtype, double v, uint8_t* out) {
-  const int64_t at = 0;
-  encode_at(dtype, std::span<const double>(&v, 1), std::span<const int64_t>(&at, 1), out);
+  encode_elements(
+      dtype, 1, [&](size_t) { return v; }, [&](size_t) { return out; });
 }
 
 // Elements of `dtype` as doubles; element i starts at address_of(i).
@@ -191,8 +200,9 @@ std::vector<double> decode_at(aclDataType dtype, const uint8_t* storage,
 std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values) {
   const auto size = static_cast<size_t>(storage_element_size(dtype));
   std::vector<uint8_t> bytes(values.size() * size);
-  for (size_t i = 0; i < values.size(); ++i)
-    encode_element(dtype, values[i], bytes.data() + i * size);
+  encode_elements(
+      dtype, values.size(), [&](size_t i) { return values[i]; },
+      [&](size_t i) { return bytes.data() + i * size; });
   return bytes;
 }
 
