@@ -60,19 +60,6 @@ GRADCONF_ALWAYS_INLINE void prefetch_row(const T* row, int64_t span, int for_wri
   (void)for_write;
 }
 
-/// The level table as the kernels read it: per level, and per sample for locate_lanes.
-struct KernelLevels {
-  std::vector<Level> levels;
-  SampleLevels samples;
-};
-
-template <Fault kFault>
-KernelLevels kernel_levels(const Plan& plan) {
-  std::vector<Level> levels = effective_levels<kFault>(plan.levels);
-  SampleLevels samples = sample_levels(levels, plan.sizes.points);
-  return {std::move(levels), std::move(samples)};
-}
-
 /// One row's located samples and attention weights, and the location lanes they are located from.
 struct LocatedRow {
   explicit LocatedRow(int64_t samples)
@@ -90,7 +77,7 @@ struct LocatedRow {
 template <typename T, Fault kFault>
 GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
                                        const StridedView<const T, 5>& attn,
-                                       const KernelLevels& levels, const Sizes& s, int64_t b,
+                                       const SampleLevels& levels, const Sizes& s, int64_t b,
                                        int64_t q, int64_t m, LocatedRow& row) {
   const T* xy_row = &location(b, q, m, 0, 0, 0);
   const T* attn_row = &attn(b, q, m, 0, 0);
@@ -108,14 +95,14 @@ GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
     LocateLanes x, y;
     std::memcpy(&x, row.x.data() + first, sizeof x);
     std::memcpy(&y, row.y.data() + first, sizeof y);
-    locate_lanes<kFault>(x, y, levels.samples, static_cast<size_t>(first),
+    locate_lanes<kFault>(x, y, levels, static_cast<size_t>(first),
                          static_cast<int>(std::min<int64_t>(kLocateLanes, samples - first)),
                          row.taps.data() + first);
   }
 }
 
 template <typename T, Fault kFault>
-GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const KernelLevels& levels, int64_t lo,
+GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const SampleLevels& levels, int64_t lo,
                                          int64_t hi) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
@@ -186,12 +173,12 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const KernelLevels& l
 }
 
 template <typename T, Fault kFault>
-void forward_rows_baseline(const Plan& plan, const KernelLevels& levels, int64_t lo, int64_t hi) {
+void forward_rows_baseline(const Plan& plan, const SampleLevels& levels, int64_t lo, int64_t hi) {
   forward_rows<T, kFault>(plan, levels, lo, hi);
 }
 
 template <typename T, Fault kFault>
-GRADCONF_TARGET_AVX2 void forward_rows_avx2(const Plan& plan, const KernelLevels& levels,
+GRADCONF_TARGET_AVX2 void forward_rows_avx2(const Plan& plan, const SampleLevels& levels,
                                             int64_t lo, int64_t hi) {
   forward_rows<T, kFault>(plan, levels, lo, hi);
 }
@@ -199,7 +186,7 @@ GRADCONF_TARGET_AVX2 void forward_rows_avx2(const Plan& plan, const KernelLevels
 template <typename T, Fault kFault>
 void forward_kernel(const Plan& plan) {
   const Sizes s = plan.sizes;
-  const KernelLevels levels = kernel_levels<kFault>(plan);
+  const SampleLevels levels = sample_levels(effective_levels<kFault>(plan.levels), s.points);
   const int64_t rows = s.batch * s.queries * s.heads;
   if (rows == 0 || s.channels == 0) return;
   const bool avx2 = kernel_isa() == Isa::kAvx2;
@@ -262,7 +249,7 @@ GRADCONF_ALWAYS_INLINE TapSums<Acc> tap_sums(const Acc* const (&rows)[4], const 
 /// are scattered into the slice's double gradValue plane, which is written out at the end.
 /// C is a multiple of kLanes and at most 256 in every profile (MSDA-LIMIT-01).
 template <typename T, Fault kFault, bool kFused>
-GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const KernelLevels& levels, int64_t b,
+GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels& levels, int64_t b,
                                            int64_t m, double* plane) {
   using Acc = compute_t<T>;
   constexpr int64_t kMaxChannels = 256;
@@ -316,9 +303,9 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const KernelLevels&
       }
     }
     for (int64_t l = 0; l < s.levels; ++l) {
-      const Level& level = levels.levels[static_cast<size_t>(l)];
       for (int64_t p = 0; p < s.points; ++p) {
         const int64_t i = l * s.points + p;
+        const Level& level = levels.level[static_cast<size_t>(i)];
         const Taps& t = located.taps[static_cast<size_t>(i)];
         TapSums<Acc> sums = {0, 0, 0};
         const double a = located.weights[static_cast<size_t>(i)];
@@ -394,13 +381,13 @@ void zero_sample_gradients(const Plan& plan) {
 }
 
 template <typename T, Fault kFault>
-void backward_slice_baseline(const Plan& plan, const KernelLevels& levels, int64_t b, int64_t m,
+void backward_slice_baseline(const Plan& plan, const SampleLevels& levels, int64_t b, int64_t m,
                              double* plane) {
   backward_slice<T, kFault, false>(plan, levels, b, m, plane);
 }
 
 template <typename T, Fault kFault>
-GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const KernelLevels& levels,
+GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const SampleLevels& levels,
                                               int64_t b, int64_t m, double* plane) {
   backward_slice<T, kFault, true>(plan, levels, b, m, plane);
 }
@@ -408,7 +395,7 @@ GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const KernelLeve
 template <typename T, Fault kFault>
 void backward_kernel(const Plan& plan, std::byte* workspace) {
   const Sizes s = plan.sizes;
-  const KernelLevels levels = kernel_levels<kFault>(plan);
+  const SampleLevels levels = sample_levels(effective_levels<kFault>(plan.levels), s.points);
   const int64_t slices = s.batch * s.heads;
   if (slices == 0) return;
   if (s.keys == 0 || s.channels == 0) {

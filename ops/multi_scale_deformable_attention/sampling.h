@@ -65,7 +65,7 @@ struct Taps {
 };
 
 /// Each sample's level (sample i = l * P + p lies on level l), padded to whole LocateLanes with
-/// 1 x 1 levels, and its sides as lanes: what locate_lanes reads.
+/// 1 x 1 levels, and its sides as lanes: what locate_lanes and the gradLocation factors read.
 struct SampleLevels {
   std::vector<Level> level;
   std::vector<double> width, height;
