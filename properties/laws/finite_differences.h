@@ -47,10 +47,7 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
       if (!f.ok()) return f;
       const auto& outputs = f.values[static_cast<size_t>(d.forward_output)];
       *out = dot(outputs, g);
-      double terms = 0;
-      for (size_t k = 0; k < std::min(outputs.size(), g.size()); ++k)
-        terms += std::fabs(outputs[k] * g[k]);
-      loss_terms = std::max(loss_terms, terms);
+      loss_terms = std::max(loss_terms, abs_dot(outputs, g));
       return f;
     };
     double central[2] = {0, 0};  // D(h), D(h/2)
@@ -66,8 +63,7 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
     }
     const double numeric = (4 * central[1] - central[0]) / 3;
     const double analytic = dot(gradient, direction);
-    double magnitude = 0;
-    for (size_t i = 0; i < gradient.size(); ++i) magnitude += std::fabs(gradient[i] * direction[i]);
+    const double magnitude = abs_dot(gradient, direction);
     const double bound = finite_difference_bound(magnitude, loss_terms, h);
     if (!(std::fabs(numeric - analytic) <= bound)) {
       std::ostringstream why;

@@ -84,6 +84,13 @@ inline double dot(std::span<const double> a, std::span<const double> b) {
   return sum;
 }
 
+/// sum_i |a_i b_i|: the scale a dot product's rounding (and a difference of two) grows with.
+inline double abs_dot(std::span<const double> a, std::span<const double> b) {
+  double sum = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) sum += std::fabs(a[i] * b[i]);
+  return sum;
+}
+
 /// "status 161002 (GS-SHAPE-04: ...)" for failure messages.
 inline std::string describe_status(const Outcome& outcome) {
   std::string text = "status " + std::to_string(outcome.status);
