@@ -54,26 +54,29 @@ struct WeightedTap {
 /// of a row's samples land anywhere in the level, and their latency, not arithmetic, bounds
 /// these kernels.
 template <typename T>
-GRADCONF_ALWAYS_INLINE void prefetch_row(const T* row, int64_t span, int for_write = 0) {
+GRADCONF_ALWAYS_INLINE void prefetch_row(const T* row, int64_t span) {
   __builtin_prefetch(row, 0, 3);
   if (span > 1) __builtin_prefetch(row + span - 1, 0, 3);
-  (void)for_write;
 }
 
-/// One row's located samples and attention weights, and the location lanes they are located from.
+/// One row's located samples (groups of kLocateLanes) and attention weights, and the location
+/// lanes they are located from.
 struct LocatedRow {
   explicit LocatedRow(int64_t samples)
-      : taps(static_cast<size_t>(samples)),
-        weights(taps.size()),
-        x((taps.size() + kLocateLanes - 1) / kLocateLanes * kLocateLanes),
-        y(x.size()) {}
-  std::vector<Taps> taps;
+      : lanes(static_cast<size_t>((samples + kLocateLanes - 1) / kLocateLanes)),
+        weights(lanes.size() * kLocateLanes),
+        x(weights.size()),
+        y(weights.size()) {}
+  LocatedSample sample(int64_t i) const {
+    return {lanes[static_cast<size_t>(i / kLocateLanes)], static_cast<int>(i % kLocateLanes)};
+  }
+  std::vector<LocatedLanes> lanes;
   std::vector<double> weights, x, y;
 };
 
-/// Locates the L*P samples of row (b, q, m): row.taps[l*P + p] and its attention weight. The row's
-/// location and attnWeight rows are addressed once; the samples step through them by strides.
-/// Requires L*P > 0 (an empty location has no row to address).
+/// Locates the L*P samples of row (b, q, m): row.sample(l*P + p) and its attention weight. The
+/// row's location and attnWeight rows are addressed once; the samples step through them by
+/// strides. Requires L*P > 0 (an empty location has no row to address).
 template <typename T, Fault kFault>
 GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
                                        const StridedView<const T, 5>& attn,
@@ -90,15 +93,20 @@ GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
       row.weights[i] = static_cast<double>(attn_row[l * attn.strides[3] + p * attn.strides[4]]);
     }
   }
-  const int64_t samples = s.levels * s.points;
-  for (int64_t first = 0; first < samples; first += kLocateLanes) {
+  for (size_t group = 0; group < row.lanes.size(); ++group) {
     LocateLanes x, y;
-    std::memcpy(&x, row.x.data() + first, sizeof x);
-    std::memcpy(&y, row.y.data() + first, sizeof y);
-    locate_lanes<kFault>(x, y, levels, static_cast<size_t>(first),
-                         static_cast<int>(std::min<int64_t>(kLocateLanes, samples - first)),
-                         row.taps.data() + first);
+    std::memcpy(&x, row.x.data() + group * kLocateLanes, sizeof x);
+    std::memcpy(&y, row.y.data() + group * kLocateLanes, sizeof y);
+    locate_lanes<kFault>(x, y, levels, group * kLocateLanes, row.lanes[group]);
   }
+}
+
+/// Asks for a row the kernel is about to write (the first and last cache lines): stores that miss
+/// hold up the store buffer, and the output rows of consecutive queries are 1 KiB+ apart.
+template <typename T>
+GRADCONF_ALWAYS_INLINE void prefetch_row_for_write(T* first, T* last) {
+  __builtin_prefetch(first, 1, 3);
+  __builtin_prefetch(last, 1, 3);
 }
 
 template <typename T, Fault kFault>
@@ -125,15 +133,15 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const SampleLevels& l
     if (samples > 0 && q + 1 < s.queries) {  // the next row's: rows of a slice are 1 KiB+ apart
       prefetch_row(&location(b, q + 1, m, 0, 0, 0), samples * 2);
       prefetch_row(&attn(b, q + 1, m, 0, 0), samples);
+      prefetch_row_for_write(&output(b, q + 1, m, 0), &output(b, q + 1, m, s.channels - 1));
     }
     if (samples > 0) locate_row<T, kFault>(location, attn, levels, s, b, q, m, located);
     for (int64_t i = 0; i < samples; ++i) {
-      const Taps& t = located.taps[static_cast<size_t>(i)];
-      if (!t.taken) continue;
+      const LocatedSample t = located.sample(i);  // no key of a sample outside the guard is >= 0
       for (int k = 0; k < 4; ++k) {
-        if (t.key[k] >= 0) {
-          taps.push_back({t.key[k] * value.strides[1],
-                          static_cast<Acc>(t.weight[k] * located.weights[static_cast<size_t>(i)])});
+        if (t.key(k) >= 0) {
+          taps.push_back({t.key(k) * value.strides[1],
+                          static_cast<Acc>(t.weight(k) * located.weights[static_cast<size_t>(i)])});
           prefetch_row(slice + taps.back().offset, s.channels * vs);
         }
       }
@@ -225,11 +233,11 @@ struct TapSums {
 
 template <typename Acc, Fault kFault>
 GRADCONF_ALWAYS_INLINE TapSums<Acc> tap_sums(const Acc* const (&rows)[4], const Acc* grad,
-                                             const double (&weight)[4], double tx, double ty,
-                                             int64_t channels) {
+                                             const LocatedSample& t, int64_t channels) {
   using Lanes = LaneVector<Acc>;
-  const Acc w0 = Acc(weight[0]), w1 = Acc(weight[1]), w2 = Acc(weight[2]), w3 = Acc(weight[3]);
-  const Acc x1 = Acc(tx), y1 = Acc(ty), x0 = 1 - x1, y0 = 1 - y1;
+  const Acc w0 = Acc(t.weight(0)), w1 = Acc(t.weight(1)), w2 = Acc(t.weight(2)),
+            w3 = Acc(t.weight(3));
+  const Acc x1 = Acc(t.tx()), y1 = Acc(t.ty()), x0 = 1 - x1, y0 = 1 - y1;
   Lanes attn = {}, dx = {}, dy = {};
   for (int64_t c = 0; c < channels; c += kLanes) {
     const Lanes g = load_lanes<Acc>(grad + c, 1);
@@ -285,6 +293,10 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
       prefetch_row(&location(b, q + 1, m, 0, 0, 0), samples * 2);
       prefetch_row(&attn(b, q + 1, m, 0, 0), samples);
       prefetch_row(&grad_output(b, q + 1, m, 0), channels * gs);
+      prefetch_row_for_write(&grad_location(b, q + 1, m, 0, 0, 0),
+                             &grad_location(b, q + 1, m, s.levels - 1, s.points - 1, 1));
+      prefetch_row_for_write(&grad_attn(b, q + 1, m, 0, 0),
+                             &grad_attn(b, q + 1, m, s.levels - 1, s.points - 1));
     }
     const T* g = &grad_output(b, q, m, 0);
     for (int64_t c = 0; c < channels; ++c) {
@@ -295,28 +307,28 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
     // requested then: by the time a sample is processed its rows are on their way.
     if (samples > 0) locate_row<T, kFault>(location, attn, levels, s, b, q, m, located);
     for (int64_t i = 0; i < samples; ++i) {
-      const Taps& t = located.taps[static_cast<size_t>(i)];
-      for (int k = 0; k < 4 && t.taken; ++k) {
-        if (t.key[k] < 0) continue;
-        prefetch_row(slice + t.key[k] * value.strides[1], channels * vs);
-        prefetch_row(plane + t.key[k] * channels, channels);
+      const LocatedSample t = located.sample(i);
+      for (int k = 0; k < 4; ++k) {
+        if (t.key(k) < 0) continue;
+        prefetch_row(slice + t.key(k) * value.strides[1], channels * vs);
+        prefetch_row(plane + t.key(k) * channels, channels);
       }
     }
     for (int64_t l = 0; l < s.levels; ++l) {
       for (int64_t p = 0; p < s.points; ++p) {
         const int64_t i = l * s.points + p;
         const Level& level = levels.level[static_cast<size_t>(i)];
-        const Taps& t = located.taps[static_cast<size_t>(i)];
+        const LocatedSample t = located.sample(i);
         TapSums<Acc> sums = {0, 0, 0};
         const double a = located.weights[static_cast<size_t>(i)];
-        if (t.taken) {
+        if (t.taken()) {
           const Acc* rows[4];
           for (int k = 0; k < 4; ++k) {
-            if (t.key[k] < 0) {  // no pointer is formed for a tap outside the level
+            if (t.key(k) < 0) {  // no pointer is formed for a tap outside the level
               rows[k] = zeros;
               continue;
             }
-            const T* row = slice + t.key[k] * value.strides[1];
+            const T* row = slice + t.key(k) * value.strides[1];
             if (kReadInPlace && vs == 1) {
               rows[k] = reinterpret_cast<const Acc*>(row);
             } else if (vs == 1) {
@@ -331,13 +343,13 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
               rows[k] = converted[k];
             }
           }
-          sums = tap_sums<Acc, kFault>(rows, grad, t.weight, t.tx, t.ty, channels);
+          sums = tap_sums<Acc, kFault>(rows, grad, t, channels);
           const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
           sums.x *= Acc(a) * width;
           sums.y *= Acc(a) * Acc(level.height);
           for (int k = 0; k < 4; ++k) {
-            if (t.key[k] >= 0)
-              scatter_row<kFused>(plane + t.key[k] * channels, t.weight[k] * a, grad_wide,
+            if (t.key(k) >= 0)
+              scatter_row<kFused>(plane + t.key(k) * channels, t.weight(k) * a, grad_wide,
                                   channels);
           }
         }

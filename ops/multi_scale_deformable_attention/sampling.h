@@ -54,24 +54,45 @@ GRADCONF_ALWAYS_INLINE LocateLanes floor_lanes(LocateLanes x) {
   return x >= kIntegral ? x : small;
 }
 
-/// The four bilinear taps of a sample in the fixed order (y0,x0) (y0,x1) (y1,x0) (y1,x1):
-/// their key (start + y*W + x; -1 outside the level) and their weights.
-/// Only `taken` is meaningful when it is false.
-struct Taps {
-  bool taken = false;  ///< false: outside the guard, contributes nothing
-  double tx = 0, ty = 0;
-  int64_t key[4] = {-1, -1, -1, -1};
-  double weight[4] = {0, 0, 0, 0};
+/// Keys as lanes: int64, like the masks.
+using KeyLanes = LocateMask;
+
+/// kLocateLanes located samples (lane j is the group's j-th sample): the four bilinear taps of
+/// each in the fixed order (y0,x0) (y0,x1) (y1,x0) (y1,x1), their keys (start + y*W + x; -1 for a
+/// tap outside the level and for every tap of a sample outside the guard) and weights.
+/// Only `taken` is meaningful in a lane where it is false. Aligned explicitly: a 32-byte vector
+/// type is only 16-byte aligned where the baseline ISA has no 32-byte registers, but the AVX2
+/// kernels access it with aligned moves.
+struct alignas(sizeof(LocateLanes)) LocatedLanes {
+  LocateMask taken;  ///< all ones: inside the guard; zero: contributes nothing
+  LocateLanes tx, ty;
+  KeyLanes key[4];
+  LocateLanes weight[4];
+};
+
+/// One sample of a LocatedLanes group, as the kernels read it.
+struct LocatedSample {
+  const LocatedLanes& lanes;
+  int lane;
+  bool taken() const { return lanes.taken[lane] != 0; }
+  int64_t key(int k) const { return lanes.key[k][lane]; }
+  double weight(int k) const { return lanes.weight[k][lane]; }
+  double tx() const { return lanes.tx[lane]; }
+  double ty() const { return lanes.ty[lane]; }
 };
 
 /// Each sample's level (sample i = l * P + p lies on level l), padded to whole LocateLanes with
-/// 1 x 1 levels, and its sides as lanes: what locate_lanes and the gradLocation factors read.
+/// 1 x 1 levels, and its sides and start as lanes: what locate_lanes and the gradLocation factors
+/// read. keys_in_double: every key a tap can form (start - W - 1 up to start + H*W + W) is below
+/// 2^50, so a key is computed exactly in double lanes; levels beyond that take int64 per lane.
 struct SampleLevels {
   std::vector<Level> level;
-  std::vector<double> width, height;
+  std::vector<double> width, height, start;
+  bool keys_in_double = true;
 };
 
 inline SampleLevels sample_levels(const std::vector<Level>& levels, int64_t points) {
+  constexpr int64_t kExactKeys = int64_t{1} << 50;
   SampleLevels g;
   const auto samples = static_cast<size_t>(static_cast<int64_t>(levels.size()) * points);
   const size_t padded = (samples + kLocateLanes - 1) / kLocateLanes * kLocateLanes;
@@ -80,22 +101,40 @@ inline SampleLevels sample_levels(const std::vector<Level>& levels, int64_t poin
   for (const Level& level : g.level) {
     g.width.push_back(static_cast<double>(level.width));
     g.height.push_back(static_cast<double>(level.height));
+    g.start.push_back(static_cast<double>(level.start));
+    // Validated levels lie inside num_keys, so start + H*W does not overflow.
+    g.keys_in_double = g.keys_in_double && level.width < kExactKeys &&
+                       level.start + level.height * level.width < kExactKeys - level.width - 1;
   }
   return g;
 }
 
-/// Locates the kLocateLanes samples from `first` on (count of them real) from their location
-/// lanes: guard, taps and weights in double, as the reference computes them. Located one by one,
-/// the samples of a row were four tenths of the forward's time.
+/// Integer-valued lanes of magnitude below 2^51 -> int64 lanes: added to 1.5 * 2^52 the integer
+/// is the low mantissa bits (two's complement against the constant's own).
+GRADCONF_ALWAYS_INLINE KeyLanes integral_to_int64(LocateLanes v) {
+  constexpr double kShift = 0x1.8p52;
+  const LocateLanes zero = {};
+  const LocateLanes shifted = v + (zero + kShift);
+  KeyLanes bits, shift_bits;
+  std::memcpy(&bits, &shifted, sizeof bits);
+  const LocateLanes shift = zero + kShift;
+  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
+  return bits - shift_bits;
+}
+
+/// Locates the kLocateLanes samples from `first` on from their location lanes: guard, taps and
+/// weights in double, as the reference computes them, all lanes at once (padding lanes locate on
+/// their 1 x 1 levels and are never read). Per sample and tap in scalar code, locating was the
+/// backward's largest cost after the gradValue scatter.
 template <Fault kFault>
 GRADCONF_ALWAYS_INLINE void locate_lanes(LocateLanes location_x, LocateLanes location_y,
-                                         const SampleLevels& g, size_t first, int count,
-                                         Taps* out) {
+                                         const SampleLevels& g, size_t first, LocatedLanes& out) {
   using V = LocateLanes;
   if constexpr (kFault == Fault::kSwappedXY) std::swap(location_x, location_y);
-  V w, h;
+  V w, h, start;
   std::memcpy(&w, g.width.data() + first, sizeof w);
   std::memcpy(&h, g.height.data() + first, sizeof h);
+  std::memcpy(&start, g.start.data() + first, sizeof start);
   const V x = unnormalize(location_x, w), y = unnormalize(location_y, h);
   const LocateMask taken = inside_guard<kFault>(x, y, h, w);
   // Outside the guard a coordinate may be anything (NaN, inf, huge): zero it before converting.
@@ -103,22 +142,27 @@ GRADCONF_ALWAYS_INLINE void locate_lanes(LocateLanes location_x, LocateLanes loc
   const V x0 = floor_lanes(xs), y0 = floor_lanes(ys);
   const V tx = xs - x0, ty = ys - y0;
   const V wx[2] = {1 - tx, tx}, wy[2] = {1 - ty, ty};
-  for (int j = 0; j < count; ++j) {
-    Taps& t = out[j];
-    t.taken = taken[j] != 0;
-    if (!t.taken) continue;
-    const Level& level = g.level[first + static_cast<size_t>(j)];
-    t.tx = tx[j];
-    t.ty = ty[j];
-    for (int k = 0; k < 4; ++k) {
-      const int64_t yi = static_cast<int64_t>(y0[j]) + (k >> 1);
-      const int64_t xi = static_cast<int64_t>(x0[j]) + (k & 1);
-      t.weight[k] = wy[k >> 1][j] * wx[k & 1][j];
-      const bool inside = yi >= 0 && yi < level.height && xi >= 0 && xi < level.width;
-      t.key[k] = inside ? level.start + yi * level.width + xi : -1;
+  out.taken = taken;
+  out.tx = tx;
+  out.ty = ty;
+  const KeyLanes none = KeyLanes{} - 1;
+  for (int k = 0; k < 4; ++k) {
+    const V yk = y0 + (k >> 1), xk = x0 + (k & 1);
+    const LocateMask inside = taken & (yk >= 0) & (yk < h) & (xk >= 0) & (xk < w);
+    out.weight[k] = wy[k >> 1] * wx[k & 1];
+    if (g.keys_in_double) {
+      out.key[k] = inside ? integral_to_int64(start + yk * w + xk) : none;
+    } else {  // keys too large for double lanes: taps in int64, lane by lane
+      for (int j = 0; j < kLocateLanes; ++j) {
+        const Level& level = g.level[first + static_cast<size_t>(j)];
+        const int64_t yi = static_cast<int64_t>(y0[j]) + (k >> 1);
+        const int64_t xi = static_cast<int64_t>(x0[j]) + (k & 1);
+        const bool tap_inside = yi >= 0 && yi < level.height && xi >= 0 && xi < level.width;
+        out.key[k][j] = taken[j] && tap_inside ? level.start + yi * level.width + xi : -1;
+      }
     }
-    if constexpr (kFault == Fault::kSwappedTapWeights) std::swap(t.weight[1], t.weight[2]);
   }
+  if constexpr (kFault == Fault::kSwappedTapWeights) std::swap(out.weight[1], out.weight[2]);
 }
 
 #pragma GCC diagnostic pop
