@@ -252,15 +252,37 @@ GRADCONF_ALWAYS_INLINE TapSums<Acc> tap_sums(const Acc* const (&rows)[4], const 
           combine_lane_vector<Acc>(dy)};
 }
 
-/// The backward of one (b, m) slice, queries in order: each sample is located once; its tap rows
-/// feed gradLocation and gradAttnWeight (one writer per sample, channel sums in kLanes lanes) and
-/// are scattered into the slice's double gradValue plane, which is written out at the end.
+/// The most channels any profile allows (MSDA-LIMIT-01).
+inline constexpr int64_t kMaxChannels = 256;
+
+/// Queries a slice's backward takes together: located, and their gradOutput rows converted, in
+/// one pass, then walked level by level.
+inline constexpr int64_t kQueryBlock = 32;
+
+/// A worker's per-block buffers: the block's located rows and gradOutput rows (compute type for
+/// the channel sums, double for the scatter).
+template <typename T>
+struct BackwardScratch {
+  explicit BackwardScratch(const Sizes& s)
+      : located(static_cast<size_t>(kQueryBlock), LocatedRow(s.levels * s.points)),
+        grad(static_cast<size_t>(kQueryBlock * s.channels)),
+        grad_wide(grad.size()) {}
+  std::vector<LocatedRow> located;
+  std::vector<compute_t<T>> grad;
+  std::vector<double> grad_wide;
+};
+
+/// The backward of one (b, m) slice. Queries go in blocks: each block's samples are located and
+/// its gradOutput rows converted first; then the block is walked level by level, so the value and
+/// gradValue rows in use are one level's (a key lies on one level, so every key still receives
+/// its terms in query order: the same sums as query by query). A sample's tap rows feed
+/// gradLocation and gradAttnWeight (one writer per sample, channel sums in kLanes lanes) and are
+/// scattered into the slice's double gradValue plane, which is written out at the end.
 /// C is a multiple of kLanes and at most 256 in every profile (MSDA-LIMIT-01).
 template <typename T, Fault kFault, bool kFused>
 GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels& levels, int64_t b,
-                                           int64_t m, double* plane) {
+                                           int64_t m, double* plane, BackwardScratch<T>& scratch) {
   using Acc = compute_t<T>;
-  constexpr int64_t kMaxChannels = 256;
   const Sizes s = plan.sizes;
   const int64_t channels = s.channels;
   const auto value = view_of<const T, 4>(plan.value);
@@ -274,88 +296,101 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   const T* slice = value.origin + b * value.strides[0] + m * value.strides[2];
   constexpr bool kReadInPlace = std::is_same_v<T, Acc>;
 
-  alignas(64) Acc grad[kMaxChannels];
-  alignas(64) double grad_wide[kMaxChannels];
   alignas(64) Acc converted[4][kMaxChannels];
   alignas(64) Acc zeros[kMaxChannels] = {};
   const int64_t samples = s.levels * s.points;
-  LocatedRow located(samples);
   std::fill(plane, plane + s.keys * channels, 0.0);
   const int64_t chunk = std::max<int64_t>(1, s.queries / num_threads());
-  for (int64_t q = 0; q < s.queries; ++q) {
-    if constexpr (kFault == Fault::kThreadDependentScatter) {
-      // Mutant: rounds the sums to float every Q / threads queries (thread-count dependent).
-      if (q % chunk == 0) {
-        for (int64_t i = 0; i < s.keys * channels; ++i) plane[i] = float(plane[i]);
+  for (int64_t q0 = 0; q0 < s.queries; q0 += kQueryBlock) {
+    const int64_t block = std::min(kQueryBlock, s.queries - q0);
+    for (int64_t j = 0; j < block; ++j) {
+      const int64_t q = q0 + j;
+      const int64_t ahead = q + kQueryBlock;  // the next block's row: 1 KiB+ apart usually
+      if (samples > 0 && ahead < s.queries) {
+        prefetch_row(&location(b, ahead, m, 0, 0, 0), samples * 2);
+        prefetch_row(&attn(b, ahead, m, 0, 0), samples);
+        prefetch_row(&grad_output(b, ahead, m, 0), channels * gs);
+        prefetch_row_for_write(&grad_location(b, ahead, m, 0, 0, 0),
+                               &grad_location(b, ahead, m, s.levels - 1, s.points - 1, 1));
+        prefetch_row_for_write(&grad_attn(b, ahead, m, 0, 0),
+                               &grad_attn(b, ahead, m, s.levels - 1, s.points - 1));
       }
-    }
-    if (samples > 0 && q + 1 < s.queries) {  // the next query's: 1 KiB+ apart usually
-      prefetch_row(&location(b, q + 1, m, 0, 0, 0), samples * 2);
-      prefetch_row(&attn(b, q + 1, m, 0, 0), samples);
-      prefetch_row(&grad_output(b, q + 1, m, 0), channels * gs);
-      prefetch_row_for_write(&grad_location(b, q + 1, m, 0, 0, 0),
-                             &grad_location(b, q + 1, m, s.levels - 1, s.points - 1, 1));
-      prefetch_row_for_write(&grad_attn(b, q + 1, m, 0, 0),
-                             &grad_attn(b, q + 1, m, s.levels - 1, s.points - 1));
-    }
-    const T* g = &grad_output(b, q, m, 0);
-    for (int64_t c = 0; c < channels; ++c) {
-      grad[c] = static_cast<Acc>(g[c * gs]);
-      grad_wide[c] = static_cast<double>(g[c * gs]);
-    }
-    // The query's samples are located first, and the value and gradValue rows they touch are
-    // requested then: by the time a sample is processed its rows are on their way.
-    if (samples > 0) locate_row<T, kFault>(location, attn, levels, s, b, q, m, located);
-    for (int64_t i = 0; i < samples; ++i) {
-      const LocatedSample t = located.sample(i);
-      for (int k = 0; k < 4; ++k) {
-        if (t.key(k) < 0) continue;
-        prefetch_row(slice + t.key(k) * value.strides[1], channels * vs);
-        prefetch_row(plane + t.key(k) * channels, channels);
+      const T* g = &grad_output(b, q, m, 0);
+      Acc* grad = scratch.grad.data() + j * channels;
+      double* grad_wide = scratch.grad_wide.data() + j * channels;
+      for (int64_t c = 0; c < channels; ++c) {
+        grad[c] = static_cast<Acc>(g[c * gs]);
+        grad_wide[c] = static_cast<double>(g[c * gs]);
+      }
+      if (samples > 0) {
+        locate_row<T, kFault>(location, attn, levels, s, b, q, m,
+                              scratch.located[static_cast<size_t>(j)]);
       }
     }
     for (int64_t l = 0; l < s.levels; ++l) {
-      for (int64_t p = 0; p < s.points; ++p) {
-        const int64_t i = l * s.points + p;
-        const Level& level = levels.level[static_cast<size_t>(i)];
-        const LocatedSample t = located.sample(i);
-        TapSums<Acc> sums = {0, 0, 0};
-        const double a = located.weights[static_cast<size_t>(i)];
-        if (t.taken()) {
-          const Acc* rows[4];
-          for (int k = 0; k < 4; ++k) {
-            if (t.key(k) < 0) {  // no pointer is formed for a tap outside the level
-              rows[k] = zeros;
-              continue;
-            }
-            const T* row = slice + t.key(k) * value.strides[1];
-            if (kReadInPlace && vs == 1) {
-              rows[k] = reinterpret_cast<const Acc*>(row);
-            } else if (vs == 1) {
-              for (int64_t c = 0; c < channels; c += kLanes) {
-                const LaneVector<Acc> lanes = load_lanes<Acc>(row + c, 1);
-                std::memcpy(converted[k] + c, &lanes, sizeof lanes);
-              }
-              rows[k] = converted[k];
-            } else {
-              for (int64_t c = 0; c < channels; ++c)
-                converted[k][c] = static_cast<Acc>(row[c * vs]);
-              rows[k] = converted[k];
-            }
-          }
-          sums = tap_sums<Acc, kFault>(rows, grad, t, channels);
-          const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
-          sums.x *= Acc(a) * width;
-          sums.y *= Acc(a) * Acc(level.height);
-          for (int k = 0; k < 4; ++k) {
-            if (t.key(k) >= 0)
-              scatter_row<kFused>(plane + t.key(k) * channels, t.weight(k) * a, grad_wide,
-                                  channels);
+      for (int64_t j = 0; j < block; ++j) {
+        const int64_t q = q0 + j;
+        const LocatedRow& located = scratch.located[static_cast<size_t>(j)];
+        if constexpr (kFault == Fault::kThreadDependentScatter) {
+          // Mutant: rounds the sums to float every Q / threads queries (thread-count dependent).
+          if (q % chunk == 0) {
+            for (int64_t i = 0; i < s.keys * channels; ++i) plane[i] = float(plane[i]);
           }
         }
-        grad_attn(b, q, m, l, p) = static_cast<T>(sums.attn);
-        grad_location(b, q, m, l, p, 0) = static_cast<T>(sums.x);
-        grad_location(b, q, m, l, p, 1) = static_cast<T>(sums.y);
+        // The query's samples on this level are located: their value and gradValue rows are
+        // requested before the first of them is read.
+        for (int64_t i = l * s.points; i < (l + 1) * s.points; ++i) {
+          const LocatedSample t = located.sample(i);
+          for (int k = 0; k < 4; ++k) {
+            if (t.key(k) < 0) continue;
+            prefetch_row(slice + t.key(k) * value.strides[1], channels * vs);
+            prefetch_row(plane + t.key(k) * channels, channels);
+          }
+        }
+        const Acc* grad = scratch.grad.data() + j * channels;
+        const double* grad_wide = scratch.grad_wide.data() + j * channels;
+        for (int64_t p = 0; p < s.points; ++p) {
+          const int64_t i = l * s.points + p;
+          const LocatedSample t = located.sample(i);
+          TapSums<Acc> sums = {0, 0, 0};
+          const double a = located.weights[static_cast<size_t>(i)];
+          if (t.taken()) {
+            const Acc* rows[4];
+            for (int k = 0; k < 4; ++k) {
+              if (t.key(k) < 0) {  // no pointer is formed for a tap outside the level
+                rows[k] = zeros;
+                continue;
+              }
+              const T* row = slice + t.key(k) * value.strides[1];
+              if (kReadInPlace && vs == 1) {
+                rows[k] = reinterpret_cast<const Acc*>(row);
+              } else if (vs == 1) {
+                for (int64_t c = 0; c < channels; c += kLanes) {
+                  const LaneVector<Acc> lanes = load_lanes<Acc>(row + c, 1);
+                  std::memcpy(converted[k] + c, &lanes, sizeof lanes);
+                }
+                rows[k] = converted[k];
+              } else {
+                for (int64_t c = 0; c < channels; ++c)
+                  converted[k][c] = static_cast<Acc>(row[c * vs]);
+                rows[k] = converted[k];
+              }
+            }
+            sums = tap_sums<Acc, kFault>(rows, grad, t, channels);
+            const Level& level = levels.level[static_cast<size_t>(i)];
+            const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
+            sums.x *= Acc(a) * width;
+            sums.y *= Acc(a) * Acc(level.height);
+            for (int k = 0; k < 4; ++k) {
+              if (t.key(k) >= 0)
+                scatter_row<kFused>(plane + t.key(k) * channels, t.weight(k) * a, grad_wide,
+                                    channels);
+            }
+          }
+          grad_attn(b, q, m, l, p) = static_cast<T>(sums.attn);
+          grad_location(b, q, m, l, p, 0) = static_cast<T>(sums.x);
+          grad_location(b, q, m, l, p, 1) = static_cast<T>(sums.y);
+        }
       }
     }
   }
@@ -394,14 +429,15 @@ void zero_sample_gradients(const Plan& plan) {
 
 template <typename T, Fault kFault>
 void backward_slice_baseline(const Plan& plan, const SampleLevels& levels, int64_t b, int64_t m,
-                             double* plane) {
-  backward_slice<T, kFault, false>(plan, levels, b, m, plane);
+                             double* plane, BackwardScratch<T>& scratch) {
+  backward_slice<T, kFault, false>(plan, levels, b, m, plane, scratch);
 }
 
 template <typename T, Fault kFault>
 GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const SampleLevels& levels,
-                                              int64_t b, int64_t m, double* plane) {
-  backward_slice<T, kFault, true>(plan, levels, b, m, plane);
+                                              int64_t b, int64_t m, double* plane,
+                                              BackwardScratch<T>& scratch) {
+  backward_slice<T, kFault, true>(plan, levels, b, m, plane, scratch);
 }
 
 template <typename T, Fault kFault>
@@ -425,12 +461,13 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
       [&](int64_t lo, int64_t hi) {
         auto* sums =
             reinterpret_cast<double*>(workspace + plane * static_cast<uint64_t>(worker_index()));
+        BackwardScratch<T> scratch(s);
         for (int64_t slice = lo; slice < hi; ++slice) {
           const int64_t b = slice / s.heads, m = slice % s.heads;
           if (avx2) {
-            backward_slice_avx2<T, kFault>(plan, levels, b, m, sums);
+            backward_slice_avx2<T, kFault>(plan, levels, b, m, sums, scratch);
           } else {
-            backward_slice_baseline<T, kFault>(plan, levels, b, m, sums);
+            backward_slice_baseline<T, kFault>(plan, levels, b, m, sums, scratch);
           }
         }
       },
