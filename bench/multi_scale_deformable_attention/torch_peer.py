@@ -2,7 +2,9 @@
 """The PyTorch peer of bench/multi_scale_deformable_attention (issue 9): the pure-PyTorch MSDA that
 CPU users of mmcv run (F.grid_sample per level, bilinear, zeros, align_corners=False, weighted sum),
 forward and autograd backward, on the benchmark's cases; median of seven timed runs after two
-warm-ups. Usage: /usr/bin/python3 torch_peer.py [THREADS] [QUERIES] [fp32|bf16].
+warm-ups. Locations as the benchmark draws them: uniform in [0, 1], or detr (each query's
+reference point, the pixel centre for an encoder query, plus per-level offsets of up to 4 pixels).
+Usage: /usr/bin/python3 torch_peer.py [THREADS] [QUERIES] [fp32|bf16] [uniform|detr].
 Optional: prints "skipped: torch not available" and exits 0 without python3-torch."""
 try:
     import torch
@@ -29,7 +31,20 @@ def msda(value, shapes, loc, attn):
     o=(torch.stack(outs,dim=-2).flatten(-2)*a).sum(-1).view(bs,M*C,Q)
     return o.transpose(1,2).reshape(bs,Q,M,C)
 v=(torch.rand(bs,keys,M,C)*2-1).to(dt).requires_grad_()
-loc=torch.rand(bs,Q,M,L,P,2).to(dt).requires_grad_()
+def detr_locations():
+    refs=torch.rand(Q,2)
+    first=0
+    for h,w in shapes:  # encoder queries are the pixels of all levels in order
+        n=min(max(Q-first,0),h*w)
+        idx=torch.arange(n)
+        refs[first:first+n,0]=((idx%w).double()+0.5)/w
+        refs[first:first+n,1]=((idx//w).double()+0.5)/h
+        first+=h*w
+    sizes=torch.tensor([[w,h] for h,w in shapes],dtype=torch.float64).view(1,1,1,L,1,2)
+    offsets=torch.rand(bs,Q,M,L,P,2,dtype=torch.float64)*8-4
+    return refs.double().view(1,Q,1,1,1,2)+offsets/sizes
+kind=sys.argv[4] if len(sys.argv)>4 else 'uniform'
+loc=(detr_locations() if kind=='detr' else torch.rand(bs,Q,M,L,P,2)).to(dt).requires_grad_()
 at=torch.rand(bs,Q,M,L,P).to(dt).requires_grad_()
 g=(torch.rand(bs,Q,M,C)*2-1).to(dt)
 try:
@@ -43,4 +58,4 @@ for _ in range(7):
     t0=time.perf_counter(); o=msda(v,shapes,loc,at); t1=time.perf_counter(); o.backward(g); t2=time.perf_counter()
     tf.append(t1-t0); tb.append(t2-t1)
 tf.sort(); tb.sort()
-print(f"threads={torch.get_num_threads()} Q={Q} {dt} fwd_ms={tf[3]*1e3:.1f} bwd_ms={tb[3]*1e3:.1f} fwd+bwd={(tf[3]+tb[3])*1e3:.1f}")
+print(f"threads={torch.get_num_threads()} Q={Q} {dt} {kind} fwd_ms={tf[3]*1e3:.1f} bwd_ms={tb[3]*1e3:.1f} fwd+bwd={(tf[3]+tb[3])*1e3:.1f}")

@@ -6,10 +6,16 @@
 #include <mutex>
 #include <unordered_set>
 
+#include <sys/mman.h>
+
 #include "acl/acl.h"
 
 namespace {
-constexpr size_t kDeviceAlignment = 32;
+// A cache line: rows of tensors then start on a line, as PyTorch's CPU allocator places them
+// (64 bytes); the device runtime's own 32-byte rule is the lesser guarantee.
+constexpr size_t kDeviceAlignment = 64;
+// Huge-page blocks: from this size on, a HUGE policy gets 2 MiB alignment and the advice.
+constexpr size_t kHugePage = size_t{2} << 20;
 
 struct Streams {
   std::mutex mutex;
@@ -56,13 +62,19 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
   return s.live.count(stream) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
 }
 
-aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy) {
+aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   // The device runtime refuses zero-byte blocks; code that runs here must run there too.
   if (devPtr == nullptr || size == 0) return ACL_ERROR_INVALID_PARAM;
-  const size_t rounded = (size + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+  // The kernels read value rows at random: with 4 KiB pages a (batch, head) slice of a large
+  // tensor spans more pages than the TLB holds. Huge pages are advice (transparent huge pages
+  // may be off), so HUGE_ONLY is served like HUGE_FIRST.
+  const bool huge = policy != ACL_MEM_MALLOC_NORMAL_ONLY && size >= kHugePage;
+  const size_t alignment = huge ? kHugePage : kDeviceAlignment;
+  const size_t rounded = (size + alignment - 1) / alignment * alignment;
   if (rounded < size) return ACL_ERROR_BAD_ALLOC;
-  void* p = std::aligned_alloc(kDeviceAlignment, rounded);
+  void* p = std::aligned_alloc(alignment, rounded);
   if (p == nullptr) return ACL_ERROR_BAD_ALLOC;
+  if (huge) madvise(p, rounded, MADV_HUGEPAGE);
   *devPtr = p;
   return ACL_SUCCESS;
 }

@@ -17,14 +17,15 @@ TEST(AclRuntime, init_device_and_finalize) {
   EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
 }
 
-TEST(AclRuntime, malloc_is_32_byte_aligned) {
+TEST(AclRuntime, malloc_is_cache_line_aligned) {
   std::vector<void*> blocks;
-  for (size_t size : {1u, 3u, 31u, 32u, 33u, 100u, 4096u, 100000u}) {
+  for (size_t size : {1u, 3u, 31u, 32u, 33u, 100u, 4096u, 100000u, 3u << 20}) {
     for (int repeat = 0; repeat < 8; ++repeat) {
       void* p = nullptr;
       ASSERT_EQ(aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS) << size;
       ASSERT_NE(p, nullptr);
-      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 32, 0u) << size;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u) << size;
+      if (size >= (2u << 20)) EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (2u << 20), 0u) << size;
       std::memset(p, 0xAB, size);  // the whole requested size is usable (ASan checks)
       blocks.push_back(p);
     }

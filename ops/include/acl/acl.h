@@ -40,7 +40,8 @@ aclError aclrtResetDevice(int32_t deviceId);
 aclError aclrtCreateStream(aclrtStream* stream);
 aclError aclrtDestroyStream(aclrtStream stream);
 aclError aclrtSynchronizeStream(aclrtStream stream);
-/// 32-byte aligned; size 0 is rejected as on the device runtime.
+/// 64-byte aligned (2 MiB aligned, advised as huge pages, from 2 MiB on under a HUGE policy);
+/// size 0 is rejected as on the device runtime.
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtFree(void* devPtr);
 /// Fails (without copying) when count > destMax.
