@@ -3,9 +3,11 @@
 // contiguous in the usual layout (the inner loops run over c). The forward and the gradients of
 // location and attention weight have one writer per row. gradValue is a scatter from every query
 // onto the keys it sampled: each (batch, head) slice has one worker, which walks the queries in
-// order into a double accumulator plane (keys x C) in the workspace and then writes the slice.
-// So every element has one writer computing in a fixed order: bitwise identical results for any
-// thread count.
+// order (in blocks, level by level within a block: each key still sees the queries in order) into
+// a double accumulator plane (keys x C) in the workspace and then writes the slice. So every
+// element has one writer computing in a fixed order: bitwise identical results for any thread
+// count. The backward is bound by the latency of the random tap rows (value and plane), not by
+// arithmetic or by memory bandwidth: see bench/README.md.
 #ifndef GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_KERNELS_H_
 #define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_KERNELS_H_
 
