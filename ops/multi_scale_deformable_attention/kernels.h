@@ -61,47 +61,59 @@ GRADCONF_ALWAYS_INLINE void prefetch_row(const T* row, int64_t span) {
   if (span > 1) __builtin_prefetch(row + span - 1, 0, 3);
 }
 
-/// One row's located samples (groups of kLocateLanes) and attention weights, and the location
-/// lanes they are located from.
-struct LocatedRow {
-  explicit LocatedRow(int64_t samples)
-      : lanes(static_cast<size_t>((samples + kLocateLanes - 1) / kLocateLanes)),
-        weights(lanes.size() * kLocateLanes),
-        x(weights.size()),
-        y(weights.size()) {}
-  LocatedSample sample(int64_t i) const {
-    return {lanes[static_cast<size_t>(i / kLocateLanes)], static_cast<int>(i % kLocateLanes)};
+/// The located samples (groups of kLocateLanes) and attention weights of a few rows, each kind in
+/// one allocation, and the location lanes of the row being located.
+class LocatedRows {
+ public:
+  LocatedRows(int64_t rows, int64_t samples)
+      : groups_(static_cast<size_t>((samples + kLocateLanes - 1) / kLocateLanes)),
+        lanes_(static_cast<size_t>(rows) * groups_),
+        weights_(lanes_.size() * kLocateLanes),
+        x_(groups_ * kLocateLanes),
+        y_(x_.size()) {}
+  LocatedSample sample(int64_t row, int64_t i) const {
+    return {lanes_[static_cast<size_t>(row) * groups_ + static_cast<size_t>(i / kLocateLanes)],
+            static_cast<int>(i % kLocateLanes)};
   }
-  std::vector<LocatedLanes> lanes;
-  std::vector<double> weights, x, y;
-};
+  /// The attention weight of sample i of `row`.
+  double weight(int64_t row, int64_t i) const {
+    return weights_[static_cast<size_t>(row) * x_.size() + static_cast<size_t>(i)];
+  }
 
-/// Locates the L*P samples of row (b, q, m): row.sample(l*P + p) and its attention weight. The
-/// row's location and attnWeight rows are addressed once; the samples step through them by
-/// strides. Requires L*P > 0 (an empty location has no row to address).
-template <typename T, Fault kFault>
-GRADCONF_ALWAYS_INLINE void locate_row(const StridedView<const T, 6>& location,
-                                       const StridedView<const T, 5>& attn,
-                                       const SampleLevels& levels, const Sizes& s, int64_t b,
-                                       int64_t q, int64_t m, LocatedRow& row) {
-  const T* xy_row = &location(b, q, m, 0, 0, 0);
-  const T* attn_row = &attn(b, q, m, 0, 0);
-  const int64_t ls = location.strides[3], ps = location.strides[4], ys = location.strides[5];
-  for (int64_t l = 0, i = 0; l < s.levels; ++l) {
-    for (int64_t p = 0; p < s.points; ++p, ++i) {
-      const T* xy = xy_row + l * ls + p * ps;
-      row.x[i] = static_cast<double>(xy[0]);
-      row.y[i] = static_cast<double>(xy[ys]);
-      row.weights[i] = static_cast<double>(attn_row[l * attn.strides[3] + p * attn.strides[4]]);
+  /// Locates the L*P samples of location row (b, q, m) into `row`. The location and attnWeight
+  /// rows are addressed once; the samples step through them by strides. Requires L*P > 0 (an
+  /// empty location has no row to address).
+  template <typename T, Fault kFault>
+  GRADCONF_ALWAYS_INLINE void locate(const StridedView<const T, 6>& location,
+                                     const StridedView<const T, 5>& attn,
+                                     const SampleLevels& levels, const Sizes& s, int64_t b,
+                                     int64_t q, int64_t m, int64_t row) {
+    const T* xy_row = &location(b, q, m, 0, 0, 0);
+    const T* attn_row = &attn(b, q, m, 0, 0);
+    const int64_t ls = location.strides[3], ps = location.strides[4], ys = location.strides[5];
+    double* weights = weights_.data() + static_cast<size_t>(row) * x_.size();
+    for (int64_t l = 0, i = 0; l < s.levels; ++l) {
+      for (int64_t p = 0; p < s.points; ++p, ++i) {
+        const T* xy = xy_row + l * ls + p * ps;
+        x_[static_cast<size_t>(i)] = static_cast<double>(xy[0]);
+        y_[static_cast<size_t>(i)] = static_cast<double>(xy[ys]);
+        weights[i] = static_cast<double>(attn_row[l * attn.strides[3] + p * attn.strides[4]]);
+      }
+    }
+    LocatedLanes* lanes = lanes_.data() + static_cast<size_t>(row) * groups_;
+    for (size_t group = 0; group < groups_; ++group) {
+      LocateLanes x, y;
+      std::memcpy(&x, x_.data() + group * kLocateLanes, sizeof x);
+      std::memcpy(&y, y_.data() + group * kLocateLanes, sizeof y);
+      locate_lanes<kFault>(x, y, levels, group * kLocateLanes, lanes[group]);
     }
   }
-  for (size_t group = 0; group < row.lanes.size(); ++group) {
-    LocateLanes x, y;
-    std::memcpy(&x, row.x.data() + group * kLocateLanes, sizeof x);
-    std::memcpy(&y, row.y.data() + group * kLocateLanes, sizeof y);
-    locate_lanes<kFault>(x, y, levels, group * kLocateLanes, row.lanes[group]);
-  }
-}
+
+ private:
+  size_t groups_;
+  std::vector<LocatedLanes> lanes_;
+  std::vector<double> weights_, x_, y_;
+};
 
 /// Asks for a row the kernel is about to write (the first and last cache lines): stores that miss
 /// hold up the store buffer, and the output rows of consecutive queries are 1 KiB+ apart.
@@ -123,7 +135,7 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const SampleLevels& l
   const int64_t vs = value.strides[3], os = output.strides[3];
   std::vector<WeightedTap<Acc>> taps;
   taps.reserve(static_cast<size_t>(4 * s.levels * s.points));
-  LocatedRow located(s.levels * s.points);
+  LocatedRows located(1, s.levels * s.points);
   for (int64_t row = lo; row < hi; ++row) {
     // Rows run query-fastest within a (b, m) slice, whose value rows then stay in cache.
     const int64_t q = row % s.queries, m = row / s.queries % s.heads, b = row / s.queries / s.heads;
@@ -137,13 +149,13 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const SampleLevels& l
       prefetch_row(&attn(b, q + 1, m, 0, 0), samples);
       prefetch_row_for_write(&output(b, q + 1, m, 0), &output(b, q + 1, m, s.channels - 1));
     }
-    if (samples > 0) locate_row<T, kFault>(location, attn, levels, s, b, q, m, located);
+    if (samples > 0) located.locate<T, kFault>(location, attn, levels, s, b, q, m, 0);
     for (int64_t i = 0; i < samples; ++i) {
-      const LocatedSample t = located.sample(i);  // no key of a sample outside the guard is >= 0
+      const LocatedSample t = located.sample(0, i);  // no key of a sample outside the guard is >= 0
       for (int k = 0; k < 4; ++k) {
         if (t.key(k) >= 0) {
-          taps.push_back({t.key(k) * value.strides[1],
-                          static_cast<Acc>(t.weight(k) * located.weights[static_cast<size_t>(i)])});
+          taps.push_back(
+              {t.key(k) * value.strides[1], static_cast<Acc>(t.weight(k) * located.weight(0, i))});
           prefetch_row(slice + taps.back().offset, s.channels * vs);
         }
       }
@@ -262,14 +274,17 @@ inline constexpr int64_t kMaxChannels = 256;
 inline constexpr int64_t kQueryBlock = 32;
 
 /// A worker's per-block buffers: the block's located rows and gradOutput rows (compute type for
-/// the channel sums, double for the scatter).
+/// the channel sums, double for the scatter). No more rows than queries: small calls (the
+/// fuzzers') pay for every allocation.
 template <typename T>
 struct BackwardScratch {
   explicit BackwardScratch(const Sizes& s)
-      : located(static_cast<size_t>(kQueryBlock), LocatedRow(s.levels * s.points)),
-        grad(static_cast<size_t>(kQueryBlock * s.channels)),
+      : rows(std::min(kQueryBlock, s.queries)),
+        located(rows, s.levels * s.points),
+        grad(static_cast<size_t>(rows * s.channels)),
         grad_wide(grad.size()) {}
-  std::vector<LocatedRow> located;
+  int64_t rows;
+  LocatedRows located;
   std::vector<compute_t<T>> grad;
   std::vector<double> grad_wide;
 };
@@ -326,14 +341,12 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
         grad_wide[c] = static_cast<double>(g[c * gs]);
       }
       if (samples > 0) {
-        locate_row<T, kFault>(location, attn, levels, s, b, q, m,
-                              scratch.located[static_cast<size_t>(j)]);
+        scratch.located.template locate<T, kFault>(location, attn, levels, s, b, q, m, j);
       }
     }
     for (int64_t l = 0; l < s.levels; ++l) {
       for (int64_t j = 0; j < block; ++j) {
         const int64_t q = q0 + j;
-        const LocatedRow& located = scratch.located[static_cast<size_t>(j)];
         if constexpr (kFault == Fault::kThreadDependentScatter) {
           // Mutant: rounds the sums to float every Q / threads queries (thread-count dependent).
           if (q % chunk == 0) {
@@ -343,7 +356,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
         // The query's samples on this level are located: their value and gradValue rows are
         // requested before the first of them is read.
         for (int64_t i = l * s.points; i < (l + 1) * s.points; ++i) {
-          const LocatedSample t = located.sample(i);
+          const LocatedSample t = scratch.located.sample(j, i);
           for (int k = 0; k < 4; ++k) {
             if (t.key(k) < 0) continue;
             prefetch_row(slice + t.key(k) * value.strides[1], channels * vs);
@@ -354,9 +367,9 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
         const double* grad_wide = scratch.grad_wide.data() + j * channels;
         for (int64_t p = 0; p < s.points; ++p) {
           const int64_t i = l * s.points + p;
-          const LocatedSample t = located.sample(i);
+          const LocatedSample t = scratch.located.sample(j, i);
           TapSums<Acc> sums = {0, 0, 0};
-          const double a = located.weights[static_cast<size_t>(i)];
+          const double a = scratch.located.weight(j, i);
           if (t.taken()) {
             const Acc* rows[4];
             for (int k = 0; k < 4; ++k) {
