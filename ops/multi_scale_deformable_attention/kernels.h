@@ -69,7 +69,7 @@ class LocatedRows {
       : groups_(static_cast<size_t>((samples + kLocateLanes - 1) / kLocateLanes)),
         lanes_(static_cast<size_t>(rows) * groups_),
         weights_(lanes_.size() * kLocateLanes),
-        x_(groups_ * kLocateLanes),
+        x_(padded()),
         y_(x_.size()) {}
   LocatedSample sample(int64_t row, int64_t i) const {
     return {lanes_[static_cast<size_t>(row) * groups_ + static_cast<size_t>(i / kLocateLanes)],
@@ -77,7 +77,7 @@ class LocatedRows {
   }
   /// The attention weight of sample i of `row`.
   double weight(int64_t row, int64_t i) const {
-    return weights_[static_cast<size_t>(row) * x_.size() + static_cast<size_t>(i)];
+    return weights_[static_cast<size_t>(row) * padded() + static_cast<size_t>(i)];
   }
 
   /// Locates the L*P samples of location row (b, q, m) into `row`. The location and attnWeight
@@ -91,7 +91,7 @@ class LocatedRows {
     const T* xy_row = &location(b, q, m, 0, 0, 0);
     const T* attn_row = &attn(b, q, m, 0, 0);
     const int64_t ls = location.strides[3], ps = location.strides[4], ys = location.strides[5];
-    double* weights = weights_.data() + static_cast<size_t>(row) * x_.size();
+    double* weights = weights_.data() + static_cast<size_t>(row) * padded();
     for (int64_t l = 0, i = 0; l < s.levels; ++l) {
       for (int64_t p = 0; p < s.points; ++p, ++i) {
         const T* xy = xy_row + l * ls + p * ps;
@@ -110,6 +110,9 @@ class LocatedRows {
   }
 
  private:
+  /// Samples per row, whole groups.
+  size_t padded() const { return groups_ * kLocateLanes; }
+
   size_t groups_;
   std::vector<LocatedLanes> lanes_;
   std::vector<double> weights_, x_, y_;
@@ -279,11 +282,9 @@ inline constexpr int64_t kQueryBlock = 32;
 template <typename T>
 struct BackwardScratch {
   explicit BackwardScratch(const Sizes& s)
-      : rows(std::min(kQueryBlock, s.queries)),
-        located(rows, s.levels * s.points),
-        grad(static_cast<size_t>(rows * s.channels)),
+      : located(std::min(kQueryBlock, s.queries), s.levels * s.points),
+        grad(static_cast<size_t>(std::min(kQueryBlock, s.queries) * s.channels)),
         grad_wide(grad.size()) {}
-  int64_t rows;
   LocatedRows located;
   std::vector<compute_t<T>> grad;
   std::vector<double> grad_wide;

@@ -112,12 +112,10 @@ inline SampleLevels sample_levels(const std::vector<Level>& levels, int64_t poin
 /// Integer-valued lanes of magnitude below 2^51 -> int64 lanes: added to 1.5 * 2^52 the integer
 /// is the low mantissa bits (two's complement against the constant's own).
 GRADCONF_ALWAYS_INLINE KeyLanes integral_to_int64(LocateLanes v) {
-  constexpr double kShift = 0x1.8p52;
-  const LocateLanes zero = {};
-  const LocateLanes shifted = v + (zero + kShift);
+  const LocateLanes shift = LocateLanes{} + 0x1.8p52;
+  const LocateLanes shifted = v + shift;
   KeyLanes bits, shift_bits;
   std::memcpy(&bits, &shifted, sizeof bits);
-  const LocateLanes shift = zero + kShift;
   std::memcpy(&shift_bits, &shift, sizeof shift_bits);
   return bits - shift_bits;
 }
