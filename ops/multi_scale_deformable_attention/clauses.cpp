@@ -239,10 +239,11 @@ Check workspace_representable(const CallArgs& a) {
   if (!backward(a)) return std::nullopt;
   const Sizes s = sizes_of(a);
   const int workers = scatter_workers(s, num_threads());
-  if (backward_workspace(s, workers)) return std::nullopt;
+  // Sized for the widest compute type (double), so every dtype's plan fits what this accepts.
+  if (backward_workspace(s, workers, sizeof(double))) return std::nullopt;
   return "expected a workspace of at most 2^62 bytes, but got " + std::to_string(workers) +
-         " accumulator planes of " + std::to_string(s.keys) + " keys x " +
-         std::to_string(s.channels) + " channels in double";
+         " slice blocks of " + std::to_string(s.keys) + " keys x " + std::to_string(s.channels) +
+         " channels (value and gradValue sums)";
 }
 
 constexpr const char* k000 = "000 aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize";

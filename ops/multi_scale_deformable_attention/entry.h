@@ -51,8 +51,12 @@ aclnnStatus phase1(const CallArgs& args) {
         },
         args.workspace_size, args.executor);
   }
-  // MSDA-LIMIT-05 sized this call with the same thread count, so the plan fits.
-  const uint64_t workspace = *backward_workspace(plan.sizes, plan.workers);
+  // MSDA-LIMIT-05 sized this call with the same thread count and the widest compute type, so
+  // the plan fits.
+  const uint64_t workspace = dispatch_floating(plan.value.dtype, [&](auto tag) {
+    using Acc = compute_t<typename decltype(tag)::type>;
+    return *backward_workspace(plan.sizes, plan.workers, sizeof(Acc));
+  });
   return make_executor(
       workspace,
       [plan](std::byte* scratch) {

@@ -2,12 +2,12 @@
 // taps, weights in double), then its taps are read across the C channels of value, which are
 // contiguous in the usual layout (the inner loops run over c). The forward and the gradients of
 // location and attention weight have one writer per row. gradValue is a scatter from every query
-// onto the keys it sampled: each (batch, head) slice has one worker, which walks the queries in
-// order (in blocks, level by level within a block: each key still sees the queries in order) into
-// a double accumulator plane (keys x C) in the workspace and then writes the slice. So every
-// element has one writer computing in a fixed order: bitwise identical results for any thread
-// count. The backward is bound by the latency of the random tap rows (value and plane), not by
-// arithmetic or by memory bandwidth: see bench/README.md.
+// onto the keys it sampled: each (batch, head) slice has one worker, which copies the slice's
+// value rows into its workspace block, each followed by a double accumulator row, walks the
+// queries in order (in blocks, level by level within a block: each key still sees the queries in
+// order) and then writes the slice. So every element has one writer computing in a fixed order:
+// bitwise identical results for any thread count. The backward is bound by the latency of the
+// random tap rows, not by arithmetic or by memory bandwidth: see bench/README.md.
 #ifndef GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_KERNELS_H_
 #define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_KERNELS_H_
 
@@ -41,7 +41,7 @@ struct Plan {
   std::optional<aclTensor> grad_value, grad_location, grad_attn_weight;
   std::vector<Level> levels;
   Sizes sizes;
-  int workers = 1;  ///< gradValue accumulator planes planned in phase 1
+  int workers = 1;  ///< slice blocks planned in phase 1 (the backward's workspace)
 };
 
 /// One in-bounds tap of a sample: its value row (element offset from the (b, m) slice's origin)
@@ -272,6 +272,49 @@ GRADCONF_ALWAYS_INLINE TapSums<Acc> tap_sums(const Acc* const (&rows)[4], const 
 /// The most channels any profile allows (MSDA-LIMIT-01).
 inline constexpr int64_t kMaxChannels = 256;
 
+/// A worker's copy of one (b, m) slice as the backward walks it: per key, the value row in the
+/// compute type, then the key's double gradValue accumulator row (layout: workspace.h). A tap's
+/// reads and its scatter touch one run of adjacent cache lines, and a sample's two x-neighbour
+/// taps two adjacent runs, where the input's value row (heads * C elements from the next key's)
+/// and a separate accumulator plane made three places per tap: 10-14% off the encoder backward at
+/// 2 threads. Values are converted to the compute type once per slice, not once per tap.
+template <typename Acc>
+class SliceBlock {
+ public:
+  SliceBlock(std::byte* base, const Sizes& s)
+      : base_(base), channels_(s.channels), row_bytes_(slice_row_bytes(s, sizeof(Acc))) {}
+
+  const Acc* value(int64_t key) const { return reinterpret_cast<const Acc*>(row(key)); }
+  double* sums(int64_t key) const {
+    return reinterpret_cast<double*>(row(key) + channels_ * int64_t{sizeof(Acc)});
+  }
+
+  /// Copies the slice's value rows from `origin` (strides of keys and channels) and zeroes the
+  /// sums.
+  template <typename T>
+  void load(const T* origin, int64_t key_stride, int64_t channel_stride, int64_t keys) {
+    for (int64_t key = 0; key < keys; ++key) {
+      const T* in = origin + key * key_stride;
+      auto* out = reinterpret_cast<Acc*>(row(key));
+      if (channel_stride == 1) {  // the usual layout: whole lane vectors (C % kLanes == 0)
+        for (int64_t c = 0; c < channels_; c += kLanes) {
+          const LaneVector<Acc> lanes = load_lanes<Acc>(in + c, 1);
+          std::memcpy(out + c, &lanes, sizeof lanes);
+        }
+      } else {
+        for (int64_t c = 0; c < channels_; ++c) out[c] = static_cast<Acc>(in[c * channel_stride]);
+      }
+      std::fill_n(sums(key), channels_, 0.0);
+    }
+  }
+
+ private:
+  std::byte* row(int64_t key) const { return base_ + key * row_bytes_; }
+
+  std::byte* base_;
+  int64_t channels_, row_bytes_;
+};
+
 /// Queries a slice's backward takes together: located, and their gradOutput rows converted, in
 /// one pass, then walked level by level.
 inline constexpr int64_t kQueryBlock = 32;
@@ -295,12 +338,13 @@ struct BackwardScratch {
 /// gradValue rows in use are one level's (a key lies on one level, so every key still receives
 /// its terms in query order: the same sums as query by query). A sample's tap rows feed
 /// gradLocation and gradAttnWeight (one writer per sample, channel sums in kLanes lanes) and are
-/// scattered into the slice's double gradValue plane, which is written out at the end.
+/// scattered into the slice block's double accumulator rows, which are written out at the end.
 /// C is a multiple of kLanes and at most 256 in every profile (MSDA-LIMIT-01); kChannels > 0 is C
 /// known at compile time.
 template <typename T, Fault kFault, bool kFused, int64_t kChannels>
 GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels& levels, int64_t b,
-                                           int64_t m, double* plane, BackwardScratch<T>& scratch) {
+                                           int64_t m, std::byte* workspace,
+                                           BackwardScratch<T>& scratch) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
   const int64_t channels = kChannels > 0 ? kChannels : s.channels;
@@ -311,14 +355,13 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   const auto grad_value = view_of<T, 4>(*plan.grad_value);
   const auto grad_location = view_of<T, 6>(*plan.grad_location);
   const auto grad_attn = view_of<T, 5>(*plan.grad_attn_weight);
-  const int64_t vs = value.strides[3], gs = grad_output.strides[3];
-  const T* slice = value.origin + b * value.strides[0] + m * value.strides[2];
-  constexpr bool kReadInPlace = std::is_same_v<T, Acc>;
+  const int64_t gs = grad_output.strides[3];
+  SliceBlock<Acc> slice(workspace, s);
+  slice.load(value.origin + b * value.strides[0] + m * value.strides[2], value.strides[1],
+             value.strides[3], s.keys);
 
-  alignas(64) Acc converted[4][kMaxChannels];
   alignas(64) Acc zeros[kMaxChannels] = {};
   const int64_t samples = s.levels * s.points;
-  std::fill(plane, plane + s.keys * channels, 0.0);
   const int64_t chunk = std::max<int64_t>(1, s.queries / num_threads());
   for (int64_t q0 = 0; q0 < s.queries; q0 += kQueryBlock) {
     const int64_t block = std::min(kQueryBlock, s.queries - q0);
@@ -351,7 +394,10 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
         if constexpr (kFault == Fault::kThreadDependentScatter) {
           // Mutant: rounds the sums to float every Q / threads queries (thread-count dependent).
           if (q % chunk == 0) {
-            for (int64_t i = 0; i < s.keys * channels; ++i) plane[i] = float(plane[i]);
+            for (int64_t key = 0; key < s.keys; ++key) {
+              double* sums = slice.sums(key);
+              for (int64_t c = 0; c < channels; ++c) sums[c] = float(sums[c]);
+            }
           }
         }
         // The query's samples on this level are located: their value and gradValue rows are
@@ -360,8 +406,8 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
           const LocatedSample t = scratch.located.sample(j, i);
           for (int k = 0; k < 4; ++k) {
             if (t.key(k) < 0) continue;
-            prefetch_row(slice + t.key(k) * value.strides[1], channels * vs);
-            prefetch_row(plane + t.key(k) * channels, channels);
+            prefetch_row(slice.value(t.key(k)), channels);
+            prefetch_row(slice.sums(t.key(k)), channels);
           }
         }
         const Acc* grad = scratch.grad.data() + j * channels;
@@ -374,24 +420,8 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
           if (t.taken()) {
             const Acc* rows[4];
             for (int k = 0; k < 4; ++k) {
-              if (t.key(k) < 0) {  // no pointer is formed for a tap outside the level
-                rows[k] = zeros;
-                continue;
-              }
-              const T* row = slice + t.key(k) * value.strides[1];
-              if (kReadInPlace && vs == 1) {
-                rows[k] = reinterpret_cast<const Acc*>(row);
-              } else if (vs == 1) {
-                for (int64_t c = 0; c < channels; c += kLanes) {
-                  const LaneVector<Acc> lanes = load_lanes<Acc>(row + c, 1);
-                  std::memcpy(converted[k] + c, &lanes, sizeof lanes);
-                }
-                rows[k] = converted[k];
-              } else {
-                for (int64_t c = 0; c < channels; ++c)
-                  converted[k][c] = static_cast<Acc>(row[c * vs]);
-                rows[k] = converted[k];
-              }
+              // No pointer is formed for a tap outside the level.
+              rows[k] = t.key(k) < 0 ? zeros : slice.value(t.key(k));
             }
             sums = tap_sums<Acc, kFault>(rows, grad, t, channels);
             const Level& level = levels.level[static_cast<size_t>(i)];
@@ -400,8 +430,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
             sums.y *= Acc(a) * Acc(level.height);
             for (int k = 0; k < 4; ++k) {
               if (t.key(k) >= 0)
-                scatter_row<kFused>(plane + t.key(k) * channels, t.weight(k) * a, grad_wide,
-                                    channels);
+                scatter_row<kFused>(slice.sums(t.key(k)), t.weight(k) * a, grad_wide, channels);
             }
           }
           grad_attn(b, q, m, l, p) = static_cast<T>(sums.attn);
@@ -413,7 +442,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   }
   const int64_t out_stride = grad_value.strides[3];
   for (int64_t key = 0; key < s.keys; ++key) {
-    const double* sums = plane + key * channels;
+    const double* sums = slice.sums(key);
     T* out = &grad_value(b, key, m, 0);
     if (out_stride == 1) {  // the usual layout: a loop the compiler vectorises
       for (int64_t c = 0; c < channels; ++c) out[c] = static_cast<T>(sums[c]);
@@ -446,8 +475,8 @@ void zero_sample_gradients(const Plan& plan) {
 
 template <typename T, Fault kFault>
 void backward_slice_baseline(const Plan& plan, const SampleLevels& levels, int64_t b, int64_t m,
-                             double* plane, BackwardScratch<T>& scratch) {
-  backward_slice<T, kFault, false, 0>(plan, levels, b, m, plane, scratch);
+                             std::byte* workspace, BackwardScratch<T>& scratch) {
+  backward_slice<T, kFault, false, 0>(plan, levels, b, m, workspace, scratch);
 }
 
 /// The channel count the AVX2 backward is also compiled for: Deformable-DETR's head width (d_model
@@ -457,12 +486,12 @@ inline constexpr int64_t kUnrolledChannels = 32;
 
 template <typename T, Fault kFault>
 GRADCONF_TARGET_AVX2 void backward_slice_avx2(const Plan& plan, const SampleLevels& levels,
-                                              int64_t b, int64_t m, double* plane,
+                                              int64_t b, int64_t m, std::byte* workspace,
                                               BackwardScratch<T>& scratch) {
   if (plan.sizes.channels == kUnrolledChannels) {
-    backward_slice<T, kFault, true, kUnrolledChannels>(plan, levels, b, m, plane, scratch);
+    backward_slice<T, kFault, true, kUnrolledChannels>(plan, levels, b, m, workspace, scratch);
   } else {
-    backward_slice<T, kFault, true, 0>(plan, levels, b, m, plane, scratch);
+    backward_slice<T, kFault, true, 0>(plan, levels, b, m, workspace, scratch);
   }
 }
 
@@ -476,7 +505,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     zero_sample_gradients<T>(plan);  // an empty value: no pointer into it may even be formed
     return;
   }
-  const uint64_t plane = *plane_bytes(s);
+  const uint64_t block = *slice_block_bytes(s, sizeof(compute_t<T>));
   const bool avx2 = kernel_isa() == Isa::kAvx2;
   // A slice's samples each read four taps and scatter into four rows, over C channels.
   const double slice_work = 16.0 * static_cast<double>(s.queries) *
@@ -485,15 +514,14 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   parallel_for(
       0, slices, grain_for_work(slice_work),
       [&](int64_t lo, int64_t hi) {
-        auto* sums =
-            reinterpret_cast<double*>(workspace + plane * static_cast<uint64_t>(worker_index()));
+        std::byte* own = workspace + block * static_cast<uint64_t>(worker_index());
         BackwardScratch<T> scratch(s);
         for (int64_t slice = lo; slice < hi; ++slice) {
           const int64_t b = slice / s.heads, m = slice % s.heads;
           if (avx2) {
-            backward_slice_avx2<T, kFault>(plan, levels, b, m, sums, scratch);
+            backward_slice_avx2<T, kFault>(plan, levels, b, m, own, scratch);
           } else {
-            backward_slice_baseline<T, kFault>(plan, levels, b, m, sums, scratch);
+            backward_slice_baseline<T, kFault>(plan, levels, b, m, own, scratch);
           }
         }
       },

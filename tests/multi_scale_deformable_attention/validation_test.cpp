@@ -53,11 +53,12 @@ TEST(MsdaValidation, limit_02_queries_below_500000) {
   EXPECT_EQ(message.rfind("MSDA-LIMIT-02: ", 0), 0u) << message;
 }
 
-// One worker (one (batch, head) slice): a plane of keys x 8 doubles = 64 * keys bytes, at most
-// 2^62 bytes: keys = 2^56 is the largest accepted.
+// One worker (one (batch, head) slice): a slice block of keys rows, each 8 values and 8 sums,
+// sized at the widest compute type (double) for every dtype: 128 * keys bytes, at most 2^62
+// bytes: keys = 2^55 is the largest accepted.
 TEST(MsdaValidation, limit_05_workspace_boundary_is_exact) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
-  const int64_t largest = int64_t{1} << 56;
+  const int64_t largest = int64_t{1} << 55;
   std::string message;
   EXPECT_EQ(grad_phase1(1, largest, &message), ACLNN_SUCCESS) << message;
   EXPECT_EQ(grad_phase1(1, largest + 1, &message), ACLNN_ERR_PARAM_INVALID);
