@@ -84,7 +84,7 @@ struct LocatedSample {
 /// Each sample's level (sample i = l * P + p lies on level l), padded to whole LocateLanes with
 /// 1 x 1 levels, and its sides and start as lanes: what locate_lanes and the gradLocation factors
 /// read. keys_in_double: every key a tap can form (start - W - 1 up to start + H*W + W) is below
-/// 2^50, so a key is computed exactly in double lanes; levels beyond that take int64 per lane.
+/// 2^50, so keys are computed exactly in double lanes; levels beyond that take int64 per lane.
 struct SampleLevels {
   std::vector<Level> level;
   std::vector<double> width, height, start;
@@ -143,14 +143,20 @@ GRADCONF_ALWAYS_INLINE void locate_lanes(LocateLanes location_x, LocateLanes loc
   out.taken = taken;
   out.tx = tx;
   out.ty = ty;
+  for (int k = 0; k < 4; ++k) out.weight[k] = wy[k >> 1] * wx[k & 1];
   const KeyLanes none = KeyLanes{} - 1;
-  for (int k = 0; k < 4; ++k) {
-    const V yk = y0 + (k >> 1), xk = x0 + (k & 1);
-    const LocateMask inside = taken & (yk >= 0) & (yk < h) & (xk >= 0) & (xk < w);
-    out.weight[k] = wy[k >> 1] * wx[k & 1];
-    if (g.keys_in_double) {
-      out.key[k] = inside ? integral_to_int64(start + yk * w + xk) : none;
-    } else {  // keys too large for double lanes: taps in int64, lane by lane
+  if (g.keys_in_double) {
+    // Tap (y0, x0)'s key converted once; the others lie 1, W and W + 1 after it.
+    const KeyLanes corner = integral_to_int64(start + y0 * w + x0), width = integral_to_int64(w);
+    const KeyLanes offset[4] = {KeyLanes{}, KeyLanes{} + 1, width, width + 1};
+    const LocateMask column_inside[2] = {(x0 >= 0) & (x0 < w), (x0 + 1 >= 0) & (x0 + 1 < w)};
+    const LocateMask row_inside[2] = {(y0 >= 0) & (y0 < h), (y0 + 1 >= 0) & (y0 + 1 < h)};
+    for (int k = 0; k < 4; ++k) {
+      const LocateMask inside = taken & row_inside[k >> 1] & column_inside[k & 1];
+      out.key[k] = inside ? corner + offset[k] : none;
+    }
+  } else {  // keys too large for double lanes: taps in int64, lane by lane
+    for (int k = 0; k < 4; ++k) {
       for (int j = 0; j < kLocateLanes; ++j) {
         const Level& level = g.level[first + static_cast<size_t>(j)];
         const int64_t yi = static_cast<int64_t>(y0[j]) + (k >> 1);
