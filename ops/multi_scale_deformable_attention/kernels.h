@@ -6,8 +6,9 @@
 // value rows into its workspace block, each followed by a double accumulator row, walks the
 // queries in order (in blocks, level by level within a block: each key still sees the queries in
 // order) and then writes the slice. So every element has one writer computing in a fixed order:
-// bitwise identical results for any thread count. The backward is bound by the latency of the
-// random tap rows, not by arithmetic or by memory bandwidth: see bench/README.md.
+// bitwise identical results for any thread count. Memory bandwidth is not the backward's limit:
+// its time is spread over the random tap rows' latency, the channel sums, the scatter and
+// locating (see bench/README.md).
 #ifndef GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_KERNELS_H_
 #define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_KERNELS_H_
 
