@@ -303,13 +303,9 @@ class SliceBlock {
       if (key + kLoadAhead < keys)
         prefetch_row(in + kLoadAhead * key_stride, channels_ * channel_stride);
       auto* out = reinterpret_cast<Acc*>(row(key));
-      if (channel_stride == 1) {  // the usual layout: whole lane vectors (C % kLanes == 0)
-        for (int64_t c = 0; c < channels_; c += kLanes) {
-          const LaneVector<Acc> lanes = load_lanes<Acc>(in + c, 1);
-          std::memcpy(out + c, &lanes, sizeof lanes);
-        }
-      } else {
-        for (int64_t c = 0; c < channels_; ++c) out[c] = static_cast<Acc>(in[c * channel_stride]);
+      for (int64_t c = 0; c < channels_; c += kLanes) {  // C % kLanes == 0 (MSDA-LIMIT-01)
+        const LaneVector<Acc> lanes = load_lanes<Acc>(in + c * channel_stride, channel_stride);
+        std::memcpy(out + c, &lanes, sizeof lanes);
       }
       std::fill_n(sums(key), channels_, 0.0);
     }
