@@ -106,8 +106,8 @@ CaseInput read_input(const fs::path& dir, const std::string& name, const json& e
                    std::string(entry.type_name()));
   }
   for (const auto& [key, unused] : entry.items()) {
-    if (key != "file" && key != "dtype" && key != "shape") {
-      fail(what, "unknown key " + single_quoted(key) + " (expected file, dtype, shape)");
+    if (key != "file" && key != "dtype" && key != "shape" && key != "format") {
+      fail(what, "unknown key " + single_quoted(key) + " (expected file, dtype, shape, format)");
     }
   }
   CaseInput input;
@@ -122,6 +122,14 @@ CaseInput read_input(const fs::path& dir, const std::string& name, const json& e
   auto dtype = entry.find("dtype");
   if (dtype == entry.end()) fail(what, "missing key 'dtype'");
   const aclDataType declared = parse_case_dtype(*dtype, what + ".dtype");
+
+  if (auto format = entry.find("format"); format != entry.end()) {
+    if (!format->is_number_integer() || format->get<int64_t>() < INT32_MIN ||
+        format->get<int64_t>() > INT32_MAX) {
+      fail(what + ".format", "expected an aclFormat value (an int32), got " + format->dump());
+    }
+    input.format = static_cast<aclFormat>(format->get<int64_t>());
+  }
 
   const fs::path path = dir / input.file;
   input.tensor = tensor_from_npy(read_npy(path), declared, path.string());
@@ -394,6 +402,7 @@ void write_case(const fs::path& dir, const CaseFile& case_file) {
     inputs[name] = {{"file", input.file},
                     {"dtype", dtype_name(input.tensor.dtype)},
                     {"shape", input.tensor.shape}};
+    if (input.format != ACL_FORMAT_ND) inputs[name]["format"] = static_cast<int>(input.format);
   }
   document["inputs"] = inputs;
   for (const auto& [key, value] : case_file.other_keys.items()) {

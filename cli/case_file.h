@@ -62,6 +62,7 @@ nlohmann::json attr_to_json(const AttrValue& value);
 struct CaseInput {
   std::string file;  // relative to the case folder
   HostTensor tensor;
+  aclFormat format = ACL_FORMAT_ND;  // "format" in case.json (the aclFormat value), when not ND
 };
 
 struct CaseFile {

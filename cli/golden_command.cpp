@@ -84,8 +84,10 @@ std::optional<props::Call> dense_call(const props::CaseRecord& record) {
   props::Call shaped = call;
   call.entry->shape_outputs(shaped);
   for (size_t i = 0; i < call.tensors.size(); ++i) {
+    // A case file describes inputs only; replay makes outputs in ND from the inputs.
     if (call.tensors[i].output && (call.tensors[i].dims != shaped.tensors[i].dims ||
-                                   call.tensors[i].dtype != shaped.tensors[i].dtype)) {
+                                   call.tensors[i].dtype != shaped.tensors[i].dtype ||
+                                   call.tensors[i].format != ACL_FORMAT_ND)) {
       return std::nullopt;
     }
   }
@@ -103,7 +105,7 @@ void write_golden_case(const fs::path& dir, const props::CaseRecord& record,
   for (const props::TensorSpec& t : call.tensors) {
     if (t.output || t.null) continue;
     try {
-      file.inputs[t.name] = {t.name + ".npy", host_tensor(t.dtype, t.dims, t.values)};
+      file.inputs[t.name] = {t.name + ".npy", host_tensor(t.dtype, t.dims, t.values), t.format};
     } catch (const std::exception& e) {
       throw std::runtime_error(record.repro + ": input " + t.name + ": " + e.what());
     }

@@ -80,6 +80,7 @@ props::Call bind_case(const props::EntrySpec& entry, caseio::CaseFile&& case_fil
     caseio::HostTensor& host = it->second.tensor;
     spec.dims = host.shape;
     spec.dtype = host.dtype;
+    spec.format = it->second.format;
     std::vector<uint8_t> bytes(host.data.size());
     std::memcpy(bytes.data(), host.data.data(), bytes.size());
     spec.values = props::decode(host.dtype, bytes);

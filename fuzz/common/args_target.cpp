@@ -21,6 +21,7 @@
 #include "core/tensor.h"
 #include "harness/backend.h"
 #include "harness/harness.h"
+#include "laws/law.h"
 
 namespace gradconf::fuzz {
 namespace {
@@ -394,12 +395,33 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   }
   // Phase 2, per spec README §1.
   const props::Phase2 phase2 = call.entry->phase2(backend);
-  int mode = fdp.ConsumeIntegralInRange<int>(0, 7);
-  if (mode > 4 || ((mode == 2 || mode == 3) && workspace_size == 0)) mode = 0;
-  static constexpr const char* kModeNames[] = {"phase2=run", "phase2=null-executor",
-                                               "phase2=short-workspace", "phase2=null-workspace",
-                                               "phase2=run-twice"};
+  // The index inputs a kernel indexes with (spec README, Changes: phase 2 must stay in bounds
+  // whatever they hold by then).
+  std::vector<size_t> indexed;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const props::RoleSpec& role = call.entry->roles[i];
+    if (!role.output && role.dtype_class == props::DtypeClass::kIndex && handles[i] &&
+        tensors[i]->bytes > 0) {
+      indexed.push_back(i);
+    }
+  }
+  int mode = fdp.ConsumeIntegralInRange<int>(0, 8);
+  if (mode == 5 && indexed.empty()) mode = 0;
+  if (mode > 5 || ((mode == 2 || mode == 3) && workspace_size == 0)) mode = 0;
+  static constexpr const char* kModeNames[] = {
+      "phase2=run",       "phase2=null-executor", "phase2=short-workspace", "phase2=null-workspace",
+      "phase2=run-twice", "phase2=data-changed"};
   tag(kModeNames[mode]);
+  if (mode == 5) {
+    // The caller rewrites the index data between the phases: fuzzed bytes over every element.
+    for (size_t i : indexed) {
+      RawTensor& t = *tensors[i];
+      const std::vector<uint8_t> bytes = fdp.ConsumeBytes<uint8_t>(t.bytes);
+      std::memcpy(t.storage, bytes.data(), bytes.size());
+      if (fdp.ConsumeBool()) std::memset(t.storage + bytes.size(), 0x7F, t.bytes - bytes.size());
+      t.take_snapshot();
+    }
+  }
   std::unique_ptr<uint8_t[]> workspace(workspace_size > 0 ? new uint8_t[workspace_size] : nullptr);
   if (workspace) std::memset(workspace.get(), 0xEE, workspace_size);
   aclnnStatus expected = ACLNN_SUCCESS;
@@ -424,9 +446,21 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
       expected = ACLNN_ERR_RUNTIME_ERROR;
     }
   }
+  // Data changed between the phases: success, or 161002 naming a clause (a check at use).
+  const bool refused_at_use = mode == 5 && got == ACLNN_ERR_PARAM_INVALID &&
+                              !props::clause_of_message(message_of(rt)).empty();
+  if (refused_at_use) expected = got;
   if (got != expected) {
     finding("phase 2 (mode " + std::to_string(mode) + ") returned " + std::to_string(got) + " (" +
             message_of(rt) + "), expected " + std::to_string(expected) + "; call: " + summary());
+  }
+  // Phase 2's errors name their clause (spec README §1).
+  static constexpr const char* kModeClauses[] = {"",           "EXEC-NULL-01",  "EXEC-WS-01",
+                                                 "EXEC-WS-01", "EXEC-STATE-01", ""};
+  if (got == expected && expected != ACLNN_SUCCESS && !refused_at_use &&
+      props::clause_of_message(message_of(rt)) != kModeClauses[mode]) {
+    finding("phase 2 (mode " + std::to_string(mode) + ") message '" + message_of(rt) +
+            "' does not name " + kModeClauses[mode] + "; call: " + summary());
   }
   if (expected != ACLNN_SUCCESS && !unchanged(true)) {
     finding("a failing phase 2 wrote an output; call: " + summary());

@@ -50,6 +50,20 @@ std::optional<std::string> check_same_dtype(std::span<const NamedTensor> tensors
   return std::nullopt;
 }
 
+std::optional<std::string> check_format_nd(std::span<const NamedTensor> tensors) {
+  for (const auto& [name, t] : tensors) {
+    if (t == nullptr || t->format == ACL_FORMAT_ND) continue;
+    const bool alias = t->format == ACL_FORMAT_NCHW || t->format == ACL_FORMAT_NHWC;
+    if (alias && rank(*t) == 4) continue;
+    return std::string("expected ") + name +
+           " in format ND (NCHW and NHWC only as aliases of ND on 4-D tensors), but got "
+           "aclFormat " +
+           std::to_string(static_cast<int>(t->format)) + " on a " + std::to_string(rank(*t)) +
+           "-D tensor";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> check_rank(std::span<const NamedTensor> tensors, int64_t r) {
   for (const auto& [name, t] : tensors) {
     if (rank(*t) != r) {

@@ -29,6 +29,10 @@ std::optional<std::string> check_dtype_in(std::span<const NamedTensor> tensors,
 /// Every tensor has the dtype of the first.
 std::optional<std::string> check_same_dtype(std::span<const NamedTensor> tensors);
 
+/// Every tensor's format is ND, or NCHW/NHWC (aliases of ND) on a 4-D tensor (spec README §3).
+/// Null tensors are skipped (a null clause decides them).
+std::optional<std::string> check_format_nd(std::span<const NamedTensor> tensors);
+
 /// Every tensor has rank `rank`.
 std::optional<std::string> check_rank(std::span<const NamedTensor> tensors, int64_t rank);
 

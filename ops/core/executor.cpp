@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/checked_math.h"
+#include "core/fork_safe.h"
 #include "core/status.h"
 
 namespace gradconf {
@@ -39,7 +40,8 @@ class Registry {
  private:
   // Handles look like aligned addresses but are ids: they start high and are never reused.
   static constexpr uintptr_t kHandleStep = 64;
-  std::mutex mutex_;
+  // A fork() while another thread adds or takes an executor must not leave it locked.
+  ForkSafeMutex mutex_{CoreFault::kRegistryUnguardedAtFork};
   uintptr_t next_id_ = uintptr_t{1} << 40;
   std::unordered_map<uintptr_t, std::unique_ptr<Entry>> entries_;
 };
@@ -47,6 +49,12 @@ class Registry {
 Registry& registry() {
   static Registry* instance = new Registry;  // never destroyed: executors may outlive statics
   return *instance;
+}
+
+std::string unknown_executor(const std::string& api, const aclOpExecutor* executor) {
+  return "EXEC-STATE-01: " + api +
+         ": expected an executor from phase 1 that was neither run nor destroyed, but got handle " +
+         std::to_string(reinterpret_cast<uintptr_t>(executor)) + " (executors are single-use)";
 }
 }  // namespace
 
@@ -70,20 +78,22 @@ aclnnStatus run_executor(void* workspace, uint64_t workspace_size, aclOpExecutor
                          const char* api_name) {
   clear_last_error();
   const std::string api(api_name);
-  if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, api + ": executor is null");
-  std::unique_ptr<Entry> entry = registry().take(executor);
-  if (!entry) {
-    return fail(ACLNN_ERR_RUNTIME_ERROR,
-                api + ": executor is unknown or was already run (executors are single-use)");
+  if (executor == nullptr) {
+    return fail(ACLNN_ERR_PARAM_NULLPTR,
+                "EXEC-NULL-01: " + api + ": expected executor to be non-null, but got nullptr");
   }
+  std::unique_ptr<Entry> entry = registry().take(executor);
+  if (!entry) return fail(ACLNN_ERR_RUNTIME_ERROR, unknown_executor(api, executor));
   if (workspace_size < entry->workspace_size) {
     return fail(ACLNN_ERR_PARAM_INVALID,
-                api + ": expected workspaceSize >= " + std::to_string(entry->workspace_size) +
-                    ", but got " + std::to_string(workspace_size));
+                "EXEC-WS-01: " + api +
+                    ": expected workspaceSize >= " + std::to_string(entry->workspace_size) +
+                    " (what phase 1 returned), but got " + std::to_string(workspace_size));
   }
   if (entry->workspace_size > 0 && workspace == nullptr) {
-    return fail(ACLNN_ERR_PARAM_INVALID, api + ": workspace is null but its size is " +
-                                             std::to_string(entry->workspace_size));
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "EXEC-WS-01: " + api + ": expected a non-null workspace of " +
+                    std::to_string(entry->workspace_size) + " bytes, but got nullptr");
   }
   std::byte* aligned = nullptr;
   if (entry->workspace_size > 0) {
@@ -104,6 +114,13 @@ int64_t live_executor_count() { return registry().size(); }
 }  // namespace gradconf
 
 extern "C" aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
-  if (executor == nullptr) return ACLNN_ERR_PARAM_NULLPTR;
-  return gradconf::registry().take(executor) ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
+  using namespace gradconf;
+  clear_last_error();
+  const std::string api = "aclDestroyAclOpExecutor";
+  if (executor == nullptr) {
+    return fail(ACLNN_ERR_PARAM_NULLPTR,
+                "EXEC-NULL-01: " + api + ": expected executor to be non-null, but got nullptr");
+  }
+  if (registry().take(executor)) return ACLNN_SUCCESS;
+  return fail(ACLNN_ERR_RUNTIME_ERROR, unknown_executor(api, executor));
 }

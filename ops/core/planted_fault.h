@@ -20,6 +20,26 @@
 
 namespace gradconf {
 
+/// Faults planted in the shared core rather than in one op ("core.<name>"): what the host-process
+/// laws must see for every op.
+enum class CoreFault {
+  kNone,
+  kMessageInThreadLocalString,  ///< the last-error message in a thread_local std::string, which
+                                ///< thread exit destroys before atexit handlers call in
+  kRegistryUnguardedAtFork,     ///< the executor registry's lock left out of the fork handlers
+  kMessageSharedAcrossThreads,  ///< one last-error message for the whole process, not per thread
+  kCount
+};
+std::string_view core_fault_name(CoreFault fault);
+
+/// True when `fault` is planted: always false in the shipped backend. Lock-free (an atomic read),
+/// so fork handlers and error paths may ask.
+#if GRADCONF_PLANTED_FAULTS
+bool core_fault_planted(CoreFault fault);
+#else
+constexpr bool core_fault_planted(CoreFault) { return false; }
+#endif
+
 /// The selected fault's full name, or "" when none is (the planted library then behaves as the
 /// shipped one). Initialised from GRADCONF_PLANTED_FAULT; changed by gradconfSelectPlantedFault.
 std::string selected_planted_fault();

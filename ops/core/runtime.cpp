@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "acl/acl.h"
+#include "core/fork_safe.h"
 
 namespace {
 // A cache line: rows of tensors then start on a line, as PyTorch's CPU allocator places them
@@ -18,7 +19,7 @@ constexpr size_t kDeviceAlignment = 64;
 constexpr size_t kHugePage = size_t{2} << 20;
 
 struct Streams {
-  std::mutex mutex;
+  gradconf::ForkSafeMutex mutex;
   std::unordered_set<aclrtStream> live;
   uintptr_t next = 0x5000;
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clause_checks.h"
 #include "core/dtype.h"
 #include "core/parallel.h"
 #include "core/status.h"
@@ -92,14 +93,9 @@ Check dtype_same(const CallArgs& a) {
 }
 
 Check format_nd(const CallArgs& a) {
-  for (const auto& [name, t] : tensors(a)) {
-    if (t->format != ACL_FORMAT_ND && t->format != ACL_FORMAT_NCHW &&
-        t->format != ACL_FORMAT_NHWC) {
-      return std::string("expected ") + name + " format ND (or its 4-D aliases NCHW, NHWC), " +
-             "but got aclFormat " + std::to_string(static_cast<int>(t->format));
-    }
-  }
-  return std::nullopt;
+  std::vector<NamedTensor> all;
+  for (const auto& [name, t] : tensors(a)) all.push_back({name, t});
+  return check_format_nd(all);
 }
 
 Check interpolation(const CallArgs& a) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/checked_math.h"
+#include "core/clause_checks.h"
 #include "core/dtype.h"
 #include "core/parallel.h"
 #include "core/status.h"
@@ -98,6 +99,13 @@ Check dtype_same(const CallArgs& a) {
     }
   }
   return std::nullopt;
+}
+
+Check formats(const CallArgs& a) {
+  std::vector<NamedTensor> all;
+  for (const auto& [name, t] : inputs(a)) all.push_back({name, t});
+  for (const auto& [name, t] : outputs(a)) all.push_back({name, t});
+  return check_format_nd(all);
 }
 
 Check ranks(const CallArgs& a) {
@@ -254,7 +262,7 @@ constexpr ProfileSet kSeedProfiles =
     profiles(SpecProfile::kSeed) | profiles(SpecProfile::kCannLatest);
 constexpr ProfileSet kExtendedProfile = profiles(SpecProfile::kExtended);
 
-const std::array<Clause<CallArgs>, 13> kClauses = {{
+const std::array<Clause<CallArgs>, 14> kClauses = {{
     {"MSDA-NULL-01", kEvery, ACLNN_ERR_PARAM_NULLPTR, kBoth,
      "an input, an output, workspaceSize or executor is null", null_tensors},
     {"MSDA-DTYPE-01", kSeedProfiles, ACLNN_ERR_PARAM_INVALID, kBoth,
@@ -266,6 +274,8 @@ const std::array<Clause<CallArgs>, 13> kClauses = {{
      dtype_supported<true>},
     {"MSDA-DTYPE-02", kEvery, ACLNN_ERR_PARAM_INVALID, kBoth,
      "float tensors do not all share one dtype", dtype_same},
+    {"MSDA-FORMAT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision)",
+     "a tensor's format is not ND (NCHW/NHWC accepted as aliases on 4-D tensors)", formats},
     {"MSDA-RANK-01", kEvery, ACLNN_ERR_PARAM_INVALID, kBoth,
      "ranks: value 4, spatialShape 2 (dim1 == 2), levelStartIndex 1, location 6 (dim5 == 2), "
      "attnWeight 5, gradOutput 4",

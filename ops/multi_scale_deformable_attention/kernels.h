@@ -455,6 +455,20 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   }
 }
 
+/// gradValue of a call that samples nothing (no queries, levels or points): zero everywhere.
+template <typename T>
+void zero_value_gradient(const Plan& plan) {
+  const Sizes s = plan.sizes;
+  const auto grad_value = view_of<T, 4>(*plan.grad_value);
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t key = 0; key < s.keys; ++key) {
+      for (int64_t m = 0; m < s.heads; ++m) {
+        for (int64_t c = 0; c < s.channels; ++c) grad_value(b, key, m, c) = T(0);
+      }
+    }
+  }
+}
+
 /// gradLocation and gradAttnWeight of a call whose value is empty: zero everywhere.
 template <typename T>
 void zero_sample_gradients(const Plan& plan) {
@@ -506,6 +520,10 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   if (slices == 0) return;
   if (s.keys == 0 || s.channels == 0) {
     zero_sample_gradients<T>(plan);  // an empty value: no pointer into it may even be formed
+    return;
+  }
+  if (samples_nothing(s)) {  // phase 1 gave no workspace for it
+    zero_value_gradient<T>(plan);
     return;
   }
   const uint64_t block = *slice_block_bytes(s, sizeof(compute_t<T>));

@@ -34,10 +34,18 @@ inline std::optional<uint64_t> slice_block_bytes(const Sizes& s, int64_t compute
   return checked_align_up(static_cast<uint64_t>(*bytes), kWorkspaceAlignment);
 }
 
+/// True when no query samples anything (Q, L or P is 0): gradValue is all zeros and the backward
+/// needs no slice block (empty inputs have workspace 0, spec multi_scale_deformable_attention.md).
+inline bool samples_nothing(const Sizes& s) {
+  return s.queries == 0 || s.levels == 0 || s.points == 0;
+}
+
 /// The backward's workspace, or nullopt beyond kMaxWorkspaceBytes (clause MSDA-LIMIT-05).
 inline std::optional<uint64_t> backward_workspace(const Sizes& s, int workers,
                                                   int64_t compute_bytes) {
-  if (s.batch == 0 || s.heads == 0 || s.keys == 0 || s.channels == 0) return uint64_t{0};
+  if (s.batch == 0 || s.heads == 0 || s.keys == 0 || s.channels == 0 || samples_nothing(s)) {
+    return uint64_t{0};
+  }
   const auto block = slice_block_bytes(s, compute_bytes);
   if (!block || *block > kMaxWorkspaceBytes / static_cast<uint64_t>(workers)) return std::nullopt;
   return *block * static_cast<uint64_t>(workers);

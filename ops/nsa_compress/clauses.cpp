@@ -57,6 +57,8 @@ Check dtypes(const CallArgs& a) {
   return supported ? supported : check_same_dtype(all);
 }
 
+Check formats(const CallArgs& a) { return check_format_nd(tensors(a)); }
+
 Check ranks(const CallArgs& a) {
   std::vector<NamedTensor> three = {compressed(a), {"input", a.input}};
   std::vector<NamedTensor> two = {{"weight", a.weight}};
@@ -158,13 +160,15 @@ constexpr ProfileSet kSeedProfiles =
 constexpr ProfileSet kSeedOnly = profiles(SpecProfile::kSeed);
 constexpr ProfileSet kExtendedProfile = profiles(SpecProfile::kExtended);
 
-const std::array<Clause<CallArgs>, 16> kClauses = {{
+const std::array<Clause<CallArgs>, 17> kClauses = {{
     {"NC-NULL-01", kEvery, ACLNN_ERR_PARAM_NULLPTR, kGrad,
      "a tensor, workspaceSize or executor is null", null_tensors},
     {"NC-DTYPE-01", kSeedProfiles, ACLNN_ERR_PARAM_INVALID, kGrad,
      "dtype not FLOAT16/BFLOAT16, or tensors' dtypes differ", dtypes<false>},
     {"NC-DTYPE-01", kExtendedProfile, ACLNN_ERR_PARAM_INVALID, "spec README §4 (extended)",
      "dtype not FLOAT16/BFLOAT16/FLOAT/DOUBLE, or tensors' dtypes differ", dtypes<true>},
+    {"NC-FORMAT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision)",
+     "a tensor's format is not ND (NCHW/NHWC accepted as aliases on 4-D tensors)", formats},
     {"NC-RANK-01", kEvery, ACLNN_ERR_PARAM_INVALID, kGrad,
      "input, outputGrad (output), inputGrad not 3-D; weight, weightGrad not 2-D", ranks},
     {"NC-ATTR-01", kSeedProfiles, ACLNN_ERR_PARAM_INVALID, kGradLimits,

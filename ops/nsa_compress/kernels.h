@@ -179,8 +179,14 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     return reinterpret_cast<const Acc*>(&output_grad(row, n, 0));
   };
 
-  const int64_t per_chunk = chunk_tokens(s.tokens);
-  if (s.tokens > 0 && s.heads > 0) {
+  if (plan_ws.chunks == 0) {  // nothing to sum: every inputGrad row is zero
+    const std::vector<Acc> zeros(static_cast<size_t>(s.dim), Acc(0));
+    for (int64_t t = 0; t < s.tokens; ++t) {
+      for (int64_t n = 0; n < s.heads; ++n) store_row(input_grad, t, n, zeros.data());
+    }
+  }
+  const int64_t per_chunk = plan_ws.chunks > 0 ? chunk_tokens(s.tokens) : 0;
+  if (plan_ws.chunks > 0) {
     parallel_for(0, plan_ws.chunks, 1, [&](int64_t lo, int64_t hi) {
       std::vector<Acc> x(static_cast<size_t>(s.dim)), g(static_cast<size_t>(s.dim));
       for (int64_t chunk = lo; chunk < hi; ++chunk) {

@@ -47,6 +47,9 @@ bool converts_output_grad(const aclTensor& output_grad) {
 inline std::optional<BackwardWorkspace> backward_workspace(const Sizes& s, int64_t compute_bytes,
                                                            bool convert_output_grad = true) {
   BackwardWorkspace w;
+  // An empty problem (extended: T, N, D or T_cmp = 0) sums nothing: its gradients are zeros,
+  // written without a workspace (spec: empty inputs have workspace 0).
+  if (s.tokens == 0 || s.heads == 0 || s.dim == 0 || s.compressed == 0) return w;
   const int64_t per_chunk = chunk_tokens(s.tokens);
   w.chunks = s.tokens / per_chunk + (s.tokens % per_chunk != 0);
   auto bytes = [](std::initializer_list<int64_t> factors) -> std::optional<uint64_t> {

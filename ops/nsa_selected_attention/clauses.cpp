@@ -100,6 +100,13 @@ Check dtypes(const CallArgs& a) {
   return std::nullopt;
 }
 
+Check formats(const CallArgs& a) {
+  std::vector<NamedTensor> all = required(a);
+  if (a.attention_out && backward(a)) all.push_back({"attentionOut", a.attention_out});
+  if (a.atten_mask) all.push_back({"attenMaskOptional", a.atten_mask});
+  return check_format_nd(all);
+}
+
 Check layout(const CallArgs& a) {
   if (a.layout != nullptr && std::strcmp(a.layout, "TND") == 0) return std::nullopt;
   if (a.layout == nullptr) return "expected inputLayout \"TND\", but got nullptr";
@@ -218,6 +225,21 @@ Check kv_lengths(const CallArgs& a) {
   return std::nullopt;
 }
 
+Check batch_lengths(const CallArgs& a) {
+  const std::vector<Batch> batches = batches_of(a);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    for (const auto& [name, range] :
+         {std::pair{"query", batches[b].q}, std::pair{"kv", batches[b].kv}}) {
+      if (range.length() > kMaxBatchTokens) {
+        return std::string("expected every batch's ") + name + " length S <= 128K (" +
+               std::to_string(kMaxBatchTokens) + "), but batch " + std::to_string(b) + " has " +
+               std::to_string(range.length());
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 Check sparse_mode(const CallArgs& a) {
   if (a.sparse_mode == 0 || a.sparse_mode == 2) return std::nullopt;
   return "expected sparseMode 0 or 2, but got " + std::to_string(a.sparse_mode);
@@ -252,7 +274,7 @@ constexpr ProfileSet kSeedProfiles =
     profiles(SpecProfile::kSeed) | profiles(SpecProfile::kCannLatest);
 constexpr ProfileSet kExtendedProfile = profiles(SpecProfile::kExtended);
 
-const std::array<Clause<CallArgs>, 16> kClauses = {{
+const std::array<Clause<CallArgs>, 18> kClauses = {{
     {"NSA-NULL-01", kEvery, ACLNN_ERR_PARAM_NULLPTR, kProto,
      "a required tensor, actualSeqQLen/KvLen, workspaceSize or executor is null", null_arguments},
     {"NSA-DTYPE-01", kSeedProfiles, ACLNN_ERR_PARAM_INVALID, "003 参数说明",
@@ -263,6 +285,8 @@ const std::array<Clause<CallArgs>, 16> kClauses = {{
      "float tensors not FLOAT16/BFLOAT16/FLOAT/DOUBLE or not all equal; softmax stats not "
      "FLOAT/DOUBLE; topk not INT32; attenMask not BOOL/UINT8",
      dtypes<true>},
+    {"NSA-FORMAT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision)",
+     "a tensor's format is not ND (NCHW/NHWC accepted as aliases on 4-D tensors)", formats},
     {"NSA-LAYOUT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "errata E-NSA-7",
      "inputLayout null or not \"TND\"", layout},
     {"NSA-RANK-01", kEvery, ACLNN_ERR_PARAM_INVALID, kGrad,
@@ -288,6 +312,8 @@ const std::array<Clause<CallArgs>, 16> kClauses = {{
      sequences},
     {"NSA-SEQ-02", kEvery, ACLNN_ERR_PARAM_INVALID, kGrad,
      "a batch's kv length < B*K or not a multiple of B", kv_lengths},
+    {"NSA-SEQ-03", kEvery, ACLNN_ERR_PARAM_INVALID, "003 约束说明 (S：取值范围为1~128K)",
+     "a batch's query or kv length > 128K (131072 tokens)", batch_lengths},
     {"NSA-SPARSE-01", kEvery, ACLNN_ERR_PARAM_INVALID, "CANN aclnnNsaSelectedAttention doc",
      "sparseMode not in {0, 2}", sparse_mode},
     {"NSA-DATA-01", kEvery, ACLNN_ERR_PARAM_INVALID, "Decision E-NSA-6 (memory safety)",

@@ -70,6 +70,9 @@ std::span<const Clause<CallArgs>> clause_table();
 
 /// The largest T1, T2 and batch count NSA-SEQ-01 accepts ("1~2M").
 inline constexpr int64_t kMaxTokens = int64_t{2} << 20;
+/// The longest query or kv sequence of one batch NSA-SEQ-03 accepts: seed 003's "S: 1~128K",
+/// read as 128 * 1024 tokens (CANN's K for sequence lengths).
+inline constexpr int64_t kMaxBatchTokens = int64_t{128} << 10;
 
 }  // namespace gradconf::nsa
 

@@ -34,12 +34,32 @@ inline Plan make_plan(const CallArgs& args) {
   return plan;
 }
 
+/// Phase 2 indexes key and value rows with topkIndices, which NSA-DATA-01 validated in phase 1;
+/// the caller may change them before phase 2 (on a device phase 1 cannot even see them). So
+/// phase 2 reads the copy phase 1 validated, contiguous, never the caller's tensor.
+inline void snapshot_topk(Plan& plan) {
+  const Sizes& s = plan.sizes;
+  auto copy = std::make_shared<std::vector<int32_t>>();
+  copy->reserve(static_cast<size_t>(s.q_tokens * s.kv_heads * s.count));
+  for (int64_t t = 0; t < s.q_tokens; ++t) {
+    for (int64_t h = 0; h < s.kv_heads; ++h) {
+      for (int64_t k = 0; k < s.count; ++k) copy->push_back(topk_at(plan.topk, t, h, k));
+    }
+  }
+  plan.topk.strides = DimVector{s.kv_heads * s.count, s.count, 1};
+  plan.topk.offset = 0;
+  plan.topk.storage_dims = DimVector{static_cast<int64_t>(copy->size())};
+  plan.topk.data = copy->data();
+  plan.topk_copy = std::move(copy);
+}
+
 template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
   clear_last_error();
   const Verdict verdict = run_clauses(clause_table(), args, spec_profile());
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
-  const Plan plan = make_plan(args);
+  Plan plan = make_plan(args);
+  if constexpr (kFault != Fault::kTopkReadAtRun) snapshot_topk(plan);
   if (args.direction == Direction::kForward) {
     return make_executor(
         0,

@@ -18,6 +18,8 @@ std::string_view fault_name(Fault fault) {
       return "duplicates_merged";
     case Fault::kDrFromGradGrad:
       return "dr_from_grad_grad";
+    case Fault::kTopkReadAtRun:
+      return "topk_read_at_run";
     case Fault::kCount:
       break;
   }

@@ -1,5 +1,6 @@
 // Planted faults of NsaSelectedAttention (ops/core/planted_fault.h), each an `if constexpr`
-// branch of the kernels, memory-safe.
+// branch of the kernels or phase 1. Memory-safe, except kTopkReadAtRun once topkIndices change
+// between the phases (what the between_phases law exists to see, in a child process).
 #ifndef GRADCONF_OPS_NSA_SELECTED_ATTENTION_FAULTS_H_
 #define GRADCONF_OPS_NSA_SELECTED_ATTENTION_FAULTS_H_
 
@@ -17,12 +18,14 @@ enum class Fault : uint8_t {
   kGroupModulo,       ///< query head n1 uses kv head n1 % N2 instead of n1 / G
   kDuplicatesMerged,  ///< a block selected twice by one query is attended once
   kDrFromGradGrad,    ///< Dr = dO . dO instead of dO . O
+  kTopkReadAtRun,     ///< phase 2 reads topkIndices from the caller's tensor, trusting that they
+                      ///< still hold what phase 1 validated (no copy)
   kCount,
 };
 
 inline constexpr std::array kAllFaults = {
-    Fault::kCausalOffByOne, Fault::kStatsLane1,       Fault::kDkScaleMissing,
-    Fault::kGroupModulo,    Fault::kDuplicatesMerged, Fault::kDrFromGradGrad,
+    Fault::kCausalOffByOne,   Fault::kStatsLane1,     Fault::kDkScaleMissing, Fault::kGroupModulo,
+    Fault::kDuplicatesMerged, Fault::kDrFromGradGrad, Fault::kTopkReadAtRun,
 };
 
 std::string_view fault_name(Fault fault);

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -33,6 +34,8 @@ namespace gradconf::nsa {
 /// A validated call as phase 1 hands it to phase 2.
 struct Plan {
   aclTensor query, key, value, topk;
+  /// What topk views once phase 1 copied the indices it validated (snapshot_topk).
+  std::shared_ptr<const std::vector<int32_t>> topk_copy;
   std::optional<aclTensor> attention_out;  ///< forward: output; backward: optional input
   aclTensor attention_out_grad, softmax_max, softmax_sum;  ///< forward: stats are outputs
   aclTensor dq, dk, dv;

@@ -1,5 +1,8 @@
 #include "gen/boundary.h"
 
+#include <array>
+#include <vector>
+
 namespace gradconf::props {
 
 const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers,
@@ -8,6 +11,31 @@ const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers,
     if (b.clause_id == clause_id) return &b;
   }
   return nullptr;
+}
+
+void break_format_nd(Call& call, uint64_t bits, bool just_valid) {
+  Choice choice(bits);
+  std::vector<TensorSpec*> present;
+  for (TensorSpec& t : call.tensors) {
+    if (!t.null) present.push_back(&t);
+  }
+  if (present.empty()) return;
+  if (just_valid) {
+    for (TensorSpec* t : present) {
+      static constexpr std::array<aclFormat, 3> kFourD = {ACL_FORMAT_ND, ACL_FORMAT_NCHW,
+                                                          ACL_FORMAT_NHWC};
+      t->format = t->dims.size() == 4 ? choice.of(kFourD) : ACL_FORMAT_ND;
+    }
+    return;
+  }
+  TensorSpec& target = *present[choice.below(present.size())];
+  std::vector<aclFormat> wrong = {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_UNDEFINED,
+                                  static_cast<aclFormat>(29)};
+  if (target.dims.size() != 4) {
+    wrong.push_back(ACL_FORMAT_NCHW);
+    wrong.push_back(ACL_FORMAT_NHWC);
+  }
+  target.format = choice.of(wrong);
 }
 
 aclnnStatus clause_status(std::span<const ClauseInfo> clauses, std::string_view clause_id) {

@@ -10,6 +10,7 @@
 
 #include <rapidcheck.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <ostream>
@@ -23,6 +24,32 @@
 #include "op/op_spec.h"
 
 namespace gradconf::props {
+
+/// Draws small decisions from one uint64_t, least significant first, so that a choice of 0 picks
+/// the first (simplest) option of every decision and small choices differ in early decisions.
+class Choice {
+ public:
+  explicit Choice(uint64_t bits) : bits_(bits) {}
+
+  /// A value in [0, count), count > 0.
+  uint64_t below(uint64_t count) {
+    const uint64_t value = bits_ % count;
+    bits_ /= count;
+    return value;
+  }
+  bool coin() { return below(2) == 1; }
+  template <typename T, size_t kCount>
+  const T& of(const std::array<T, kCount>& options) {
+    return options[below(kCount)];
+  }
+  template <typename T>
+  const T& of(const std::vector<T>& options) {
+    return options[below(options.size())];
+  }
+
+ private:
+  uint64_t bits_;
+};
 
 /// The directions a clause can fire for (some clauses only exist in the backward).
 enum class Directions : uint8_t { kForward = 1, kBackward = 2, kBoth = 3 };
@@ -66,6 +93,12 @@ struct BoundaryCase {
               << " --choice=" << c.choice << "\n  call: " << summarize(c.call);
   }
 };
+
+/// The generic <OP>-FORMAT-01 breaker (spec README §3), for any op. Just-invalid: one present
+/// tensor in a format that is not ND: a device format (NC1HWC0, FRACTAL_Z), UNDEFINED, a value
+/// outside the enum, or NCHW/NHWC on a tensor that is not 4-D. Just-valid: every present tensor
+/// in ND, or in NCHW/NHWC where it is 4-D.
+void break_format_nd(Call& call, uint64_t choice, bool just_valid);
 
 /// The status `clause_id` has in `clauses` (ACLNN_ERR_INNER for an unknown id).
 aclnnStatus clause_status(std::span<const ClauseInfo> clauses, std::string_view clause_id);

@@ -46,18 +46,45 @@ std::vector<int64_t> view_offsets(const std::vector<int64_t>& dims, const ViewGe
 
 using Offsets = std::shared_ptr<const std::vector<int64_t>>;
 
-// The runs of one law lay out the same views again (a workspace contract runs a call five
-// times): each thread keeps the offsets of its last views. Large views are not kept.
-Offsets recent_view_offsets(const std::vector<int64_t>& dims, const ViewGeometry& g) {
-  constexpr size_t kRecentViews = 24;
-  constexpr int64_t kLargestKept = int64_t{1} << 20;
-  struct Entry {
+// What a thread keeps between calls: the offsets of its last views (the runs of one law lay out
+// the same views again: a workspace contract runs a call five times), host images and read-back
+// buffers (a fresh large buffer per tensor cost the fuzzers an allocation, its shadow poisoning
+// and its page faults every time).
+struct ThreadCache {
+  struct View {
     std::vector<int64_t> dims, strides;
     int64_t offset;
     Offsets offsets;
   };
-  thread_local std::vector<Entry> recent;  // oldest first
-  for (const Entry& e : recent) {
+  std::vector<View> recent_views;  // oldest first
+  std::vector<std::vector<uint8_t>> spare_images;
+  std::vector<uint8_t> after, in_view;
+};
+
+// The cache is reached through a trivially destructible pointer: the host-process laws call from
+// atexit handlers, after the calling thread's thread_local objects were destroyed, and then get a
+// fresh cache (never freed: the process is exiting) instead of a destroyed one.
+ThreadCache& thread_cache() {
+  thread_local ThreadCache* cache = nullptr;
+  thread_local struct Owner {
+    ~Owner() {
+      delete cache;
+      cache = nullptr;
+    }
+  } owner;
+  if (cache == nullptr) {
+    (void)&owner;  // constructed on first use; its destructor frees the cache at thread exit
+    cache = new ThreadCache;
+  }
+  return *cache;
+}
+
+// Large views are not kept.
+Offsets recent_view_offsets(const std::vector<int64_t>& dims, const ViewGeometry& g) {
+  constexpr size_t kRecentViews = 24;
+  constexpr int64_t kLargestKept = int64_t{1} << 20;
+  std::vector<ThreadCache::View>& recent = thread_cache().recent_views;
+  for (const ThreadCache::View& e : recent) {
     if (e.offset == g.offset && e.dims == dims && e.strides == g.strides) return e.offsets;
   }
   auto offsets = std::make_shared<const std::vector<int64_t>>(view_offsets(dims, g));
@@ -220,8 +247,7 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
   outcome.view_untouched.assign(tensors.size(), true);
   std::vector<Storage> storages(tensors.size());
   std::vector<aclTensor*> handles(tensors.size(), nullptr);
-  // Host images are recycled across calls (see after_buffer below).
-  thread_local std::vector<std::vector<uint8_t>> spare_images;
+  std::vector<std::vector<uint8_t>>& spare_images = thread_cache().spare_images;
   for (auto& s : storages) {
     if (spare_images.empty()) break;
     s.before = std::move(spare_images.back());
@@ -324,6 +350,12 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
       threads.reset();
       threads.emplace(backend, options.threads);
     }
+    for (const auto& [t, values] : options.rewrite_between_phases) {
+      Storage& s = storages[t];
+      if (tensors[t].null || tensors[t].output || values.size() != s.offsets.size()) continue;
+      encode_at(tensors[t].dtype, values, s.offsets, s.before.data());
+      rt.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+    }
     // A misaligned run hands phase 2 a pointer one byte into the buffer.
     const uint64_t shift = options.misaligned_workspace ? 1 : 0;
     const uint64_t total = shift + workspace_size + kWorkspaceGuardBytes;
@@ -335,7 +367,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     rt.memset(base + shift + workspace_size, kWorkspaceGuardBytes, kWorkspaceGuard,
               kWorkspaceGuardBytes);
     const uint64_t passed = workspace_size - std::min(workspace_size, options.workspace_shortfall);
-    status = phase2(static_cast<uint8_t*>(workspace) + shift, passed, executor, stream);
+    status = phase2(options.null_workspace ? nullptr : static_cast<uint8_t*>(workspace) + shift,
+                    passed, executor, stream);
     if (status == ACLNN_SUCCESS) rt.synchronize_stream(stream);
     if (status != ACLNN_SUCCESS) {
       outcome.failed_phase = 2;
@@ -344,6 +377,7 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     if (options.run_phase2_twice) {
       outcome.second_run_status =
           phase2(static_cast<uint8_t*>(workspace) + shift, passed, executor, stream);
+      outcome.second_run_message = recent_error(rt);
     }
     // Only the guard is checked: what phase 2 was given is its own to write.
     std::vector<uint8_t> guard(kWorkspaceGuardBytes);
@@ -386,9 +420,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     const TensorSpec& spec = tensors[t];
     Storage& s = storages[t];
     if (spec.null) continue;
-    // Scratch reused across tensors and calls: a fresh large buffer per tensor cost the fuzzers
-    // an allocation, its shadow poisoning and its page faults every time.
-    thread_local std::vector<uint8_t> after_buffer, in_view_buffer;
+    std::vector<uint8_t>& after_buffer = thread_cache().after;
+    std::vector<uint8_t>& in_view_buffer = thread_cache().in_view;
     if (after_buffer.capacity() > kRecycledImageBytes) after_buffer = {};
     if (in_view_buffer.capacity() > kRecycledImageBytes) in_view_buffer = {};
     after_buffer.resize(std::max(after_buffer.size(), s.bytes));

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aclnn/acl_meta.h"
@@ -49,11 +50,16 @@ struct RunOptions {
   int threads = 0;                    ///< >0: the backend's kernel threads for this run
   int phase1_threads = 0;             ///< >0: a different thread count for phase 1 only
   bool misaligned_workspace = false;  ///< pass a workspace pointer that is not 64-byte aligned
+  bool null_workspace = false;        ///< pass nullptr as the workspace (with its size)
   bool query_twice = false;           ///< call phase 1 twice (idempotence), run the second
   bool skip_phase2 = false;           ///< phase 1 only (the executor is destroyed unrun)
   bool run_phase2_twice = false;      ///< run the executor again after it ran (single use)
   int timed_repeats = 0;              ///< after a successful run: time phase 2 this many times,
                                       ///< each with a fresh executor from an untimed phase 1
+  /// After a successful phase 1, before phase 2: new logical values for input tensors (index in
+  /// TensorSpec order, one value per view element), as a caller may change data between the
+  /// phases. Phase 2 must then neither read nor write out of bounds.
+  std::vector<std::pair<size_t, std::vector<double>>> rewrite_between_phases;
 };
 
 struct Outcome {
@@ -63,6 +69,7 @@ struct Outcome {
   uint64_t workspace_size = 0;
   bool workspace_sizes_agree = true;  ///< query_twice: both phase-1 calls gave the same size
   aclnnStatus second_run_status = ACLNN_SUCCESS;  ///< run_phase2_twice: status of the rerun
+  std::string second_run_message;                 ///< and its aclGetRecentErrMsg()
   /// Per TensorSpec: outputs' logical values read back through the view (empty for inputs).
   std::vector<std::vector<double>> values;
   /// Per TensorSpec: true when no element of the output's view changed (still the canary).

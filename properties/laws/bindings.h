@@ -5,6 +5,7 @@
 #ifndef GRADCONF_PROPERTIES_LAWS_BINDINGS_H_
 #define GRADCONF_PROPERTIES_LAWS_BINDINGS_H_
 
+#include <algorithm>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "core/repro.h"
 #include "gen/boundary.h"
+#include "laws/host_process.h"
 #include "laws/laws.h"
 #include "op/registry.h"
 
@@ -81,7 +83,43 @@ struct LawBinder {
     return batch_split<Traits>(p, b, n > 0 ? static_cast<int64_t>(p.seed % (n + 1)) : 0);
   }
 
-  /// Laws 1 and 5-9 for both entries, laws 2-4 for the backward.
+  static LawBinding capped(LawBinding binding, int max_cases) {
+    binding.max_cases = max_cases;
+    return binding;
+  }
+
+  /// Cases per run of the host-process laws: each forks and loads a child (host_fork_under_load:
+  /// kForksPerCase forks under kHammerThreads threads of calls), so a few cases hold many
+  /// process-level trials; between_phases forks once per case.
+  static constexpr int kHostCases = 12;
+  static constexpr int kForkCases = 4;
+  static constexpr int kBetweenPhasesCases = 300;
+
+  /// The laws of a library inside a host process (laws/host_process.h), for both entries; the
+  /// between-phases law where the entry has an index input, the empty-problem law where the spec
+  /// allows an empty size.
+  std::vector<LawBinding> host_laws() const {
+    std::vector<LawBinding> all;
+    for (Direction d : {Direction::kForward, Direction::kBackward}) {
+      all.push_back(capped(bind("host_at_exit", d, host_at_exit<Traits>), kHostCases));
+      all.push_back(
+          capped(bind("host_fork_under_load", d, host_fork_under_load<Traits>), kForkCases));
+      all.push_back(
+          capped(bind("host_concurrent_calls", d, host_concurrent_calls<Traits>), kHostCases));
+      const EntrySpec& spec = entry(d);
+      const bool indexed = std::any_of(spec.roles.begin(), spec.roles.end(), [](const RoleSpec& r) {
+        return !r.output && r.dtype_class == DtypeClass::kIndex;
+      });
+      if (indexed) {
+        all.push_back(
+            capped(bind("between_phases", d, between_phases<Traits>), kBetweenPhasesCases));
+      }
+      if (!spec.empty_sizes.empty()) all.push_back(bind("empty_problem", d, empty_problem<Traits>));
+    }
+    return all;
+  }
+
+  /// Laws 1 and 5-9 for both entries, laws 2-4 for the backward, and the host-process laws.
   std::vector<LawBinding> problem_laws() const {
     std::vector<LawBinding> all;
     for (Direction d : {Direction::kForward, Direction::kBackward}) {
@@ -95,6 +133,7 @@ struct LawBinder {
     all.push_back(bind("adjoint_identity", Direction::kBackward, adjoint_identity<Traits>));
     all.push_back(bind("finite_differences", Direction::kBackward, finite_differences_law));
     all.push_back(bind("linear_in_incoming_gradient", Direction::kBackward, linearity_law));
+    for (LawBinding& host : host_laws()) all.push_back(std::move(host));
     return all;
   }
 

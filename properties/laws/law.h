@@ -10,6 +10,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compare/compare.h"
@@ -97,6 +98,28 @@ inline std::string describe_status(const Outcome& outcome) {
   if (!outcome.message.empty()) text += " (" + outcome.message + ")";
   if (!outcome.violations.empty()) text += " [" + outcome.violations + "]";
   return text;
+}
+
+/// The clause id a message starts with ("GS-SHAPE-04" of "GS-SHAPE-04: expected ..."), or "" when
+/// it starts with none: upper-case letters and digits in at least three dash-separated parts.
+inline std::string clause_of_message(std::string_view message) {
+  const size_t colon = message.find(": ");
+  if (colon == std::string_view::npos) return {};
+  const std::string_view id = message.substr(0, colon);
+  int parts = 1;
+  bool part_empty = true;
+  for (char c : id) {
+    if (c == '-') {
+      if (part_empty) return {};
+      ++parts;
+      part_empty = true;
+    } else if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+      part_empty = false;
+    } else {
+      return {};
+    }
+  }
+  return parts >= 3 && !part_empty ? std::string(id) : std::string();
 }
 
 /// Index of the first element whose bits differ, or -1.

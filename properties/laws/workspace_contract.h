@@ -1,8 +1,9 @@
 // Law 9: the two-phase contract (spec README §1). Phase 1 is pure (writes no input or output
 // byte) and idempotent (same size twice); a garbage-filled or misaligned workspace gives the same
 // bits as a zeroed, aligned one and nothing is written past workspaceSize; a workspace one byte
-// short is rejected with 161002 before any output byte is written; an executor runs once (361001
-// after).
+// short, or null, is rejected with 161002 (EXEC-WS-01) before any output byte is written; an
+// executor runs once (361001, EXEC-STATE-01, after); a null executor is 161001 (EXEC-NULL-01).
+// Every phase-2 message names its clause.
 #ifndef GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 #define GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 
@@ -45,9 +46,19 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
   if (!shifted.workspace_guard_intact || !shifted.violations.empty())
     return fail(shifted.violations);
   if (!dirty.workspace_guard_intact || !dirty.violations.empty()) return fail(dirty.violations);
-  if (dirty.second_run_status != ACLNN_ERR_RUNTIME_ERROR) {
+  if (dirty.second_run_status != ACLNN_ERR_RUNTIME_ERROR ||
+      clause_of_message(dirty.second_run_message) != "EXEC-STATE-01") {
     return fail("running an executor twice returned " + std::to_string(dirty.second_run_status) +
-                ", expected 361001");
+                " '" + dirty.second_run_message + "', expected 361001 naming EXEC-STATE-01");
+  }
+  // Phase 2 with a null executor: 161001 naming EXEC-NULL-01, whatever the entry.
+  const Phase2 phase2 = call.entry->phase2(backend);
+  const aclnnStatus null_status = phase2(nullptr, 0, nullptr, nullptr);
+  const char* null_message = backend.runtime().recent_error();
+  const std::string null_text = null_message ? null_message : "";
+  if (null_status != ACLNN_ERR_PARAM_NULLPTR || clause_of_message(null_text) != "EXEC-NULL-01") {
+    return fail("phase 2 with a null executor returned " + std::to_string(null_status) + " '" +
+                null_text + "', expected 161001 naming EXEC-NULL-01");
   }
   for (int out : Traits::wanted_outputs(p, call)) {
     const auto o = static_cast<size_t>(out);
@@ -68,13 +79,22 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
     RunOptions short_by_one;
     short_by_one.workspace_shortfall = 1;
     const Outcome rejected = Traits::run(call, short_by_one, backend);
-    if (rejected.status != ACLNN_ERR_PARAM_INVALID || rejected.failed_phase != 2) {
-      return fail("a workspace one byte short gave " + describe_status(rejected) +
-                  ", expected 161002");
-    }
-    for (size_t t = 0; t < call.tensors.size(); ++t) {
-      if (call.tensors[t].output && !rejected.view_untouched[t]) {
-        return fail("a rejected phase 2 wrote into " + call.tensors[t].name);
+    RunOptions null_workspace;
+    null_workspace.null_workspace = true;
+    const Outcome nulled = Traits::run(call, null_workspace, backend);
+    for (const auto& [what, refused] :
+         {std::pair{"a workspace one byte short", &rejected},
+          std::pair{"a null workspace of the planned size", &nulled}}) {
+      if (refused->status != ACLNN_ERR_PARAM_INVALID || refused->failed_phase != 2 ||
+          clause_of_message(refused->message) != "EXEC-WS-01") {
+        return fail(std::string(what) + " gave " + describe_status(*refused) +
+                    ", expected 161002 naming EXEC-WS-01");
+      }
+      for (size_t t = 0; t < call.tensors.size(); ++t) {
+        if (call.tensors[t].output && !refused->view_untouched[t]) {
+          return fail(std::string("a rejected phase 2 (") + what + ") wrote into " +
+                      call.tensors[t].name);
+        }
       }
     }
   }

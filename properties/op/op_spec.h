@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/clause.h"
@@ -88,6 +89,16 @@ struct ClauseInfo {
   std::string_view condition;
 };
 
+/// A size the spec allows to be 0 (spec: "empty inputs are valid: workspace 0, outputs
+/// zero-filled"), as data for the empty_problem law: the (role, dim) pairs that carry it, the
+/// profiles in which it is valid, and any attribute an empty problem needs.
+struct EmptySize {
+  std::string_view name;  ///< "N", "Q", ...
+  std::vector<std::pair<std::string_view, int>> dims;
+  ProfileSet profiles = kAllProfiles;
+  std::vector<std::pair<std::string_view, AttrValue>> attrs = {};
+};
+
 struct EntrySpec {
   std::string_view name;    ///< "GridSampler2DBackward": case files, repro lines, reports
   std::string_view family;  ///< "grid_sampler2d": the op folder, fault names, tolerance rows
@@ -98,7 +109,8 @@ struct EntrySpec {
   Phase2Binding phase2 = nullptr;
   OracleBinding oracle = nullptr;
   OutputShapeBinding output_shape = nullptr;
-  WrittenBinding written = nullptr;  ///< null: every output is always written
+  WrittenBinding written = nullptr;         ///< null: every output is always written
+  std::vector<EmptySize> empty_sizes = {};  ///< sizes that may be 0 (none: the op rejects empties)
 
   const RoleSpec* role(std::string_view name) const;
   const AttrSpec* attr(std::string_view name) const;

@@ -1,5 +1,10 @@
 #include "op/registry.h"
 
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
 namespace gradconf::props {
 
 const LawBinding* OpFamily::law(std::string_view name) const {
@@ -7,6 +12,27 @@ const LawBinding* OpFamily::law(std::string_view name) const {
     if (binding.name == name) return &binding;
   }
   return nullptr;
+}
+
+std::string planted_fault_name(const OpFamily& family, const FaultRow& row) {
+  if (row.fault.find('.') != std::string_view::npos) return std::string(row.fault);
+  return std::string(family.family) + "." + std::string(row.fault);
+}
+
+std::vector<FaultRow> core_fault_rows(std::string_view backward_entry) {
+  // The rows' law names live for the process: a deque never moves what it holds.
+  static auto* names = new std::deque<std::string>;
+  static std::mutex names_mutex;
+  std::lock_guard lock(names_mutex);
+  auto law = [&](std::string_view suffix) -> std::string_view {
+    names->push_back(std::string(backward_entry) + "." + std::string(suffix));
+    return names->back();
+  };
+  return {
+      {"core.message_in_thread_local_string", law("host_at_exit"), 5, true},
+      {"core.registry_unguarded_at_fork", law("host_fork_under_load"), 25, true},
+      {"core.message_shared_across_threads", law("host_concurrent_calls"), 5},
+  };
 }
 
 const OpFamily* find_family(std::string_view family) {

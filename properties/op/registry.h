@@ -7,6 +7,7 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <concepts>
 #include <functional>
 #include <optional>
@@ -74,13 +75,25 @@ struct LawBinding {
   std::function<rc::Gen<CaseRecord>()> records;
   /// A problem repro line of this binding's entry as a case; nullopt for any other line.
   std::function<std::optional<CaseRecord>(std::string_view line)> parse;
+  /// At most this many cases per run (0: as many as the suite or campaign runs). The host-process
+  /// laws fork and load a child per case; a few cases already hold hundreds of forks.
+  int max_cases = 0;
+
+  /// The cases to run of `requested`.
+  int cases_of(int requested) const {
+    return max_cases > 0 ? std::min(requested, max_cases) : requested;
+  }
 };
 
 /// A planted fault and the law that must see it (the fault's row in the law x fault table).
 struct FaultRow {
-  std::string_view fault;  ///< fault_name() in the op's Fault enum
+  std::string_view fault;  ///< fault_name() in the op's Fault enum, or a full "core.<name>"
   std::string_view law;    ///< a LawBinding name
   int attempts = 100;      ///< problems drawn (fixed seeds) before the row fails
+  /// The fault shows only under some interleaving of threads and forks, or some state of the
+  /// heap, so the case that catches it depends on the run (reports compare only whether it was
+  /// caught).
+  bool timing_dependent = false;
 };
 
 struct OpFamily {
@@ -101,6 +114,14 @@ struct OpFamily {
 
   const LawBinding* law(std::string_view name) const;
 };
+
+/// The name a planted-fault library selects for `row` of `family`: "<family>.<fault>", or the
+/// row's own full name for a fault of the shared core ("core.<name>").
+std::string planted_fault_name(const OpFamily& family, const FaultRow& row);
+
+/// Rows every family carries for the planted faults of the shared core (ops/core): the
+/// host-process laws of each of its entries must see them.
+std::vector<FaultRow> core_fault_rows(std::string_view backward_entry);
 
 /// Every registered family (the generated list), in folder order.
 std::span<const OpFamily* const> op_families();

@@ -251,8 +251,9 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
   std::vector<WorkResult> results(work.size());
   int total_cases = 0, total_failures = 0;
   for (size_t i = 0; i < work.size(); ++i) {
-    results[i] = run_work(work[i], options, campaign.cases_per_cell, backend);
-    total_cases += campaign.cases_per_cell;
+    const int cases = work[i].law->cases_of(campaign.cases_per_cell);
+    results[i] = run_work(work[i], options, cases, backend);
+    total_cases += cases;
     total_failures += results[i].failures;
     progress.update(static_cast<int>(i) + 1, total_cases, total_failures, work[i].law->name);
   }
@@ -294,9 +295,9 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
         if (this_order % shards != options.shard_index) continue;
         FaultCheck check{this_order, std::string(family->family), std::string(row.fault),
                          std::string(row.law)};
+        check.timing_dependent = row.timing_dependent;
         const props::LawBinding* law = family->law(row.law);
-        if (planted && law &&
-            planted->select_fault(std::string(family->family) + "." + std::string(row.fault))) {
+        if (planted && law && planted->select_fault(props::planted_fault_name(*family, row))) {
           for (int i = 0; i < row.attempts && !check.caught; ++i) {
             check.attempts = i + 1;
             check.caught = !props::run_law_case(*law, *planted, i).holds;

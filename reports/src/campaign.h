@@ -55,6 +55,9 @@ struct FaultCheck {
   std::string family, fault, law;
   bool caught = false;
   int attempts = 0;  ///< cases run until caught (or the row's limit)
+  /// The row's fault shows only under some interleaving (a race, a fork while a lock is held):
+  /// how many cases it takes to be caught depends on the machine's timing.
+  bool timing_dependent = false;
 };
 
 /// Relative error in ULPs of the dtype (Comparison::max_scaled_rel_error / epsilon), binned by

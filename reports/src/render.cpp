@@ -297,7 +297,8 @@ std::string render_json(const Campaign& c, const Errata& errata) {
                                    {"fault", f.fault},
                                    {"law", f.law},
                                    {"caught", f.caught},
-                                   {"cases", f.attempts}});
+                                   {"cases", f.attempts},
+                                   {"timing_dependent", f.timing_dependent}});
   }
   for (const ClauseRow& r : c.clauses) {
     j["traceability"].push_back({{"family", r.family},
@@ -366,7 +367,8 @@ bool campaign_from_json(const std::string& text, Campaign* out, std::string* err
     for (const json& x : j.at("planted_faults")) {
       c.faults.push_back({x.at("order").get<int>(), x.at("family").get<std::string>(),
                           x.at("fault").get<std::string>(), x.at("law").get<std::string>(),
-                          x.at("caught").get<bool>(), x.at("cases").get<int>()});
+                          x.at("caught").get<bool>(), x.at("cases").get<int>(),
+                          x.value("timing_dependent", false)});
     }
     for (const json& x : j.at("traceability")) {
       ClauseRow row{x.at("family").get<std::string>(), x.at("clause").get<std::string>(),

@@ -5,9 +5,11 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <optional>
 #include <string>
 
@@ -35,6 +37,21 @@ inline constexpr int kDefaultCases = 1000;
 /// Sets RC_PARAMS max_success = kDefaultCases * property_scale() unless the caller set it;
 /// called by the property tests' main before RapidCheck reads its configuration.
 void configure_rapidcheck_from_scale();
+
+/// rc::check with at most `max_cases` successes (0: RapidCheck's configured count).
+template <typename Testable>
+bool check_at_most(const std::string& name, int max_cases, Testable&& testable) {
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  if (max_cases > 0) params.maxSuccess = std::min(params.maxSuccess, max_cases);
+  rc::detail::TestMetadata metadata;
+  metadata.id = name;
+  metadata.description = name;
+  std::cerr << "\n- " << name << "\n";
+  const auto result = rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
+  rc::detail::printResultMessage(result, std::cerr);
+  std::cerr << "\n";
+  return result.template is<rc::detail::SuccessResult>();
+}
 
 /// Fails the current RapidCheck case with the law's detail (which starts with the repro line),
 /// and tags cases the comparator mistrusted.

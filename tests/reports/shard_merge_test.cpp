@@ -24,8 +24,9 @@ std::string canonical(const Campaign& c) {
     for (const auto& f : x.failures) out << "  " << f << "\n";
   }
   for (const FaultCheck& f : c.faults) {
+    // A timing-dependent row is caught after as many cases as the scheduling takes.
     out << "fault " << f.order << " " << f.family << " " << f.fault << " " << f.law << " "
-        << f.caught << " " << f.attempts << "\n";
+        << f.caught << " " << (f.timing_dependent ? "-" : std::to_string(f.attempts)) << "\n";
   }
   for (const ClauseRow& r : c.clauses) {
     out << "clause " << r.id << " " << r.valid_cases << " " << r.invalid_cases << "\n";

@@ -60,6 +60,8 @@ class DeviceTensor {
   DeviceTensor& operator=(const DeviceTensor&) = delete;
 
   aclTensor* get() const { return tensor_; }
+  /// The storage's device address (a caller may change the data between the phases).
+  void* device() const { return device_; }
   /// Destroys the aclTensor handle but keeps the storage (the caller may do this between phases).
   void destroy_handle();
   const std::vector<int64_t>& dims() const { return dims_; }

@@ -23,7 +23,11 @@ const props::Backend& planted_backend() {
 
 const props::Backend& planted_backend(std::string_view family, std::string_view fault) {
   const props::Backend& backend = planted_backend();
-  if (!backend.select_fault(std::string(family) + "." + std::string(fault))) {
+  // A fault of the shared core comes with its full name ("core.<name>").
+  const std::string name = fault.find('.') != std::string_view::npos
+                               ? std::string(fault)
+                               : std::string(family) + "." + std::string(fault);
+  if (!backend.select_fault(name)) {
     throw std::runtime_error("the planted-fault backend refused " + std::string(fault));
   }
   return backend;

@@ -12,7 +12,8 @@ namespace gradconf::testing {
 /// The loaded planted-fault library (a test fails loudly when it cannot be loaded).
 const props::Backend& planted_backend();
 
-/// The planted library with "<family>.<fault>" selected for the calls that follow.
+/// The planted library with "<family>.<fault>" (or a full "core.<name>") selected for the calls
+/// that follow.
 const props::Backend& planted_backend(std::string_view family, std::string_view fault);
 
 }  // namespace gradconf::testing

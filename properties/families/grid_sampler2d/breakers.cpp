@@ -22,32 +22,6 @@ namespace {
 
 namespace ranges = gs_ranges;
 
-// Draws small decisions from one uint64_t, least significant first, so that a choice of 0 picks
-// the first (simplest) option of every decision and small choices differ in early decisions.
-class Choice {
- public:
-  explicit Choice(uint64_t bits) : bits_(bits) {}
-
-  /// A value in [0, count), count > 0.
-  uint64_t below(uint64_t count) {
-    const uint64_t value = bits_ % count;
-    bits_ /= count;
-    return value;
-  }
-  bool coin() { return below(2) == 1; }
-  template <typename T, size_t kCount>
-  const T& of(const std::array<T, kCount>& options) {
-    return options[below(kCount)];
-  }
-  template <typename T>
-  const T& of(const std::vector<T>& options) {
-    return options[below(options.size())];
-  }
-
- private:
-  uint64_t bits_;
-};
-
 // The six sizes every shape relation is written in.
 enum class Size { kN, kC, kInH, kInW, kOutH, kOutW };
 
@@ -239,16 +213,11 @@ void break_dtype_same(Call& call, uint64_t bits, bool just_valid) {
   target.dtype = choice.of(others);
 }
 
-// GS-FORMAT-01: one tensor in a non-ND format vs every tensor in ND or one of its 4-D aliases.
+// GS-FORMAT-01: the generic format breaker, on a call whose outputMask is set (a null mask is an
+// early-out success, GS-MASK-01).
 void break_format(Call& call, uint64_t bits, bool just_valid) {
   ensure_mask(call);
-  Choice choice(bits);
-  if (just_valid) {
-    for (TensorSpec& spec : call.tensors) spec.format = choice.of(ranges::kNdFormats);
-    return;
-  }
-  TensorSpec& target = call.tensors[choice.below(call.tensors.size())];
-  target.format = choice.of(ranges::kInvalidFormats);
+  break_format_nd(call, bits, just_valid);
 }
 
 // GS-ATTR-01 and GS-ATTR-02: a mode just outside {0, 1} (or far outside) vs 0 or 1.

@@ -112,6 +112,21 @@ Phase2 forward_phase2(const Backend& backend) {
 Phase2 backward_phase2(const Backend& backend) {
   return GRADCONF_ENTRY(backend, aclnnGridSampler2DBackward);
 }
+
+// Spec grid_sampler2d.md: N, C, Hout or Wout = 0 is valid (workspace 0, written outputs
+// zero-filled). Input's H and W may not be 0 (GS-SHAPE-05).
+std::vector<EmptySize> empty_sizes() {
+  return {{"N",
+           {{"gradOutput", 0},
+            {"input", 0},
+            {"grid", 0},
+            {"out", 0},
+            {"inputGrad", 0},
+            {"gridGrad", 0}}},
+          {"C", {{"gradOutput", 1}, {"input", 1}, {"out", 1}, {"inputGrad", 1}}},
+          {"Hout", {{"gradOutput", 2}, {"grid", 1}, {"out", 2}, {"gridGrad", 1}}},
+          {"Wout", {{"gradOutput", 3}, {"grid", 2}, {"out", 3}, {"gridGrad", 2}}}};
+}
 }  // namespace
 
 const EntrySpec& forward_entry() {
@@ -124,7 +139,9 @@ const EntrySpec& forward_entry() {
                               forward_phase1,
                               forward_phase2,
                               oracle<Direction::kForward>,
-                              output_shape};
+                              output_shape,
+                              nullptr,
+                              empty_sizes()};
   return spec;
 }
 
@@ -140,7 +157,8 @@ const EntrySpec& backward_entry() {
                               backward_phase2,
                               oracle<Direction::kBackward>,
                               output_shape,
-                              written};
+                              written,
+                              empty_sizes()};
   return spec;
 }
 

@@ -47,7 +47,7 @@ std::vector<std::string_view> faults() {
 
 // The law x fault table: the law each planted fault is meant to be seen by (a law may see more).
 std::vector<FaultRow> fault_rows() {
-  return {
+  std::vector<FaultRow> rows = {
       {"wrong_bilinear_weight", "GridSampler2D.matches_reference", 50},
       {"wrong_bilinear_weight", "GridSampler2DBackward.finite_differences", 50},
       {"dropped_border_clamp", "GridSampler2D.matches_reference", 100},
@@ -70,6 +70,8 @@ std::vector<FaultRow> fault_rows() {
       {"phase1_writes_outputs", "GridSampler2DBackward.workspace_contract", 100},
       {"missing_clause_shape04", "GridSampler2D+Backward.error_contract", 2000},
   };
+  for (const FaultRow& row : core_fault_rows("GridSampler2DBackward")) rows.push_back(row);
+  return rows;
 }
 
 }  // namespace

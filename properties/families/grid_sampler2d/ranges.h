@@ -52,11 +52,6 @@ inline constexpr std::array<int64_t, 6> kInvalidModes = {2,         -1,        3
 inline constexpr std::array<aclDataType, 13> kNonFloatingDtypes = {
     ACL_INT32,  ACL_INT64,  ACL_BOOL,   ACL_UINT8,     ACL_INT8,       ACL_INT16,       ACL_UINT16,
     ACL_UINT32, ACL_UINT64, ACL_STRING, ACL_COMPLEX64, ACL_COMPLEX128, ACL_DT_UNDEFINED};
-/// Formats GS-FORMAT-01 rejects, and the ones it accepts (ND and its 4-D aliases).
-inline constexpr std::array<aclFormat, 3> kInvalidFormats = {
-    ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_UNDEFINED};
-inline constexpr std::array<aclFormat, 3> kNdFormats = {ACL_FORMAT_ND, ACL_FORMAT_NCHW,
-                                                        ACL_FORMAT_NHWC};
 /// outputMask sizes GS-MASK-02 rejects; at most 16 because the harness passes at most 16 values.
 inline constexpr std::array<uint64_t, 6> kInvalidMaskSizes = {1, 3, 0, 4, 8, 16};
 

@@ -201,10 +201,11 @@ void break_outputs(Call& call, uint64_t choice, bool just_valid) {
   t->layout.broadcast |= 1u << d;
 }
 
-const std::array<ClauseBreaker, 10> kBreakers = {{
+const std::array<ClauseBreaker, 11> kBreakers = {{
     {"MSDA-NULL-01", Directions::kBoth, break_null},
     {"MSDA-DTYPE-01", Directions::kBoth, break_dtype},
     {"MSDA-DTYPE-02", Directions::kBoth, break_dtype_same},
+    {"MSDA-FORMAT-01", Directions::kBoth, break_format_nd},
     {"MSDA-RANK-01", Directions::kBoth, break_rank},
     {"MSDA-SHAPE-01", Directions::kBoth, break_shape},
     {"MSDA-LIMIT-01", Directions::kBoth, break_channels},

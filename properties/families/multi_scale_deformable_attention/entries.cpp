@@ -109,6 +109,27 @@ OutputShape output_shape(const Call& call, std::string_view role) {
   return {dims_of(call, "attnWeight"), dtype};
 }
 
+// Spec multi_scale_deformable_attention.md: bs or Q = 0 is valid (workspace 0, non-empty outputs
+// zero-filled). num_keys = 0 cannot be stated with levels of at least 1 x 1 (MSDA-DATA-01).
+std::vector<EmptySize> empty_sizes() {
+  return {{"bs",
+           {{"value", 0},
+            {"location", 0},
+            {"attnWeight", 0},
+            {"gradOutput", 0},
+            {"output", 0},
+            {"gradValue", 0},
+            {"gradLocation", 0},
+            {"gradAttnWeight", 0}}},
+          {"Q",
+           {{"location", 1},
+            {"attnWeight", 1},
+            {"gradOutput", 1},
+            {"output", 1},
+            {"gradLocation", 1},
+            {"gradAttnWeight", 1}}}};
+}
+
 std::vector<double> values_of(const Call& call, std::string_view role) {
   return call.tensor(role).values;
 }
@@ -126,6 +147,7 @@ const EntrySpec& forward_entry() {
                 oracle<Direction::kForward>,
                 output_shape};
     e.roles.push_back(output("output", 4, "(value.bs, location.Q, value.heads, value.C)"));
+    e.empty_sizes = empty_sizes();
     return e;
   }();
   return spec;
@@ -145,6 +167,7 @@ const EntrySpec& backward_entry() {
     e.roles.push_back(output("gradValue", 4, "shape(value)"));
     e.roles.push_back(output("gradLocation", 6, "shape(location)"));
     e.roles.push_back(output("gradAttnWeight", 5, "shape(attnWeight)"));
+    e.empty_sizes = empty_sizes();
     return e;
   }();
   return spec;

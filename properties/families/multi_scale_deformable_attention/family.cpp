@@ -50,7 +50,7 @@ std::vector<std::string_view> faults() {
 }
 
 std::vector<FaultRow> fault_rows() {
-  return {
+  std::vector<FaultRow> rows = {
       {"swapped_xy", "MultiScaleDeformableAttention.matches_reference", 100},
       {"missing_width_factor", "MultiScaleDeformableAttentionGrad.finite_differences", 100},
       {"guard_inclusive", "MultiScaleDeformableAttentionGrad.matches_reference", 400},
@@ -59,6 +59,9 @@ std::vector<FaultRow> fault_rows() {
       {"dropped_channel_block", "MultiScaleDeformableAttentionGrad.adjoint_identity", 100},
       {"thread_dependent_scatter", "MultiScaleDeformableAttentionGrad.determinism", 300},
   };
+  for (const FaultRow& row : core_fault_rows("MultiScaleDeformableAttentionGrad"))
+    rows.push_back(row);
+  return rows;
 }
 
 }  // namespace

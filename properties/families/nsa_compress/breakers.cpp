@@ -267,9 +267,10 @@ void break_outputs(Call& call, uint64_t choice, bool just_valid) {
   t->layout.broadcast |= 1u << d;
 }
 
-const std::array<ClauseBreaker, 12> kBreakers = {{
+const std::array<ClauseBreaker, 13> kBreakers = {{
     {"NC-NULL-01", Directions::kBoth, break_null},
     {"NC-DTYPE-01", Directions::kBoth, break_dtype},
+    {"NC-FORMAT-01", Directions::kBoth, break_format_nd},
     {"NC-RANK-01", Directions::kBoth, break_rank},
     {"NC-ATTR-01", Directions::kBoth, break_block_stride},
     {"NC-ATTR-02", Directions::kBoth, break_block_above_stride},

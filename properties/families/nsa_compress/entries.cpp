@@ -123,6 +123,25 @@ std::vector<int64_t> prefix_sums_of(const Call& call) {
   return {dims.empty() ? 0 : dims[0]};
 }
 
+// Spec nsa_compress.md NC-EMPTY-01: `seed` rejects every zero dimension; `extended` accepts
+// them (T_cmp = 0 zero-fills inputGrad and weightGrad): T (one empty sequence), N or D.
+std::vector<EmptySize> empty_sizes() {
+  constexpr ProfileSet kExtended = profiles(SpecProfile::kExtended);
+  return {{"T",
+           {{"input", 0}, {"inputGrad", 0}, {"outputGrad", 0}, {"output", 0}},
+           kExtended,
+           {{kSeqAttr, std::vector<int64_t>{0}}}},
+          {"N",
+           {{"input", 1},
+            {"inputGrad", 1},
+            {"outputGrad", 1},
+            {"output", 1},
+            {"weight", 1},
+            {"weightGrad", 1}},
+           kExtended},
+          {"D", {{"input", 2}, {"inputGrad", 2}, {"outputGrad", 2}, {"output", 2}}, kExtended}};
+}
+
 const EntrySpec& forward_entry() {
   static const EntrySpec spec = [] {
     EntrySpec e{"NsaCompress",
@@ -139,6 +158,7 @@ const EntrySpec& forward_entry() {
                 oracle<Direction::kForward>,
                 output_shape};
     e.roles.push_back(output("output", Batching::kSequence, 3, "(T_cmp, input.N, input.D)"));
+    e.empty_sizes = empty_sizes();
     return e;
   }();
   return spec;
@@ -162,6 +182,7 @@ const EntrySpec& backward_entry() {
                 output_shape};
     e.roles.push_back(output("inputGrad", Batching::kSequence, 3, "shape(input)"));
     e.roles.push_back(output("weightGrad", Batching::kNone, 2, "shape(weight)"));
+    e.empty_sizes = empty_sizes();
     return e;
   }();
   return spec;

@@ -46,7 +46,7 @@ std::vector<std::string_view> faults() {
 }
 
 std::vector<FaultRow> fault_rows() {
-  return {
+  std::vector<FaultRow> rows = {
       {"window_start_off_by_one", "NsaCompress.matches_reference", 100},
       {"last_window_dropped", "NsaCompressGrad.matches_reference", 100},
       {"weight_transposed", "NsaCompress.matches_reference", 100},
@@ -54,6 +54,8 @@ std::vector<FaultRow> fault_rows() {
       {"last_writer_wins", "NsaCompressGrad.adjoint_identity", 100},
       {"tail_unwritten", "NsaCompressGrad.matches_reference", 200},
   };
+  for (const FaultRow& row : core_fault_rows("NsaCompressGrad")) rows.push_back(row);
+  return rows;
 }
 
 }  // namespace

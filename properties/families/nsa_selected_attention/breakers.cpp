@@ -331,9 +331,10 @@ void break_outputs(Call& call, uint64_t choice, bool just_valid) {
   t->layout.broadcast |= 1u << d;
 }
 
-const std::array<ClauseBreaker, 13> kBreakers = {{
+const std::array<ClauseBreaker, 14> kBreakers = {{
     {"NSA-NULL-01", Directions::kBoth, break_null},
     {"NSA-DTYPE-01", Directions::kBoth, break_dtype},
+    {"NSA-FORMAT-01", Directions::kBoth, break_format_nd},
     {"NSA-LAYOUT-01", Directions::kBoth, break_layout},
     {"NSA-RANK-01", Directions::kBoth, break_rank},
     {"NSA-SHAPE-01", Directions::kBoth, break_shape},

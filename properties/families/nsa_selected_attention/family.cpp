@@ -46,14 +46,17 @@ std::vector<std::string_view> faults() {
 }
 
 std::vector<FaultRow> fault_rows() {
-  return {
+  std::vector<FaultRow> rows = {
       {"causal_off_by_one", "NsaSelectedAttention.matches_reference", 100},
       {"stats_lane_1", "NsaSelectedAttentionGrad.matches_reference", 100},
       {"dk_scale_missing", "NsaSelectedAttentionGrad.finite_differences", 100},
       {"group_modulo", "NsaSelectedAttention.matches_reference", 300},
       {"duplicates_merged", "NsaSelectedAttention.matches_reference", 300},
       {"dr_from_grad_grad", "NsaSelectedAttentionGrad.matches_reference", 100},
+      {"topk_read_at_run", "NsaSelectedAttentionGrad.between_phases", 100},
   };
+  for (const FaultRow& row : core_fault_rows("NsaSelectedAttentionGrad")) rows.push_back(row);
+  return rows;
 }
 
 // fp32 gradients: the common atol 2^-16 assumes an output's error is relative to the output. Here
@@ -91,7 +94,7 @@ const OpFamily& nsa_selected_attention_family() {
                                fault_rows(),
                                tolerance_rows(),
                                check_repro_line<Problem>,
-                               {}};
+                               {"NSA-SEQ-03"}};
   return family;
 }
 
