@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian package gradconf needs to build, test and fuzz. Idempotent: when all
 # packages are already installed it does nothing (no apt-get update). Run as root.
-#   --with-torch   also install python3-torch (~800 MB) for the optional PyTorch cross-checks
-#                  and benchmarks; never needed by CI.
+#   --with-torch   also install python3-torch (~800 MB) for the PyTorch cross-checks (ctest label
+#                  `torch`) and benchmarks; scripts/test.sh (so CI) passes it, so the checks run
+#                  there; without it they skip (exit 77).
 set -euo pipefail
 
 packages=(

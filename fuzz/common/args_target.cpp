@@ -417,7 +417,7 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
     for (size_t i : indexed) {
       RawTensor& t = *tensors[i];
       const std::vector<uint8_t> bytes = fdp.ConsumeBytes<uint8_t>(t.bytes);
-      std::memcpy(t.storage, bytes.data(), bytes.size());
+      if (!bytes.empty()) std::memcpy(t.storage, bytes.data(), bytes.size());
       if (fdp.ConsumeBool()) std::memset(t.storage + bytes.size(), 0x7F, t.bytes - bytes.size());
       t.take_snapshot();
     }
@@ -426,41 +426,47 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   if (workspace) std::memset(workspace.get(), 0xEE, workspace_size);
   aclnnStatus expected = ACLNN_SUCCESS;
   aclnnStatus got = ACLNN_SUCCESS;
+  std::string message;  // phase 2's, read before any other call clears it
   if (mode == 1) {
     got = phase2(workspace.get(), workspace_size, nullptr, nullptr);
+    message = message_of(rt);
     expected = ACLNN_ERR_PARAM_NULLPTR;
     rt.destroy_executor(executor);
   } else if (mode == 2) {
     const uint64_t shortfall = fdp.ConsumeIntegralInRange<uint64_t>(1, workspace_size);
     got = phase2(workspace.get(), workspace_size - shortfall, executor, nullptr);
+    message = message_of(rt);
     expected = ACLNN_ERR_PARAM_INVALID;
   } else if (mode == 3) {
     got = phase2(nullptr, workspace_size, executor, nullptr);
+    message = message_of(rt);
     expected = ACLNN_ERR_PARAM_INVALID;
   } else {
     got = phase2(workspace.get(), workspace_size, executor, nullptr);
+    message = message_of(rt);
     if (got == ACLNN_SUCCESS && mode == 4) {
       // Executors are single-use: a second run is refused and writes nothing.
       for (auto& t : tensors) t->take_snapshot();
       got = phase2(workspace.get(), workspace_size, executor, nullptr);
+      message = message_of(rt);
       expected = ACLNN_ERR_RUNTIME_ERROR;
     }
   }
   // Data changed between the phases: success, or 161002 naming a clause (a check at use).
-  const bool refused_at_use = mode == 5 && got == ACLNN_ERR_PARAM_INVALID &&
-                              !props::clause_of_message(message_of(rt)).empty();
+  const bool refused_at_use =
+      mode == 5 && got == ACLNN_ERR_PARAM_INVALID && !props::clause_of_message(message).empty();
   if (refused_at_use) expected = got;
   if (got != expected) {
     finding("phase 2 (mode " + std::to_string(mode) + ") returned " + std::to_string(got) + " (" +
-            message_of(rt) + "), expected " + std::to_string(expected) + "; call: " + summary());
+            message + "), expected " + std::to_string(expected) + "; call: " + summary());
   }
   // Phase 2's errors name their clause (spec README §1).
   static constexpr const char* kModeClauses[] = {"",           "EXEC-NULL-01",  "EXEC-WS-01",
                                                  "EXEC-WS-01", "EXEC-STATE-01", ""};
   if (got == expected && expected != ACLNN_SUCCESS && !refused_at_use &&
-      props::clause_of_message(message_of(rt)) != kModeClauses[mode]) {
-    finding("phase 2 (mode " + std::to_string(mode) + ") message '" + message_of(rt) +
-            "' does not name " + kModeClauses[mode] + "; call: " + summary());
+      props::clause_of_message(message) != kModeClauses[mode]) {
+    finding("phase 2 (mode " + std::to_string(mode) + ") message '" + message + "' does not name " +
+            kModeClauses[mode] + "; call: " + summary());
   }
   if (expected != ACLNN_SUCCESS && !unchanged(true)) {
     finding("a failing phase 2 wrote an output; call: " + summary());

@@ -48,6 +48,18 @@ Verdict run_clauses(std::span<const Clause<Args>> table, const Args& args, SpecP
   return Verdict{};
 }
 
+/// The table's verdict with clause `skipped` left out (validation resumes after it when it
+/// fires): how planted faults drop one clause.
+template <typename Args>
+Verdict run_clauses_without(std::span<const Clause<Args>> table, const Args& args,
+                            SpecProfile profile, std::string_view skipped) {
+  Verdict verdict = run_clauses(table, args, profile);
+  if (verdict.clause_id != skipped) return verdict;
+  size_t next = 0;
+  while (table[next].id != skipped) ++next;
+  return run_clauses(table.subspan(next + 1), args, profile);
+}
+
 }  // namespace gradconf
 
 #endif  // GRADCONF_OPS_CORE_CLAUSE_H_

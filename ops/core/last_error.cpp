@@ -3,7 +3,7 @@
 // main thread that happens before atexit handlers and static destructors run, so every later call
 // (successful ones too: each clears the message) would write into freed memory. A buffer has no
 // destructor and no heap block, so calls at exit, from any thread, stay safe.
-#include <cstring>
+#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -51,14 +51,14 @@ void store(std::string_view message) {
 
 void store_in_buffer(std::string_view message) {
   if (message.size() < kMessageCapacity) {
-    std::memcpy(message_buffer, message.data(), message.size());
+    std::copy(message.begin(), message.end(), message_buffer);  // an empty view may have no data
     message_buffer[message.size()] = '\0';
     return;
   }
   constexpr std::string_view kCut = "...";
   const size_t kept = kMessageCapacity - 1 - kCut.size();
-  std::memcpy(message_buffer, message.data(), kept);
-  std::memcpy(message_buffer + kept, kCut.data(), kCut.size());
+  std::copy_n(message.begin(), kept, message_buffer);
+  std::copy(kCut.begin(), kCut.end(), message_buffer + kept);
   message_buffer[kMessageCapacity - 1] = '\0';
 }
 }  // namespace

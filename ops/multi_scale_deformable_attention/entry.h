@@ -53,9 +53,12 @@ aclnnStatus phase1(const CallArgs& args) {
   }
   // MSDA-LIMIT-05 sized this call with the same thread count and the widest compute type, so
   // the plan fits.
+  Sizes sized = plan.sizes;
+  if constexpr (kFault == Fault::kEmptyKeepsWorkspace)
+    sized.queries = std::max<int64_t>(1, sized.queries);
   const uint64_t workspace = dispatch_floating(plan.value.dtype, [&](auto tag) {
     using Acc = compute_t<typename decltype(tag)::type>;
-    return *backward_workspace(plan.sizes, plan.workers, sizeof(Acc));
+    return *backward_workspace(sized, plan.workers, sizeof(Acc));
   });
   return make_executor(
       workspace,

@@ -20,6 +20,8 @@ std::string_view fault_name(Fault fault) {
       return "dropped_channel_block";
     case Fault::kThreadDependentScatter:
       return "thread_dependent_scatter";
+    case Fault::kEmptyKeepsWorkspace:
+      return "empty_keeps_workspace";
     case Fault::kCount:
       break;
   }

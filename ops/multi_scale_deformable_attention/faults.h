@@ -18,6 +18,8 @@ enum class Fault : uint8_t {
   kSwappedTapWeights,       ///< the (y0,x1) and (y1,x0) weights exchanged
   kDroppedChannelBlock,     ///< gradAttnWeight skips channels [0, 8)
   kThreadDependentScatter,  ///< gradValue summed in float partials split by thread count
+  kEmptyKeepsWorkspace,     ///< the backward of a problem without queries still asks for slice
+                            ///< blocks (the probe's defect: workspace 640 for Q = 0)
   kCount,
 };
 
@@ -29,6 +31,7 @@ inline constexpr std::array kAllFaults = {
     Fault::kSwappedTapWeights,
     Fault::kDroppedChannelBlock,
     Fault::kThreadDependentScatter,
+    Fault::kEmptyKeepsWorkspace,
 };
 
 std::string_view fault_name(Fault fault);

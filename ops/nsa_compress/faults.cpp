@@ -18,6 +18,8 @@ std::string_view fault_name(Fault fault) {
       return "last_writer_wins";
     case Fault::kTailUnwritten:
       return "tail_unwritten";
+    case Fault::kFormatUnchecked:
+      return "format_unchecked";
     case Fault::kCount:
       break;
   }

@@ -17,12 +17,14 @@ enum class Fault : uint8_t {
   kLengthsNotPrefix,     ///< actSeqLen read as per-batch lengths instead of prefix sums
   kLastWriterWins,       ///< inputGrad keeps only the last overlapping window's contribution
   kTailUnwritten,        ///< inputGrad of tokens after a batch's last window left unwritten
+  kFormatUnchecked,  ///< phase 1 skips NC-FORMAT-01 (any aclFormat accepted, the probe's defect)
   kCount,
 };
 
 inline constexpr std::array kAllFaults = {
     Fault::kWindowStartOffByOne, Fault::kLastWindowDropped, Fault::kWeightTransposed,
     Fault::kLengthsNotPrefix,    Fault::kLastWriterWins,    Fault::kTailUnwritten,
+    Fault::kFormatUnchecked,
 };
 
 std::string_view fault_name(Fault fault);

@@ -13,6 +13,18 @@ const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers,
   return nullptr;
 }
 
+void resize_sites(Call& call, const SizeSites& sites, int64_t value) {
+  for (const auto& [role, dim] : sites) {
+    const int t = call.index_of(role);
+    if (t < 0) continue;
+    TensorSpec& spec = call.tensors[static_cast<size_t>(t)];
+    if (dim >= static_cast<int>(spec.dims.size())) continue;
+    spec.dims[static_cast<size_t>(dim)] = value;
+    spec.layout = LayoutSpec{};
+    if (!spec.output) spec.values.clear();
+  }
+}
+
 void break_format_nd(Call& call, uint64_t bits, bool just_valid) {
   Choice choice(bits);
   std::vector<TensorSpec*> present;

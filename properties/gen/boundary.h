@@ -94,6 +94,10 @@ struct BoundaryCase {
   }
 };
 
+/// Sets a size to `value` everywhere it lives (roles absent from the call are skipped), with
+/// default layouts and, for inputs, values dropped (the harness then fills zeros).
+void resize_sites(Call& call, const SizeSites& sites, int64_t value);
+
 /// The generic <OP>-FORMAT-01 breaker (spec README §3), for any op. Just-invalid: one present
 /// tensor in a format that is not ND: a device format (NC1HWC0, FRACTAL_Z), UNDEFINED, a value
 /// outside the enum, or NCHW/NHWC on a tensor that is not 4-D. Just-valid: every present tensor

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "gen/boundary.h"
 #include "harness/child_process.h"
 #include "laws/law.h"
 #include "op/op_spec.h"
@@ -431,15 +432,7 @@ inline Call emptied(const Call& call, const EmptySize& size) {
       }
     }
   }
-  for (const auto& [role, dim] : size.dims) {
-    const int t = empty.index_of(role);
-    if (t < 0) continue;
-    TensorSpec& spec = empty.tensors[static_cast<size_t>(t)];
-    if (dim >= static_cast<int>(spec.dims.size())) continue;
-    spec.dims[static_cast<size_t>(dim)] = 0;
-    spec.layout = LayoutSpec{};
-    spec.values.clear();
-  }
+  resize_sites(empty, size.dims, 0);
   for (const auto& [name, value] : size.attrs) empty.attr(name) = value;
   return empty;
 }

@@ -89,12 +89,15 @@ struct ClauseInfo {
   std::string_view condition;
 };
 
+/// Where one size of a call lives: the (tensor role, dim) pairs that carry it.
+using SizeSites = std::vector<std::pair<std::string_view, int>>;
+
 /// A size the spec allows to be 0 (spec: "empty inputs are valid: workspace 0, outputs
 /// zero-filled"), as data for the empty_problem law: the (role, dim) pairs that carry it, the
 /// profiles in which it is valid, and any attribute an empty problem needs.
 struct EmptySize {
   std::string_view name;  ///< "N", "Q", ...
-  std::vector<std::pair<std::string_view, int>> dims;
+  SizeSites dims;
   ProfileSet profiles = kAllProfiles;
   std::vector<std::pair<std::string_view, AttrValue>> attrs = {};
 };

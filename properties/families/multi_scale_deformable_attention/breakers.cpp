@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "families/multi_scale_deformable_attention/entries.h"
 #include "families/multi_scale_deformable_attention/gen.h"
 
 namespace gradconf::props::msda {
@@ -34,45 +35,23 @@ void drop_values(TensorSpec& t) {
   if (!t.output) t.values.clear();
 }
 
-// Sets dim `dim` of each named tensor to `value` (a size that appears in all of them).
-void resize(Call& call, std::initializer_list<std::pair<const char*, int>> where, int64_t value) {
-  for (const auto& [name, dim] : where) {
-    if (call.index_of(name) < 0) continue;
-    TensorSpec& t = call.tensor(name);
-    t.dims[static_cast<size_t>(dim)] = value;
-    t.layout = LayoutSpec{};
-    drop_values(t);
-  }
-}
-
 void resize_heads(Call& call, int64_t heads) {
-  resize(call,
-         {{"value", 2},
-          {"location", 2},
-          {"attnWeight", 2},
-          {"gradOutput", 2},
-          {"output", 2},
-          {"gradValue", 2},
-          {"gradLocation", 2},
-          {"gradAttnWeight", 2}},
-         heads);
+  resize_sites(call,
+               {{"value", 2},
+                {"location", 2},
+                {"attnWeight", 2},
+                {"gradOutput", 2},
+                {"output", 2},
+                {"gradValue", 2},
+                {"gradLocation", 2},
+                {"gradAttnWeight", 2}},
+               heads);
 }
 
-void resize_batch(Call& call, int64_t batch) {
-  resize(call,
-         {{"value", 0},
-          {"location", 0},
-          {"attnWeight", 0},
-          {"gradOutput", 0},
-          {"output", 0},
-          {"gradValue", 0},
-          {"gradLocation", 0},
-          {"gradAttnWeight", 0}},
-         batch);
-}
+void resize_batch(Call& call, int64_t batch) { resize_sites(call, batch_sites(), batch); }
 
 void resize_channels(Call& call, int64_t channels) {
-  resize(call, {{"value", 3}, {"gradOutput", 3}, {"output", 3}, {"gradValue", 3}}, channels);
+  resize_sites(call, {{"value", 3}, {"gradOutput", 3}, {"output", 3}, {"gradValue", 3}}, channels);
 }
 
 // MSDA-NULL-01. Just-valid: the call as it is.

@@ -109,30 +109,28 @@ OutputShape output_shape(const Call& call, std::string_view role) {
   return {dims_of(call, "attnWeight"), dtype};
 }
 
-// Spec multi_scale_deformable_attention.md: bs or Q = 0 is valid (workspace 0, non-empty outputs
-// zero-filled). num_keys = 0 cannot be stated with levels of at least 1 x 1 (MSDA-DATA-01).
-std::vector<EmptySize> empty_sizes() {
-  return {{"bs",
-           {{"value", 0},
-            {"location", 0},
-            {"attnWeight", 0},
-            {"gradOutput", 0},
-            {"output", 0},
-            {"gradValue", 0},
-            {"gradLocation", 0},
-            {"gradAttnWeight", 0}}},
-          {"Q",
-           {{"location", 1},
-            {"attnWeight", 1},
-            {"gradOutput", 1},
-            {"output", 1},
-            {"gradLocation", 1},
-            {"gradAttnWeight", 1}}}};
-}
-
 std::vector<double> values_of(const Call& call, std::string_view role) {
   return call.tensor(role).values;
 }
+}  // namespace
+
+const SizeSites& batch_sites() {
+  static const SizeSites sites = {{"value", 0},        {"location", 0},      {"attnWeight", 0},
+                                  {"gradOutput", 0},   {"output", 0},        {"gradValue", 0},
+                                  {"gradLocation", 0}, {"gradAttnWeight", 0}};
+  return sites;
+}
+
+const SizeSites& query_sites() {
+  static const SizeSites sites = {{"location", 1}, {"attnWeight", 1},   {"gradOutput", 1},
+                                  {"output", 1},   {"gradLocation", 1}, {"gradAttnWeight", 1}};
+  return sites;
+}
+
+namespace {
+// Spec multi_scale_deformable_attention.md: bs or Q = 0 is valid (workspace 0, non-empty outputs
+// zero-filled). num_keys = 0 cannot be stated with levels of at least 1 x 1 (MSDA-DATA-01).
+std::vector<EmptySize> empty_sizes() { return {{"bs", batch_sites()}, {"Q", query_sites()}}; }
 }  // namespace
 
 const EntrySpec& forward_entry() {

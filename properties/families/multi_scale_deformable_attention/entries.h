@@ -15,6 +15,10 @@ namespace gradconf::props::msda {
 using gradconf::msda::Problem;
 using gradconf::msda::Role;
 
+/// Where the batch size bs and the query count Q live (breakers resize them; both may be 0).
+const SizeSites& batch_sites();
+const SizeSites& query_sites();
+
 const EntrySpec& forward_entry();
 const EntrySpec& backward_entry();
 const EntrySpec& entry_spec(Direction direction);

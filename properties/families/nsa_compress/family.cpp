@@ -53,6 +53,7 @@ std::vector<FaultRow> fault_rows() {
       {"lengths_not_prefix", "NsaCompressGrad.matches_reference", 200},
       {"last_writer_wins", "NsaCompressGrad.adjoint_identity", 100},
       {"tail_unwritten", "NsaCompressGrad.matches_reference", 200},
+      {"format_unchecked", "NsaCompress+Grad.error_contract", 2000},
   };
   for (const FaultRow& row : core_fault_rows("NsaCompressGrad")) rows.push_back(row);
   return rows;
