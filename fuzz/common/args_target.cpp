@@ -326,7 +326,7 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   const std::span<std::unique_ptr<RawTensor>> tensors = release.used;
   for (size_t i = 0; i < call.tensors.size(); ++i) {
     const props::RoleSpec* role = call.entry->role(call.tensors[i].name);
-    const bool index = role && !role->output && role->dtype_class == props::DtypeClass::kIndex;
+    const bool index = role && role->index_input();
     decode_tensor(fdp, call.tensors[i], rt, index, *tensors[i]);
   }
   if (target.wild_attrs && fdp.ConsumeBool()) target.wild_attrs(fdp, call);
@@ -400,8 +400,7 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   std::vector<size_t> indexed;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const props::RoleSpec& role = call.entry->roles[i];
-    if (!role.output && role.dtype_class == props::DtypeClass::kIndex && handles[i] &&
-        tensors[i]->bytes > 0) {
+    if (role.index_input() && handles[i] && tensors[i]->bytes > 0) {
       indexed.push_back(i);
     }
   }

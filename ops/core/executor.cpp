@@ -51,6 +51,10 @@ Registry& registry() {
   return *instance;
 }
 
+std::string null_executor(const std::string& api) {
+  return "EXEC-NULL-01: " + api + ": expected executor to be non-null, but got nullptr";
+}
+
 std::string unknown_executor(const std::string& api, const aclOpExecutor* executor) {
   return "EXEC-STATE-01: " + api +
          ": expected an executor from phase 1 that was neither run nor destroyed, but got handle " +
@@ -79,8 +83,7 @@ aclnnStatus run_executor(void* workspace, uint64_t workspace_size, aclOpExecutor
   clear_last_error();
   const std::string api(api_name);
   if (executor == nullptr) {
-    return fail(ACLNN_ERR_PARAM_NULLPTR,
-                "EXEC-NULL-01: " + api + ": expected executor to be non-null, but got nullptr");
+    return fail(ACLNN_ERR_PARAM_NULLPTR, null_executor(api));
   }
   std::unique_ptr<Entry> entry = registry().take(executor);
   if (!entry) return fail(ACLNN_ERR_RUNTIME_ERROR, unknown_executor(api, executor));
@@ -118,8 +121,7 @@ extern "C" aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
   clear_last_error();
   const std::string api = "aclDestroyAclOpExecutor";
   if (executor == nullptr) {
-    return fail(ACLNN_ERR_PARAM_NULLPTR,
-                "EXEC-NULL-01: " + api + ": expected executor to be non-null, but got nullptr");
+    return fail(ACLNN_ERR_PARAM_NULLPTR, null_executor(api));
   }
   if (registry().take(executor)) return ACLNN_SUCCESS;
   return fail(ACLNN_ERR_RUNTIME_ERROR, unknown_executor(api, executor));

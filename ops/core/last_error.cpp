@@ -34,7 +34,18 @@ SharedMessage& shared_message() {
   return *shared;
 }
 
-void store_in_buffer(std::string_view message);
+void store_in_buffer(std::string_view message) {
+  if (message.size() < kMessageCapacity) {
+    std::copy(message.begin(), message.end(), message_buffer);  // an empty view may have no data
+    message_buffer[message.size()] = '\0';
+    return;
+  }
+  constexpr std::string_view kCut = "...";
+  const size_t kept = kMessageCapacity - 1 - kCut.size();
+  std::copy_n(message.begin(), kept, message_buffer);
+  std::copy(kCut.begin(), kCut.end(), message_buffer + kept);
+  message_buffer[kMessageCapacity - 1] = '\0';
+}
 
 void store(std::string_view message) {
   if (core_fault_planted(CoreFault::kMessageInThreadLocalString)) {
@@ -47,19 +58,6 @@ void store(std::string_view message) {
     return;
   }
   store_in_buffer(message);
-}
-
-void store_in_buffer(std::string_view message) {
-  if (message.size() < kMessageCapacity) {
-    std::copy(message.begin(), message.end(), message_buffer);  // an empty view may have no data
-    message_buffer[message.size()] = '\0';
-    return;
-  }
-  constexpr std::string_view kCut = "...";
-  const size_t kept = kMessageCapacity - 1 - kCut.size();
-  std::copy_n(message.begin(), kept, message_buffer);
-  std::copy(kCut.begin(), kCut.end(), message_buffer + kept);
-  message_buffer[kMessageCapacity - 1] = '\0';
 }
 }  // namespace
 

@@ -107,9 +107,8 @@ struct LawBinder {
       all.push_back(
           capped(bind("host_concurrent_calls", d, host_concurrent_calls<Traits>), kHostCases));
       const EntrySpec& spec = entry(d);
-      const bool indexed = std::any_of(spec.roles.begin(), spec.roles.end(), [](const RoleSpec& r) {
-        return !r.output && r.dtype_class == DtypeClass::kIndex;
-      });
+      const bool indexed = std::any_of(spec.roles.begin(), spec.roles.end(),
+                                       [](const RoleSpec& r) { return r.index_input(); });
       if (indexed) {
         all.push_back(
             capped(bind("between_phases", d, between_phases<Traits>), kBetweenPhasesCases));

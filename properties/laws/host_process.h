@@ -327,7 +327,7 @@ inline std::vector<size_t> index_inputs(const Call& call) {
   for (size_t t = 0; t < call.tensors.size(); ++t) {
     const RoleSpec& role = call.entry->roles[t];
     const TensorSpec& spec = call.tensors[t];
-    if (role.output || role.dtype_class != DtypeClass::kIndex || spec.null) continue;
+    if (!role.index_input() || spec.null) continue;
     int64_t n = 1;
     for (int64_t d : spec.dims) n *= d;
     if (n > 0) found.push_back(t);

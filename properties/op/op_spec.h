@@ -51,6 +51,10 @@ struct RoleSpec {
   std::string_view written_rule;
   /// Inputs: the dtypes some profile accepts (for `gradconf list` and case files).
   std::vector<aclDataType> dtypes;
+
+  /// An input whose values the op indexes with (data-dependent clauses read it; a kernel must
+  /// stay in bounds whatever it holds at phase 2).
+  bool index_input() const { return !output && dtype_class == DtypeClass::kIndex; }
 };
 
 /// An output's logical shape and dtype for a call's inputs and attributes.

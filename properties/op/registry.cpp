@@ -14,9 +14,9 @@ const LawBinding* OpFamily::law(std::string_view name) const {
   return nullptr;
 }
 
-std::string planted_fault_name(const OpFamily& family, const FaultRow& row) {
-  if (row.fault.find('.') != std::string_view::npos) return std::string(row.fault);
-  return std::string(family.family) + "." + std::string(row.fault);
+std::string planted_fault_name(std::string_view family, std::string_view fault) {
+  if (fault.find('.') != std::string_view::npos) return std::string(fault);
+  return std::string(family) + "." + std::string(fault);
 }
 
 std::vector<FaultRow> core_fault_rows(std::string_view backward_entry) {

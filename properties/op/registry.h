@@ -115,9 +115,9 @@ struct OpFamily {
   const LawBinding* law(std::string_view name) const;
 };
 
-/// The name a planted-fault library selects for `row` of `family`: "<family>.<fault>", or the
-/// row's own full name for a fault of the shared core ("core.<name>").
-std::string planted_fault_name(const OpFamily& family, const FaultRow& row);
+/// The name a planted-fault library selects for fault `fault` of `family`: "<family>.<fault>", or
+/// the fault's own full name for a fault of the shared core ("core.<name>").
+std::string planted_fault_name(std::string_view family, std::string_view fault);
 
 /// Rows every family carries for the planted faults of the shared core (ops/core): the
 /// host-process laws of each of its entries must see them.

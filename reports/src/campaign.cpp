@@ -297,7 +297,8 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
                          std::string(row.law)};
         check.timing_dependent = row.timing_dependent;
         const props::LawBinding* law = family->law(row.law);
-        if (planted && law && planted->select_fault(props::planted_fault_name(*family, row))) {
+        if (planted && law &&
+            planted->select_fault(props::planted_fault_name(family->family, row.fault))) {
           for (int i = 0; i < row.attempts && !check.caught; ++i) {
             check.attempts = i + 1;
             check.caught = !props::run_law_case(*law, *planted, i).holds;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "op/registry.h"
+
 namespace gradconf::testing {
 
 const props::Backend& planted_backend() {
@@ -23,11 +25,7 @@ const props::Backend& planted_backend() {
 
 const props::Backend& planted_backend(std::string_view family, std::string_view fault) {
   const props::Backend& backend = planted_backend();
-  // A fault of the shared core comes with its full name ("core.<name>").
-  const std::string name = fault.find('.') != std::string_view::npos
-                               ? std::string(fault)
-                               : std::string(family) + "." + std::string(fault);
-  if (!backend.select_fault(name)) {
+  if (!backend.select_fault(props::planted_fault_name(family, fault))) {
     throw std::runtime_error("the planted-fault backend refused " + std::string(fault));
   }
   return backend;
