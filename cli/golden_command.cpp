@@ -261,11 +261,18 @@ int run_compare(const CompareOptions& options) {
               props::compare(decode_tensor(mine), decode_tensor(gold), gold.shape,
                              props::tolerance_for(op, output, declared));
           reports::Cell& cell = cells[{op, "golden_values", dtype}];
-          cell.max_rel_error = std::max(cell.max_rel_error, c.max_rel_error);
+          cell.max_rel_error = std::max(cell.max_rel_error, c.max_scaled_rel_error);
           cell.max_abs_error = std::max(cell.max_abs_error, c.max_abs_error);
-          if (c.effective_cap > 0) {
-            cell.worst_error_over_bound =
-                std::max(cell.worst_error_over_bound, c.max_abs_error / c.effective_cap);
+          cell.bounded_elements += c.count;
+          if (cell.worst_repro.empty() || c.worst_error_over_bound > cell.worst_error_over_bound) {
+            cell.worst_error_over_bound = c.worst_error_over_bound;
+            cell.worst_repro = name;
+          }
+          if (c.count > 0) {
+            cell.has_mere = true;
+            cell.mere = std::max(cell.mere, c.mere);
+            cell.mare = std::max(cell.mare, c.mare);
+            cell.mere_threshold = props::tolerance_for(op, output, declared).mere_threshold;
           }
           if (c.status == props::CompareStatus::kFailed) {
             problems.push_back(output + ": " + c.summary());
@@ -281,6 +288,7 @@ int run_compare(const CompareOptions& options) {
     cell.law = op + (valid ? ".golden_values" : ".golden_status");
     cell.dtype = dtype;
     cell.cases += 1;
+    if (!valid) cell.checks += 1;  // the status compared
     if (!problems.empty()) {
       cell.failed += 1;
       std::string why = name + ": ";

@@ -167,6 +167,10 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
           gy *= p.mult_y;
         }
         if constexpr (kFault == Fault::kSwappedGridGradXY) std::swap(gx, gy);
+        if constexpr (kFault == Fault::kGridGradRoundedToFloat) {
+          gx = static_cast<float>(gx);
+          gy = static_cast<float>(gy);
+        }
         grid_grad(n, h, w, 0) = static_cast<T>(gx);
         if constexpr (kFault == Fault::kIgnoredGridGradStride) {
           (&grid_grad(n, h, w, 0))[1] = static_cast<T>(gy);

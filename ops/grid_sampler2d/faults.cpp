@@ -36,6 +36,8 @@ std::string_view fault_name(Fault fault) {
       return "phase1_writes_outputs";
     case Fault::kIgnoresOutputMask:
       return "ignores_output_mask";
+    case Fault::kGridGradRoundedToFloat:
+      return "grid_grad_rounded_to_float";
     case Fault::kCount:
       break;
   }

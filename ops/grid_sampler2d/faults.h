@@ -28,6 +28,7 @@ enum class Fault : uint8_t {
   kGridOfFirstBatchOnly,     ///< inputGrad of every batch uses batch 0's grid
   kPhase1WritesOutputs,      ///< phase 1 zero-fills gridGrad
   kIgnoresOutputMask,        ///< gridGrad is computed and written even when outputMask[1] is false
+  kGridGradRoundedToFloat,   ///< float64 gridGrad passes through float (~6e-8 relative error)
   kCount,
 };
 
@@ -39,7 +40,7 @@ inline constexpr std::array kAllFaults = {
     Fault::kNearestRoundsHalfUp,   Fault::kBackwardSwapsTapWeights,
     Fault::kAbsIncomingGradient,   Fault::kDoubleComputedInFloat,
     Fault::kGridOfFirstBatchOnly,  Fault::kPhase1WritesOutputs,
-    Fault::kIgnoresOutputMask,
+    Fault::kIgnoresOutputMask,     Fault::kGridGradRoundedToFloat,
 };
 
 std::string_view fault_name(Fault fault);

@@ -47,8 +47,7 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
     if (std::isfinite(expected[i])) max_golden = std::max(max_golden, std::fabs(expected[i]));
     zeros += expected[i] == 0;
   }
-  c.effective_cap =
-      tol.max_abs_cap * (tol.cap_scales_with_magnitude ? std::max(1.0, max_golden) : 1.0);
+  c.effective_cap = tol.cap(max_golden);
   bool special_failure = got.size() != expected.size();
   for (int64_t i = 0; i < c.count; ++i) {
     const double a = got[i], g = expected[i];
@@ -59,10 +58,14 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
     } else {
       const double err = std::fabs(a - g);
       const double rel = err / (std::fabs(g) + 1e-7);
-      ok = err <= tol.atol + tol.rtol * std::fabs(g);
       c.max_abs_error = std::max(c.max_abs_error, err);
-      c.max_rel_error =
-          std::max(c.max_rel_error, g != 0 ? err / std::fabs(g) : (err > 0 ? INFINITY : 0));
+      ok = err <= tol.atol + tol.rtol * std::fabs(g);
+      // The margin of an element within its own bound; the ones outside it (allowed by a match
+      // fraction below 1) are held to the cap instead, measured below.
+      const double allowed = tol.atol + tol.rtol * std::fabs(g);
+      if (ok && allowed > 0) {
+        c.worst_error_over_bound = std::max(c.worst_error_over_bound, err / allowed);
+      }
       c.mare = std::max(c.mare, rel);
       // Relative to |g|, but not below the magnitude where the bound turns absolute.
       const double floor = tol.rtol > 0 ? tol.atol / tol.rtol : 0;
@@ -77,16 +80,69 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
       c.first_mismatches.push_back({multi_index(i, shape), a, g});
     }
   }
+  if (c.effective_cap > 0) {
+    c.worst_error_over_bound =
+        std::max(c.worst_error_over_bound, c.max_abs_error / c.effective_cap);
+  }
   c.mere = c.count ? rel_sum / static_cast<double>(c.count) : 0;
   c.zero_fraction = c.count ? static_cast<double>(zeros) / static_cast<double>(c.count) : 0;
   const double match_fraction =
       c.count ? static_cast<double>(c.matched) / static_cast<double>(c.count) : 1;
-  const bool passed = !special_failure && match_fraction >= tol.min_match_fraction &&
-                      c.max_abs_error <= c.effective_cap;
+  // A row without a cap (max_abs_cap and cap_ulps 0) holds every element to its own bound.
+  const bool capped = c.effective_cap <= 0 || c.max_abs_error <= c.effective_cap;
+  const bool passed = !special_failure && match_fraction >= tol.min_match_fraction && capped;
   if (!passed) {
     c.status = CompareStatus::kFailed;
   } else if (c.count > 0 && c.zero_fraction > kMistrustZeroFraction) {
     c.status = CompareStatus::kMistrusted;
+  }
+  return c;
+}
+
+Comparison compare_bounded(std::span<const double> got, std::span<const double> expected,
+                           std::span<const double> bounds, std::span<const int64_t> shape,
+                           const Tolerance& tol) {
+  Comparison c;
+  c.count = static_cast<int64_t>(std::min({got.size(), expected.size(), bounds.size()}));
+  double max_golden = 0;
+  for (int64_t i = 0; i < c.count; ++i) {
+    if (std::isfinite(expected[i])) max_golden = std::max(max_golden, std::fabs(expected[i]));
+  }
+  c.effective_cap = tol.cap(max_golden);
+  bool special_failure = got.size() != expected.size() || bounds.size() != expected.size();
+  const double floor = tol.rtol > 0 ? tol.atol / tol.rtol : 0;
+  for (int64_t i = 0; i < c.count; ++i) {
+    const double a = got[i], g = expected[i];
+    bool ok;
+    if (!std::isfinite(a) || !std::isfinite(g)) {
+      ok = same_special(a, g);
+      special_failure = special_failure || !ok;
+    } else {
+      const double err = std::fabs(a - g);
+      ok = err <= bounds[i];
+      if (ok && bounds[i] > 0) {
+        c.worst_error_over_bound = std::max(c.worst_error_over_bound, err / bounds[i]);
+      }
+      c.max_abs_error = std::max(c.max_abs_error, err);
+      const double scale = std::max(std::fabs(g), floor);
+      c.max_scaled_rel_error =
+          std::max(c.max_scaled_rel_error, scale > 0 ? err / scale : (err > 0 ? INFINITY : 0));
+    }
+    if (ok) {
+      ++c.matched;
+    } else if (c.first_mismatches.size() < 10) {
+      c.first_mismatches.push_back({multi_index(i, shape), a, g});
+    }
+  }
+  if (c.effective_cap > 0) {
+    c.worst_error_over_bound =
+        std::max(c.worst_error_over_bound, c.max_abs_error / c.effective_cap);
+  }
+  const double match_fraction =
+      c.count ? static_cast<double>(c.matched) / static_cast<double>(c.count) : 1;
+  const bool capped = c.effective_cap > 0 ? c.max_abs_error <= c.effective_cap : true;
+  if (special_failure || match_fraction < tol.min_match_fraction || !capped) {
+    c.status = CompareStatus::kFailed;
   }
   return c;
 }
@@ -100,7 +156,7 @@ std::string Comparison::summary() const {
   std::ostringstream s;
   s << status_name(status) << ": " << matched << "/" << count
     << " matched, max_abs=" << max_abs_error << " (cap " << effective_cap
-    << "), max_rel=" << max_rel_error << ", MERE=" << mere << ", MARE=" << mare
+    << "), max_rel=" << max_scaled_rel_error << ", MERE=" << mere << ", MARE=" << mare
     << ", zeros=" << zero_fraction * 100 << "%";
   for (const auto& m : first_mismatches) {
     s << "\n  at [";

@@ -29,7 +29,6 @@ struct Comparison {
   int64_t count = 0;
   int64_t matched = 0;
   double max_abs_error = 0;
-  double max_rel_error = 0;
   double mere = 0;  ///< mean of |a-g| / (|g| + 1e-7)
   double mare = 0;  ///< max of the same
   /// max |a-g| / max(|g|, atol/rtol): relative error where the tolerance is relative, the
@@ -37,6 +36,10 @@ struct Comparison {
   double max_scaled_rel_error = 0;
   double zero_fraction = 0;
   double effective_cap = 0;
+  /// max over elements of |a-g| / (atol + rtol |g|), and max |a-g| / effective_cap: how much of
+  /// the allowed error the worst element used (1 at the edge; an element beyond its own bound in
+  /// a row with min_match_fraction < 1 shows above 1 while the case still passes).
+  double worst_error_over_bound = 0;
   std::vector<Mismatch> first_mismatches;  ///< at most 10
   /// One line: status, counts, errors, first mismatches.
   std::string summary() const;
@@ -45,6 +48,15 @@ struct Comparison {
 /// NaN matches NaN and an infinity matches the same infinity; any other non-finite pair fails.
 Comparison compare(std::span<const double> got, std::span<const double> expected,
                    std::span<const int64_t> shape, const Tolerance& tolerance);
+
+/// Like compare(), but element i is held to its own derived bound `bounds[i]` instead of
+/// atol + rtol |expected|: it matches when |got - expected| <= bounds[i] or both are the same
+/// special value. The case keeps the row's other rules: its match fraction, no mismatched special
+/// value, and no error above the row's cap at max |expected|. For laws whose two sides are both
+/// computed (linearity, batch split), so a bound tighter than the table's may apply.
+Comparison compare_bounded(std::span<const double> got, std::span<const double> expected,
+                           std::span<const double> bounds, std::span<const int64_t> shape,
+                           const Tolerance& tolerance);
 
 /// True when every element is bitwise equal (NaN payloads included).
 bool bitwise_equal(std::span<const double> a, std::span<const double> b);

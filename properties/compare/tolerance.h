@@ -14,11 +14,17 @@ namespace gradconf::props {
 struct Tolerance {
   double rtol = 0;  ///< element matches when |a - g| <= atol + rtol * |g|
   double atol = 0;
-  double max_abs_cap = 0;                  ///< the case fails when max |a - g| exceeds this ...
-  bool cap_scales_with_magnitude = false;  ///< ... times max(1, max |g|) when true
-  double min_match_fraction = 1;           ///< fraction of elements that must match
-  double mere_threshold = 0;  ///< older CANN standard: MERE < T and MARE < 10 T (reported)
+  /// The case fails when max |a - g| over all elements exceeds the cap: max_abs_cap, or cap_ulps
+  /// ULPs of the dtype at max |g| where that is larger (the standard's "1e-1 or 32 ULP").
+  double max_abs_cap = 0;
+  double cap_ulps = 0;
+  double epsilon = 0;             ///< the dtype's machine epsilon: the ULP the cap counts in
+  double min_match_fraction = 1;  ///< fraction of elements that must match
+  double mere_threshold = 0;      ///< older CANN standard: MERE < T and MARE < 10 T (reported)
   std::string_view reason;
+
+  /// The cap for an output whose largest finite |golden| is `max_golden`.
+  double cap(double max_golden) const;
 };
 
 struct ToleranceRow {
@@ -57,6 +63,9 @@ double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, do
 /// Bound on |extrapolated central difference - <gradient, direction>| in double, given
 /// M = sum_i |gradient_i * direction_i|, the loss's terms S = sum_k |f_k g_k| and the step h.
 double finite_difference_bound(double magnitude, double loss_terms, double h);
+
+/// The extrapolated difference's truncation error, relative to sum |gradient_i direction_i|.
+inline constexpr double kFiniteDifferenceTruncation = 1e-10;
 
 /// Step of the central differences, relative to max(1, max |x|).
 inline constexpr double kFiniteDifferenceStep = 1.0 / 1024;

@@ -23,6 +23,7 @@ LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& ba
     return law_failure("adjoint_identity", repro,
                        "forward " + describe_status(f) + ", backward " + describe_status(b));
   }
+  LawResult result;
   for (const Differentiable& d : Traits::differentiable(backward_problem)) {
     if (!d.linear) continue;
     const auto& u = forward.tensors[static_cast<size_t>(d.forward_input)].values;
@@ -36,6 +37,7 @@ LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& ba
     const double bound =
         adjoint_bound(Traits::dtype(backward_problem),
                       Traits::accumulation_length(backward_problem), magnitude, output_weights);
+    result.measured.add_bound(std::fabs(lhs - rhs), bound, magnitude);
     if (!(std::fabs(lhs - rhs) <= bound)) {
       std::ostringstream why;
       why.precision(17);
@@ -43,10 +45,12 @@ LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& ba
           << backward.tensors[static_cast<size_t>(d.backward_gradient)].name << "(g)> = " << rhs
           << ", |diff| " << std::fabs(lhs - rhs) << " > bound " << bound << " (sum of |terms| "
           << magnitude << ")";
-      return law_failure("adjoint_identity", repro, why.str());
+      LawResult failed = law_failure("adjoint_identity", repro, why.str());
+      failed.measured = result.measured;
+      return failed;
     }
   }
-  return {};
+  return result;
 }
 
 }  // namespace gradconf::props

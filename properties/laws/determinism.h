@@ -16,6 +16,7 @@ template <typename Traits>
 LawResult determinism(const typename Traits::Problem& p, const Backend& backend) {
   const auto call = Traits::make_call(p);
   const std::string repro = Traits::repro(p);
+  LawResult result;
   std::optional<Outcome> first;
   int first_threads = 0;
   for (const auto& [phase1_threads, threads] : kDeterminismThreadCounts) {
@@ -31,6 +32,7 @@ LawResult determinism(const typename Traits::Problem& p, const Backend& backend)
     }
     for (int out : Traits::wanted_outputs(p, call)) {
       const auto o = static_cast<size_t>(out);
+      result.measured.add_exact(static_cast<int64_t>(run.values[o].size()));
       const int64_t at = first_bit_difference(first->values[o], run.values[o]);
       if (at >= 0) {
         return law_failure("determinism", repro,
@@ -41,7 +43,9 @@ LawResult determinism(const typename Traits::Problem& p, const Backend& backend)
       }
     }
   }
-  return {};
+  // A problem with no output elements still checks that every run succeeds.
+  result.measured.add_checks(static_cast<int64_t>(std::size(kDeterminismThreadCounts)));
+  return result;
 }
 
 }  // namespace gradconf::props

@@ -8,6 +8,7 @@
 
 #include "core/dtype.h"
 #include "core/profile.h"
+#include "core/repro.h"
 #include "laws/law.h"
 #include "laws/matches_reference.h"
 #include "op/op_spec.h"
@@ -24,7 +25,17 @@ LawResult dtype_agreement(const typename Traits::Problem& p, const Backend& back
       vs_reference.detail = "dtype_agreement: " + vs_reference.detail;
       return vs_reference;
     }
-    result.mistrusted = result.mistrusted || vs_reference.mistrusted;
+    // The problem's own dtype gives the cell its errors; the others their margins and counts.
+    if (dtype == Traits::dtype(p)) {
+      result.measured.merge(vs_reference.measured);
+    } else {
+      result.measured.merge_margin(vs_reference.measured);
+    }
+    if (vs_reference.mistrusted && !result.mistrusted) {
+      result.mistrusted = true;
+      result.mistrust_reason = std::string(dtype_repro_name(dtype)) +
+                               " vs the reference: " + vs_reference.mistrust_reason;
+    }
     if (dtype == ACL_DOUBLE) continue;
     // The same rounded inputs in float64: only the kernel's precision differs.
     const auto call = Traits::make_call(typed);
@@ -45,6 +56,9 @@ LawResult dtype_agreement(const typename Traits::Problem& p, const Backend& back
       const Comparison c =
           compare(narrow_run.values[o], wide_run.values[o], call.tensors[o].dims,
                   tolerance_for(Traits::op_name(typed), call.tensors[o].name, dtype));
+      LawMeasurements vs_float64;
+      vs_float64.add(c, /*against_reference=*/false);
+      result.measured.merge_margin(vs_float64);
       if (c.status == CompareStatus::kFailed) {
         return law_failure("dtype_agreement", Traits::repro(typed),
                            call.tensors[o].name + " vs the float64 run: " + c.summary());

@@ -31,7 +31,9 @@ LawResult error_contract(const typename Traits::Call& call, const ClauseExpectat
       !outcome.workspace_guard_intact) {
     return fail(outcome.violations);
   }
-  if (expected.just_valid) return {};
+  LawResult result;
+  result.measured.add_checks(2);  // the status, and nothing written outside the views
+  if (expected.just_valid) return result;
   if (expected.status != ACLNN_SUCCESS && outcome.message.rfind(expected.clause_id + ":", 0) != 0) {
     return fail("message does not start with the clause id: '" + outcome.message + "'");
   }
@@ -39,8 +41,10 @@ LawResult error_contract(const typename Traits::Call& call, const ClauseExpectat
     if (call.tensors[t].output && !call.tensors[t].null && !outcome.view_untouched[t]) {
       return fail("output " + call.tensors[t].name + " was written");
     }
+    if (call.tensors[t].output && !call.tensors[t].null) result.measured.add_checks(1);
   }
-  return {};
+  result.measured.add_checks(1);  // the message names the clause
+  return result;
 }
 
 }  // namespace gradconf::props

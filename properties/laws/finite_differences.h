@@ -28,6 +28,7 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
   const Outcome b = Traits::run(backward, {}, backend);
   if (!b.ok()) return law_failure("finite_differences", repro, "backward " + describe_status(b));
   const auto forward = Traits::make_call(Traits::as_forward(p));
+  LawResult result;
   for (const Differentiable& d : Traits::differentiable(p)) {
     const auto& x = forward.tensors[static_cast<size_t>(d.forward_input)].values;
     const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
@@ -65,6 +66,7 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
     const double analytic = dot(gradient, direction);
     const double magnitude = abs_dot(gradient, direction);
     const double bound = finite_difference_bound(magnitude, loss_terms, h);
+    result.measured.add_bound(std::fabs(numeric - analytic), bound, magnitude);
     if (!(std::fabs(numeric - analytic) <= bound)) {
       std::ostringstream why;
       why.precision(17);
@@ -72,10 +74,12 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
           << ": extrapolated central difference " << numeric << " vs <gradient, d> " << analytic
           << ", |diff| " << std::fabs(numeric - analytic) << " > bound " << bound << " (h " << h
           << ", direction seed " << direction_seed << ")";
-      return law_failure("finite_differences", repro, why.str());
+      LawResult failed = law_failure("finite_differences", repro, why.str());
+      failed.measured = result.measured;
+      return failed;
     }
   }
-  return {};
+  return result;
 }
 
 }  // namespace gradconf::props

@@ -140,12 +140,14 @@ struct HostBaseline {
   }
 };
 
-/// The result of a law whose work ran in a child.
+/// The result of a law whose work ran in a child: the child's verdict is one check, and the
+/// output elements it compared bit for bit are `compared`.
 inline LawResult child_verdict(std::string_view law, const std::string& repro,
                                const ChildResult& child, int64_t compared) {
   if (!child.ok()) return law_failure(law, repro, child.describe());
   LawResult result;
-  result.measured.elements_compared = compared;
+  result.measured.add_checks(1);
+  result.measured.add_exact(compared);
   return result;
 }
 
@@ -460,6 +462,7 @@ LawResult empty_problem(const typename Traits::Problem& p, const Backend& backen
   }
   if (!run.violations.empty()) return fail(run.violations);
   LawResult result;
+  result.measured.add_checks(2);  // the status and the workspace size
   for (size_t t = 0; t < empty.tensors.size(); ++t) {
     const TensorSpec& spec = empty.tensors[t];
     if (!spec.output || spec.null) continue;
@@ -471,7 +474,7 @@ LawResult empty_problem(const typename Traits::Problem& p, const Backend& backen
                     std::to_string(i) + ", expected zero-filled");
       }
     }
-    result.measured.elements_compared += static_cast<int64_t>(values.size());
+    result.measured.add_exact(static_cast<int64_t>(values.size()));
   }
   return result;
 }

@@ -21,32 +21,74 @@
 
 namespace gradconf::props {
 
-/// What a law measured on one case, for reports: element counts and the worst errors seen.
+/// What a law measured on one case, for reports. Every law records what it compared: elements
+/// held to an error bound (with the worst |error| / bound), elements compared bit for bit, and
+/// checks that are not numbers (statuses, messages, canaries, child processes). A case that held
+/// with all three at zero compared nothing: it is not counted as a case (LawResult::vacuous).
 struct LawMeasurements {
-  int64_t elements_compared = 0;
+  int64_t bounded_elements = 0;  ///< numbers held to an error bound
+  int64_t exact_elements = 0;    ///< numbers compared bit for bit
+  int64_t checks = 0;            ///< statuses, messages, canaries, child verdicts
   int64_t mismatches = 0;
   double worst_error_over_bound = 0;  ///< max |error| / allowed error (<= 1 when it holds)
-  double max_rel_error = 0;
   double max_abs_error = 0;
-  double max_scaled_rel_error = 0;  ///< Comparison::max_scaled_rel_error
+  /// max |error| / max(|expected|, atol / rtol): relative where the bound is relative, in units of
+  /// the row's absolute floor below it; never infinite for finite values (scalar laws divide by
+  /// their sum of |terms|).
+  double max_rel_error = 0;
+  /// The older CANN standard's MERE (mean of |a-g| / (|g| + 1e-7) over one output) and MARE (its
+  /// max): the worst output of the case. Only comparisons against a reference carry them.
+  double mere = 0;
+  double mare = 0;
+  bool has_mere = false;
 
-  void add(const Comparison& c) {
-    elements_compared += c.count;
+  bool compared_anything() const { return bounded_elements + exact_elements + checks > 0; }
+  bool bounded() const { return bounded_elements > 0; }
+
+  /// A comparison of `c.count` elements; `against_reference`: it carries MERE / MARE.
+  void add(const Comparison& c, bool against_reference = true) {
+    bounded_elements += c.count;
     mismatches += c.count - c.matched;
-    max_rel_error = std::max(max_rel_error, c.max_rel_error);
-    max_scaled_rel_error = std::max(max_scaled_rel_error, c.max_scaled_rel_error);
+    max_rel_error = std::max(max_rel_error, c.max_scaled_rel_error);
     max_abs_error = std::max(max_abs_error, c.max_abs_error);
-    if (c.effective_cap > 0) {
-      worst_error_over_bound = std::max(worst_error_over_bound, c.max_abs_error / c.effective_cap);
+    // The per-element bound atol + rtol |g| and the case's cap both bound the error: the margin
+    // is the tighter of the two ratios' worst.
+    worst_error_over_bound = std::max(worst_error_over_bound, c.worst_error_over_bound);
+    if (against_reference && c.count > 0) {
+      mere = std::max(mere, c.mere);
+      mare = std::max(mare, c.mare);
+      has_mere = true;
     }
   }
-  /// One scalar check |error| <= bound (adjoint, finite differences, linearity).
+  /// One check |error| <= bound, relative to `magnitude` (the scale the bound grows with).
   void add_bound(double error, double bound, double magnitude) {
-    elements_compared += 1;
+    bounded_elements += 1;
     if (!(error <= bound)) mismatches += 1;
     max_abs_error = std::max(max_abs_error, error);
     if (magnitude > 0) max_rel_error = std::max(max_rel_error, error / magnitude);
     if (bound > 0) worst_error_over_bound = std::max(worst_error_over_bound, error / bound);
+  }
+  void add_exact(int64_t elements) { exact_elements += elements; }
+  void add_checks(int64_t count) { checks += count; }
+  /// `m`'s counts and margin only: its errors are in another dtype's units (dtype_agreement).
+  void merge_margin(const LawMeasurements& m) {
+    bounded_elements += m.bounded_elements;
+    exact_elements += m.exact_elements;
+    checks += m.checks;
+    mismatches += m.mismatches;
+    worst_error_over_bound = std::max(worst_error_over_bound, m.worst_error_over_bound);
+  }
+  void merge(const LawMeasurements& m) {
+    bounded_elements += m.bounded_elements;
+    exact_elements += m.exact_elements;
+    checks += m.checks;
+    mismatches += m.mismatches;
+    worst_error_over_bound = std::max(worst_error_over_bound, m.worst_error_over_bound);
+    max_abs_error = std::max(max_abs_error, m.max_abs_error);
+    max_rel_error = std::max(max_rel_error, m.max_rel_error);
+    mere = std::max(mere, m.mere);
+    mare = std::max(mare, m.mare);
+    has_mere = has_mere || m.has_mere;
   }
 };
 
@@ -64,6 +106,10 @@ struct LawResult {
   bool just_valid = false;
   /// The problem's coverage tags ("dtype=bf16", "level=1x1", ...), for the report's coverage.
   std::vector<std::string> tags;
+
+  /// Held, but compared nothing (a split with nothing to split, no output wanted): a defect of
+  /// the case's generator, never counted as a passed case.
+  bool vacuous() const { return holds && !measured.compared_anything(); }
 
   static LawResult failure(std::string why) {
     LawResult r;

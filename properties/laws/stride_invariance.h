@@ -1,6 +1,8 @@
 // Law 5: the problem's layouts (permuted, padded with NaN gaps, offset, zero-stride inputs, on
 // inputs and outputs) give the same bits as the all-contiguous run, and nothing outside the
-// output views is written.
+// output views is written. A problem drawn all contiguous would compare a call with itself: its
+// tensors are then laid out padded and offset (reversed too, for odd seeds), so every case
+// compares two different memory layouts.
 #ifndef GRADCONF_PROPERTIES_LAWS_STRIDE_INVARIANCE_H_
 #define GRADCONF_PROPERTIES_LAWS_STRIDE_INVARIANCE_H_
 
@@ -8,9 +10,27 @@
 
 namespace gradconf::props {
 
+/// A non-contiguous layout for `tensor`: 1-3 elements of padding after each level, a 1-4 element
+/// leading offset, and for odd seeds the dims in reversed memory order.
+inline LayoutSpec strided_layout(const TensorSpec& tensor, uint64_t seed) {
+  LayoutSpec layout;
+  layout.pad = 1 + static_cast<int64_t>(seed % 3);
+  layout.offset = 1 + static_cast<int64_t>((seed / 3) % 4);
+  if (seed % 2 == 1 && tensor.dims.size() > 1) {
+    for (int d = static_cast<int>(tensor.dims.size()) - 1; d >= 0; --d) layout.order.push_back(d);
+  }
+  return layout;
+}
+
 template <typename Traits>
 LawResult stride_invariance(const typename Traits::Problem& p, const Backend& backend) {
-  const auto strided_call = Traits::make_call(p);
+  auto strided_call = Traits::make_call(p);
+  const bool all_contiguous =
+      std::all_of(strided_call.tensors.begin(), strided_call.tensors.end(),
+                  [](const TensorSpec& t) { return t.null || t.layout.contiguous(); });
+  if (all_contiguous) {
+    for (auto& tensor : strided_call.tensors) tensor.layout = strided_layout(tensor, p.seed);
+  }
   // Same logical values, every tensor contiguous: built from the call, not the problem, because a
   // broadcast layout also makes its values constant along the broadcast dims.
   auto dense_call = strided_call;
@@ -23,8 +43,11 @@ LawResult stride_invariance(const typename Traits::Problem& p, const Backend& ba
         "stride_invariance", repro,
         "strided " + describe_status(strided) + ", contiguous " + describe_status(dense));
   }
+  LawResult result;
+  result.measured.add_checks(1);  // nothing written outside the views
   for (int out : Traits::wanted_outputs(p, strided_call)) {
     const auto o = static_cast<size_t>(out);
+    result.measured.add_exact(static_cast<int64_t>(dense.values[o].size()));
     const int64_t at = first_bit_difference(strided.values[o], dense.values[o]);
     if (at >= 0) {
       return law_failure("stride_invariance", repro,
@@ -35,7 +58,7 @@ LawResult stride_invariance(const typename Traits::Problem& p, const Backend& ba
                              std::to_string(dense.values[o][static_cast<size_t>(at)]));
     }
   }
-  return {};
+  return result;
 }
 
 }  // namespace gradconf::props

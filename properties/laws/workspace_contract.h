@@ -60,8 +60,13 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
     return fail("phase 2 with a null executor returned " + std::to_string(null_status) + " '" +
                 null_text + "', expected 161001 naming EXEC-NULL-01");
   }
+  LawResult result;
+  // Phase 1 pure and idempotent, the guard and the views intact twice, the second run and the
+  // null executor refused.
+  result.measured.add_checks(6);
   for (int out : Traits::wanted_outputs(p, call)) {
     const auto o = static_cast<size_t>(out);
+    result.measured.add_exact(2 * static_cast<int64_t>(clean.values[o].size()));
     const int64_t at = first_bit_difference(clean.values[o], dirty.values[o]);
     if (at >= 0) {
       return fail(call.tensors[o].name + " depends on the workspace's prior content (flat index " +
@@ -90,6 +95,7 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
         return fail(std::string(what) + " gave " + describe_status(*refused) +
                     ", expected 161002 naming EXEC-WS-01");
       }
+      result.measured.add_checks(1);
       for (size_t t = 0; t < call.tensors.size(); ++t) {
         if (call.tensors[t].output && !refused->view_untouched[t]) {
           return fail(std::string("a rejected phase 2 (") + what + ") wrote into " +
@@ -98,7 +104,7 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
       }
     }
   }
-  return {};
+  return result;
 }
 
 }  // namespace gradconf::props

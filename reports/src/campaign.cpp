@@ -22,6 +22,10 @@ constexpr double kSecondsPerCase = 0.005;
 constexpr int kMinCasesPerCell = 4;
 constexpr int kMaxCasesPerCell = 2000;
 constexpr size_t kFailuresKept = 3;
+// The error contract keeps drawing until both sides of every clause have a case: at least this many
+// draws even at the smallest budget (boundary cases are cheap: validation only), so a short
+// `--strict` campaign covers the traceability matrix too.
+constexpr int kMinBoundaryDraws = 4000;
 
 bool selected(const std::vector<std::string>& wanted,
               std::initializer_list<std::string_view> names) {
@@ -93,6 +97,23 @@ CellStatus Cell::status() const {
   return CellStatus::kPassed;
 }
 
+std::string_view Cell::measure() const {
+  if (bounded_elements > 0) return "within bound";
+  if (exact_elements > 0) return "exact";
+  if (checks > 0) return "checks";
+  return "not measured";
+}
+
+int margin_bin(double margin) {
+  if (!(margin >= 0)) return kMarginBins - 1;  // NaN: beyond any bound
+  if (margin == 0) return 0;
+  if (margin >= 1) return kMarginBins - 1;
+  for (int k = 1; k < kMarginBins - 1; ++k) {
+    if (margin < std::ldexp(1.0, k - 25)) return k;
+  }
+  return kMarginBins - 1;
+}
+
 bool Campaign::failed() const {
   for (const Cell& c : cells) {
     if (c.status() == CellStatus::kFailed) return true;
@@ -124,6 +145,7 @@ struct WorkResult {
   std::map<std::string, Cell> cells;                        ///< by dtype
   std::map<std::string, std::pair<int, int>> clause_sides;  ///< clause -> (valid, invalid)
   std::map<std::string, std::vector<int>> ulp_bins;         ///< dtype -> histogram
+  std::map<std::string, std::vector<int>> margin_bins;      ///< dtype -> histogram
   std::map<std::string, int> tags;
   int cases = 0, failures = 0;
 };
@@ -146,7 +168,8 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
   WorkResult out;
   // Boundary cases draw a clause and a side at random; the traceability matrix wants both sides
   // of every clause, so the error contract keeps drawing (the same draws for a seed, in any
-  // shard) until each side of each of its family's clauses has a case, or 10x its cases ran.
+  // shard) until each side of each of its family's clauses has a case, or 10x its cases (at least
+  // kMinBoundaryDraws) ran.
   std::set<std::pair<std::string, bool>> sides_missing;
   if (w.law->law == "error_contract") {
     for (const props::ClauseInfo& c : w.family->clauses) {
@@ -156,7 +179,8 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
       sides_missing.insert({std::string(c.id), false});
     }
   }
-  for (int i = 0; i < cases || (!sides_missing.empty() && i < 10 * cases); ++i) {
+  for (int i = 0;
+       i < cases || (!sides_missing.empty() && i < std::max(10 * cases, kMinBoundaryDraws)); ++i) {
     props::LawResult r = props::run_law_case(*w.law, backend, i, options.seed);
     if (!r.clause.empty()) sides_missing.erase({r.clause, r.just_valid});
     if (!options.dtypes.empty() && !selected(options.dtypes, {r.dtype})) continue;
@@ -167,12 +191,39 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
     cell.entry = std::string(w.law->entry);
     cell.law = w.law->name;
     cell.dtype = r.dtype;
+    if (cell.mere_threshold == 0) {
+      cell.mere_threshold = props::tolerance_for(cell.entry, "*", dtype_of(r.dtype)).mere_threshold;
+    }
+    if (r.vacuous()) {
+      cell.discarded += 1;
+      continue;
+    }
     cell.cases += 1;
-    cell.mistrusted += r.mistrusted ? 1 : 0;
-    cell.worst_error_over_bound =
-        std::max(cell.worst_error_over_bound, r.measured.worst_error_over_bound);
-    cell.max_rel_error = std::max(cell.max_rel_error, r.measured.max_rel_error);
-    cell.max_abs_error = std::max(cell.max_abs_error, r.measured.max_abs_error);
+    if (r.mistrusted) {
+      cell.mistrusted += 1;
+      if (cell.mistrust_reason.empty()) cell.mistrust_reason = r.mistrust_reason;
+    }
+    const props::LawMeasurements& m = r.measured;
+    cell.bounded_elements += m.bounded_elements;
+    cell.exact_elements += m.exact_elements;
+    cell.checks += m.checks;
+    if (m.bounded() &&
+        (cell.worst_repro.empty() || m.worst_error_over_bound > cell.worst_error_over_bound)) {
+      cell.worst_error_over_bound = m.worst_error_over_bound;
+      cell.worst_repro = r.repro;
+    }
+    cell.max_rel_error = std::max(cell.max_rel_error, m.max_rel_error);
+    cell.max_abs_error = std::max(cell.max_abs_error, m.max_abs_error);
+    if (m.has_mere) {
+      cell.mere = std::max(cell.mere, m.mere);
+      cell.mare = std::max(cell.mare, m.mare);
+      cell.has_mere = true;
+    }
+    if (m.bounded()) {
+      auto& bins = out.margin_bins[r.dtype];
+      bins.resize(kMarginBins);
+      bins[static_cast<size_t>(margin_bin(m.worst_error_over_bound))] += 1;
+    }
     if (!r.holds) {
       cell.failed += 1;
       out.failures += 1;
@@ -182,11 +233,11 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
       auto& sides = out.clause_sides[r.clause];
       (r.just_valid ? sides.first : sides.second) += 1;
     }
-    if (w.law->law == "matches_reference" && r.measured.elements_compared > 0) {
+    if (w.law->law == "matches_reference" && r.measured.bounded()) {
       auto& bins = out.ulp_bins[r.dtype];
       bins.resize(kUlpBins);
       const double eps = props::machine_epsilon(dtype_of(r.dtype));
-      bins[static_cast<size_t>(ulp_bin(r.measured.max_scaled_rel_error / eps))] += 1;
+      bins[static_cast<size_t>(ulp_bin(r.measured.max_rel_error / eps))] += 1;
     }
     for (const std::string& t : r.tags) out.tags[t] += 1;
     out.cases += 1;
@@ -279,6 +330,9 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
       h.tolerance_ulps = t.rtol / props::machine_epsilon(dtype_of(dtype));
       for (size_t k = 0; k < bins.size(); ++k) h.bins[k] += bins[k];
     }
+    for (const auto& [dtype, bins] : r.margin_bins) {
+      campaign.margins.push_back({work[i].order, entry, work[i].law->name, dtype, bins});
+    }
     for (const auto& [tag, n] : r.tags) {
       campaign.coverage[std::string(work[i].family->family)][tag] += n;
     }
@@ -299,9 +353,12 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
         const props::LawBinding* law = family->law(row.law);
         if (planted && law &&
             planted->select_fault(props::planted_fault_name(family->family, row.fault))) {
+          // Caught: the planted backend fails a case the shipped backend holds, so the failure
+          // is the fault's doing (a case the shipped backend also fails proves nothing).
           for (int i = 0; i < row.attempts && !check.caught; ++i) {
             check.attempts = i + 1;
-            check.caught = !props::run_law_case(*law, *planted, i).holds;
+            check.caught = !props::run_law_case(*law, *planted, i).holds &&
+                           props::run_law_case(*law, backend, i).holds;
           }
           planted->select_fault("");
         }
@@ -327,6 +384,7 @@ Campaign merge_campaigns(const std::vector<Campaign>& parts) {
     merged.seconds = std::max(merged.seconds, part.seconds);
     merged.cells.insert(merged.cells.end(), part.cells.begin(), part.cells.end());
     merged.faults.insert(merged.faults.end(), part.faults.begin(), part.faults.end());
+    merged.margins.insert(merged.margins.end(), part.margins.begin(), part.margins.end());
     for (const ClauseRow& row : part.clauses) {
       auto it = std::find_if(merged.clauses.begin(), merged.clauses.end(),
                              [&](const ClauseRow& r) { return r.id == row.id; });
@@ -353,6 +411,10 @@ Campaign merge_campaigns(const std::vector<Campaign>& parts) {
   });
   std::stable_sort(merged.faults.begin(), merged.faults.end(),
                    [](const FaultCheck& a, const FaultCheck& b) { return a.order < b.order; });
+  std::stable_sort(merged.margins.begin(), merged.margins.end(),
+                   [](const MarginHistogram& a, const MarginHistogram& b) {
+                     return std::tie(a.order, a.dtype) < std::tie(b.order, b.dtype);
+                   });
   for (auto& [key, h] : histograms) merged.errors.push_back(std::move(h));
   return merged;
 }

@@ -37,9 +37,23 @@ struct Cell {
   int order = 0;  ///< the law binding's place in the whole campaign (shards keep it)
   std::string family, entry, law, dtype;
   int cases = 0, failed = 0, mistrusted = 0;
+  /// Cases that held having compared nothing (props::LawResult::vacuous): not in `cases`.
+  int discarded = 0;
+  /// What the cases compared (props::LawMeasurements), summed over the cell's cases.
+  int64_t bounded_elements = 0, exact_elements = 0, checks = 0;
+  /// Over the bounded comparisons: the worst |error| / bound and that case's repro line, the
+  /// largest absolute and relative (LawMeasurements::max_rel_error) errors.
   double worst_error_over_bound = 0, max_rel_error = 0, max_abs_error = 0, seconds = 0;
+  std::string worst_repro;
+  /// The older standard's MERE / MARE (worst case) against its threshold T (pass: MERE < T and
+  /// MARE < 10 T); has_mere when some case compared against a reference.
+  bool has_mere = false;
+  double mere = 0, mare = 0, mere_threshold = 0;
+  std::string mistrust_reason;        ///< the first mistrusted case's reason
   std::vector<std::string> failures;  ///< the first few failure details (repro lines inside)
   CellStatus status() const;
+  /// "within bound", "exact", "checks" or "not measured": the strongest kind compared.
+  std::string_view measure() const;
 };
 
 struct ClauseRow {
@@ -73,6 +87,18 @@ struct ErrorHistogram {
   std::vector<int> bins = std::vector<int>(kUlpBins, 0);
 };
 
+/// The margin |error| / bound of every case of a bounded law (one histogram per law binding and
+/// dtype): bin 0 holds margins of exactly 0, bin 1 those below 2^-24, bin k (2..kMarginBins-2)
+/// [2^(k-26), 2^(k-25)), the last bin 1 and more (beyond the bound).
+inline constexpr int kMarginBins = 27;
+int margin_bin(double margin);
+
+struct MarginHistogram {
+  int order = 0;  ///< the law binding's place in the whole campaign
+  std::string entry, law, dtype;
+  std::vector<int> bins = std::vector<int>(kMarginBins, 0);
+};
+
 struct Campaign {
   CampaignOptions options;
   int cases_per_cell = 0;
@@ -81,6 +107,7 @@ struct Campaign {
   std::vector<ClauseRow> clauses;
   std::vector<FaultCheck> faults;
   std::vector<ErrorHistogram> errors;
+  std::vector<MarginHistogram> margins;
   /// family -> coverage tag ("level=1x1", "dtype=bf16", ...) -> cases that carried it.
   std::map<std::string, std::map<std::string, int>> coverage;
   bool failed() const;

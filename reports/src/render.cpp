@@ -106,6 +106,44 @@ int uncovered(const Campaign& c) {
   return n;
 }
 
+// What a cell compared, e.g. "12.3k bounded, 4.1k exact, 96 checks".
+std::string compared_text(const Cell& cell) {
+  auto count = [](int64_t n) {
+    return n >= 10000 ? fmt::format("{:.1f}k", static_cast<double>(n) / 1000) : std::to_string(n);
+  };
+  std::vector<std::string> parts;
+  if (cell.bounded_elements > 0) parts.push_back(count(cell.bounded_elements) + " bounded");
+  if (cell.exact_elements > 0) parts.push_back(count(cell.exact_elements) + " exact");
+  if (cell.checks > 0) parts.push_back(count(cell.checks) + " checks");
+  if (parts.empty()) return "nothing";
+  std::string text = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) text += ", " + parts[i];
+  return text;
+}
+
+// The worst margin in words: "37% of bound", "exact" (bitwise laws), "checks only", or "not
+// measured"; never a bare 0.
+std::string margin_text(const Cell& cell) {
+  if (cell.bounded_elements > 0) {
+    if (cell.worst_error_over_bound == 0) return "0 (every element exact)";
+    return fmt::format("{:.3g}% of bound", 100 * cell.worst_error_over_bound);
+  }
+  if (cell.exact_elements > 0) return "exact (bitwise)";
+  if (cell.checks > 0) return "checks only";
+  return "not measured";
+}
+
+std::string bounded_number(const Cell& cell, double value) {
+  return cell.bounded_elements > 0 ? fmt::format("{:.3g}", value) : std::string("-");
+}
+
+std::string mere_text(const Cell& cell) {
+  if (!cell.has_mere) return "-";
+  const bool holds = cell.mere < cell.mere_threshold && cell.mare < 10 * cell.mere_threshold;
+  return fmt::format("{:.2g} / {:.2g} (T {:.2g}{})", cell.mere, cell.mare, cell.mere_threshold,
+                     cell.mere_threshold > 0 ? (holds ? ", holds" : ", over") : "");
+}
+
 // Plots: small inline SVG, no script, no network.
 
 /// Horizontal bars, one per (label, value), longest = full width.
@@ -175,6 +213,36 @@ std::string law_of(const std::string& binding) {
   return dot == std::string::npos ? binding : binding.substr(dot + 1);
 }
 
+/// Margins of every bounded law: one row per (law binding, dtype), one shaded cell per margin bin.
+std::string render_margins(const Campaign& c) {
+  std::string h =
+      "<h2>Margins of the bounded laws (|error| / bound, per case)</h2><p><small>Every case of "
+      "a law that holds its numbers to a bound (matches_reference, dtype_agreement, "
+      "adjoint_identity, finite_differences, linear_in_incoming_gradient, batch_split sums): "
+      "its worst |error| / bound, binned by powers of two from 2^-24 to 1; darker = more "
+      "cases.</small></p><table id=\"margin-plots\"><tr><th>law</th><th>dtype</th><th>0</th>";
+  for (int k = 1; k < kMarginBins; ++k) {
+    h += k == kMarginBins - 1 ? std::string("<th>&ge;1</th>")
+                              : fmt::format("<th><small>2^{}</small></th>", k - 25);
+  }
+  h += "</tr>";
+  for (const MarginHistogram& m : c.margins) {
+    int max = 0;
+    for (int n : m.bins) max = std::max(max, n);
+    h += "<tr><td>" + html_escape(m.law) + "</td><td>" + html_escape(m.dtype) + "</td>";
+    for (int k = 0; k < kMarginBins; ++k) {
+      const int n = m.bins[static_cast<size_t>(k)];
+      const double shade = max > 0 ? std::sqrt(static_cast<double>(n) / max) : 0;
+      const bool over = k == kMarginBins - 1 && n > 0;
+      h += fmt::format("<td title=\"{} cases\" style=\"background:rgba({},{:.2f})\">{}</td>", n,
+                       over ? "211,51,51" : "91,143,214", n > 0 ? 0.15 + 0.85 * shade : 0.0,
+                       n > 0 ? std::to_string(n) : "");
+    }
+    h += "</tr>";
+  }
+  return h + "</table>";
+}
+
 std::string render_plots(const Campaign& c) {
   std::string h =
       "<h2>Error distribution (relative error in ULPs of the dtype, per case)</h2>"
@@ -183,7 +251,8 @@ std::string render_plots(const Campaign& c) {
       "dashed line is the dtype's rtol (the bound is atol + rtol |expected|).</small>"
       "</p><div id=\"error-plots\">";
   for (const ErrorHistogram& e : c.errors) h += svg_error_histogram(e);
-  h += "</div><h2>Parameter-space coverage (cases per generator tag)</h2><div "
+  h += "</div>" + render_margins(c) +
+       "<h2>Parameter-space coverage (cases per generator tag)</h2><div "
        "id=\"coverage-plots\">";
   for (const auto& [family, tags] : c.coverage) {
     std::vector<std::pair<std::string, double>> bars;
@@ -207,13 +276,35 @@ std::string render_markdown(const Campaign& c, const Errata& errata) {
       c.failed() ? "FAILED" : "PASSED", c.cells.size(), c.cases_per_cell, c.options.seed,
       c.options.budget_seconds, c.seconds);
   md +=
-      "## Laws (op x dtype x law)\n\n| op | law | dtype | status | cases | worst error / bound | "
-      "max rel | max abs | time s |\n|---|---|---|---|---|---|---|---|---|\n";
+      "## Laws (op x dtype x law)\n\nCompared: elements held to a bound, compared bit for bit "
+      "(exact), and checks that are not numbers (statuses, messages, canaries, child processes). "
+      "Worst error / bound: the worst case's margin (its repro line is under \"Worst cases\"). "
+      "Max rel: |error| / max(|expected|, atol/rtol). MERE / MARE: the older CANN standard, "
+      "passing when MERE < T and MARE < 10 T.\n\n| op | law | dtype | status | cases | compared "
+      "| worst error / bound | max abs | max rel | MERE / MARE | time s |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Cell& cell : c.cells) {
-    md += fmt::format("| {} | {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.2f} |\n",
-                      cell.entry, cell.law, cell.dtype, cell_status_name(cell.status()), cell.cases,
-                      cell.worst_error_over_bound, cell.max_rel_error, cell.max_abs_error,
-                      cell.seconds);
+    std::string cases = std::to_string(cell.cases);
+    if (cell.discarded > 0) cases += fmt::format(" ({} discarded)", cell.discarded);
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n", cell.entry,
+                      cell.law, cell.dtype, cell_status_name(cell.status()), cases,
+                      compared_text(cell), margin_text(cell),
+                      bounded_number(cell, cell.max_abs_error),
+                      bounded_number(cell, cell.max_rel_error), mere_text(cell), cell.seconds);
+  }
+  md += "\n## Worst cases (the bounded cells' closest case to its bound)\n\n";
+  for (const Cell& cell : c.cells) {
+    if (cell.worst_repro.empty()) continue;
+    md += fmt::format("- {} / {}: {}: `{}`\n", cell.law, cell.dtype, margin_text(cell),
+                      md_cell(cell.worst_repro));
+  }
+  bool any_mistrusted = false;
+  for (const Cell& cell : c.cells) {
+    if (cell.mistrusted == 0) continue;
+    if (!any_mistrusted) md += "\n## Mistrusted cases\n\n";
+    any_mistrusted = true;
+    md += fmt::format("- {} / {}: {} of {} cases: {}\n", cell.law, cell.dtype, cell.mistrusted,
+                      cell.cases, md_cell(cell.mistrust_reason));
   }
   md += "\n## Failures\n\n";
   bool any = false;
@@ -285,9 +376,19 @@ std::string render_json(const Campaign& c, const Errata& errata) {
                           {"cases", cell.cases},
                           {"failed", cell.failed},
                           {"mistrusted", cell.mistrusted},
+                          {"mistrust_reason", cell.mistrust_reason},
+                          {"discarded", cell.discarded},
+                          {"measure", cell.measure()},
+                          {"bounded_elements", cell.bounded_elements},
+                          {"exact_elements", cell.exact_elements},
+                          {"checks", cell.checks},
                           {"worst_error_over_bound", cell.worst_error_over_bound},
+                          {"worst_repro", cell.worst_repro},
                           {"max_rel_error", cell.max_rel_error},
                           {"max_abs_error", cell.max_abs_error},
+                          {"mere", cell.has_mere ? json(cell.mere) : json(nullptr)},
+                          {"mare", cell.has_mere ? json(cell.mare) : json(nullptr)},
+                          {"mere_threshold", cell.mere_threshold},
                           {"seconds", cell.seconds},
                           {"failures", cell.failures}});
   }
@@ -310,6 +411,14 @@ std::string render_json(const Campaign& c, const Errata& errata) {
                                  {"invalid_cases", r.invalid_cases},
                                  {"validation_test", r.validation_tested},
                                  {"covered", r.covered()}});
+  }
+  j["margins"] = json::array();
+  for (const MarginHistogram& m : c.margins) {
+    j["margins"].push_back({{"order", m.order},
+                            {"op", m.entry},
+                            {"law", m.law},
+                            {"dtype", m.dtype},
+                            {"bins", m.bins}});
   }
   for (const ErrorHistogram& h : c.errors) {
     j["errors"].push_back({{"op", h.entry},
@@ -356,10 +465,23 @@ bool campaign_from_json(const std::string& text, Campaign* out, std::string* err
       cell.cases = x.at("cases").get<int>();
       cell.failed = x.at("failed").get<int>();
       cell.mistrusted = x.at("mistrusted").get<int>();
+      cell.mistrust_reason = x.at("mistrust_reason").get<std::string>();
+      cell.discarded = x.at("discarded").get<int>();
+      cell.bounded_elements = x.at("bounded_elements").get<int64_t>();
+      cell.exact_elements = x.at("exact_elements").get<int64_t>();
+      cell.checks = x.at("checks").get<int64_t>();
       cell.worst_error_over_bound = x.at("worst_error_over_bound").get<double>();
-      cell.max_rel_error =
-          x.at("max_rel_error").is_null() ? INFINITY : x.at("max_rel_error").get<double>();
-      cell.max_abs_error = x.at("max_abs_error").get<double>();
+      cell.worst_repro = x.at("worst_repro").get<std::string>();
+      // JSON has no infinity: nlohmann writes a non-finite double as null.
+      auto number = [](const json& v) { return v.is_null() ? INFINITY : v.get<double>(); };
+      cell.max_rel_error = number(x.at("max_rel_error"));
+      cell.max_abs_error = number(x.at("max_abs_error"));
+      cell.has_mere = !x.at("mere").is_null();
+      if (cell.has_mere) {
+        cell.mere = number(x.at("mere"));
+        cell.mare = number(x.at("mare"));
+      }
+      cell.mere_threshold = x.at("mere_threshold").get<double>();
       cell.seconds = x.at("seconds").get<double>();
       cell.failures = x.at("failures").get<std::vector<std::string>>();
       c.cells.push_back(std::move(cell));
@@ -378,6 +500,16 @@ bool campaign_from_json(const std::string& text, Campaign* out, std::string* err
       row.invalid_cases = x.at("invalid_cases").get<int>();
       row.validation_tested = x.at("validation_test").get<bool>();
       c.clauses.push_back(std::move(row));
+    }
+    for (const json& x : j.at("margins")) {
+      MarginHistogram m;
+      m.order = x.at("order").get<int>();
+      m.entry = x.at("op").get<std::string>();
+      m.law = x.at("law").get<std::string>();
+      m.dtype = x.at("dtype").get<std::string>();
+      m.bins = x.at("bins").get<std::vector<int>>();
+      m.bins.resize(kMarginBins);
+      c.margins.push_back(std::move(m));
     }
     for (const json& x : j.at("errors")) {
       ErrorHistogram h;
@@ -464,11 +596,14 @@ std::string render_html(const Campaign& c, const Errata& errata) {
         continue;
       }
       const std::string status(cell_status_name(cell->status()));
-      h += fmt::format(
-          "<td class=\"{}\" title=\"{} cases, worst error/bound {:.3g}, max rel "
-          "{:.3g}\">{} <small>{}</small></td>",
-          status, cell->cases, cell->worst_error_over_bound, cell->max_rel_error, status,
-          cell->cases);
+      std::string title = fmt::format("{} cases; compared {}; worst error/bound {}; max rel {}",
+                                      cell->cases, compared_text(*cell), margin_text(*cell),
+                                      bounded_number(*cell, cell->max_rel_error));
+      if (cell->has_mere) title += "; MERE / MARE " + mere_text(*cell);
+      if (cell->mistrusted > 0) title += "; mistrusted: " + cell->mistrust_reason;
+      h +=
+          fmt::format("<td class=\"{}\" title=\"{}\">{} <small>{} &middot; {}</small></td>", status,
+                      html_escape(title), status, cell->cases, html_escape(margin_text(*cell)));
     }
     h += "</tr>";
   }

@@ -54,10 +54,12 @@ bool check_at_most(const std::string& name, int max_cases, Testable&& testable) 
 }
 
 /// Fails the current RapidCheck case with the law's detail (which starts with the repro line),
-/// and tags cases the comparator mistrusted.
+/// and tags cases the comparator mistrusted. A case that held having compared nothing fails too:
+/// every generator must draw cases its law can check.
 inline void rc_assert_law(const LawResult& result) {
   if (result.mistrusted) RC_TAG("mistrusted");
   if (!result.holds) RC_FAIL(result.detail);
+  if (result.vacuous()) RC_FAIL("the law compared nothing for '" + result.repro + "'");
 }
 
 /// The first of `attempts` values drawn from `gen` (fixed seeds, sizes spread over 0..100) for

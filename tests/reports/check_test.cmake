@@ -1,5 +1,5 @@
 file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${GRADCONF} check --budget 5 --no-progress --out ${OUT}
+execute_process(COMMAND ${GRADCONF} check --budget 60 --strict --no-progress --out ${OUT}
                 RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "gradconf check exited ${result}\n${output}\n${errors}")
@@ -15,11 +15,23 @@ string(JSON verdict GET "${json}" verdict)
 string(JSON cells LENGTH "${json}" cells)
 string(JSON faults LENGTH "${json}" planted_faults)
 string(JSON clauses LENGTH "${json}" traceability)
-if(NOT version EQUAL 2 OR NOT verdict STREQUAL "PASSED" OR cells LESS 100 OR faults LESS 20
+if(NOT version EQUAL 3 OR NOT verdict STREQUAL "PASSED" OR cells LESS 100 OR faults LESS 20
    OR clauses LESS 40)
   message(FATAL_ERROR "unexpected report: schema ${version}, verdict ${verdict}, ${cells} cells, "
                       "${faults} planted faults, ${clauses} clauses")
 endif()
+# Every cell measured something, none is MISTRUSTED, and no number is infinite (JSON null).
+math(EXPR last "${cells} - 1")
+foreach(i RANGE ${last})
+  string(JSON law GET "${json}" cells ${i} law)
+  string(JSON dtype GET "${json}" cells ${i} dtype)
+  string(JSON status GET "${json}" cells ${i} status)
+  string(JSON measure GET "${json}" cells ${i} measure)
+  string(JSON rel GET "${json}" cells ${i} max_rel_error)
+  if(status STREQUAL "MISTRUSTED" OR measure STREQUAL "not measured" OR rel STREQUAL "null")
+    message(FATAL_ERROR "cell ${law} ${dtype}: status ${status}, measure '${measure}', max rel ${rel}")
+  endif()
+endforeach()
 # Every registered op has cells, and the HTML has its matrix and traceability tables.
 foreach(op GridSampler2DBackward MultiScaleDeformableAttentionGrad NsaCompressGrad
         NsaSelectedAttentionGrad)
@@ -29,7 +41,7 @@ foreach(op GridSampler2DBackward MultiScaleDeformableAttentionGrad NsaCompressGr
   endif()
 endforeach()
 file(READ ${OUT}/report.html html)
-foreach(id matrix faults traceability errata error-plots coverage-plots time-plot)
+foreach(id matrix faults traceability errata error-plots margin-plots coverage-plots time-plot)
   string(FIND "${html}" "id=\"${id}\"" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "report.html has no table '${id}'")
@@ -44,7 +56,7 @@ message(STATUS "${output}")
 
 # --jobs 2 runs two shard processes and merges them: the same cells, case counts and verdicts as
 # the single run (only the time column differs).
-execute_process(COMMAND ${GRADCONF} check --budget 5 --no-progress --jobs 2 --out ${OUT}_jobs
+execute_process(COMMAND ${GRADCONF} check --budget 60 --strict --no-progress --jobs 2 --out ${OUT}_jobs
                 RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "gradconf check --jobs 2 exited ${result}\n${output}\n${errors}")

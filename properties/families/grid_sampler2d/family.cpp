@@ -69,6 +69,9 @@ std::vector<FaultRow> fault_rows() {
       {"workspace_assumed_zero", "GridSampler2DBackward.workspace_contract", 100},
       {"phase1_writes_outputs", "GridSampler2DBackward.workspace_contract", 100},
       {"missing_clause_shape04", "GridSampler2D+Backward.error_contract", 2000},
+      // A relative error of ~6e-8 in double: below the old finite-difference bound (1e-6 of
+      // the magnitude), far above the derived one.
+      {"grid_grad_rounded_to_float", "GridSampler2DBackward.finite_differences", 100},
   };
   for (const FaultRow& row : core_fault_rows("GridSampler2DBackward")) rows.push_back(row);
   return rows;

@@ -39,11 +39,16 @@ rc::Gen<std::vector<std::array<int64_t, 2>>> gen_seqs(Heads h) {
   const auto one =
       rc::gen::mapcat(rc::gen::inRange<int64_t>(h.count, h.count + 3), [h](int64_t blocks) {
         const int64_t kv = blocks * h.block;
-        // At most 20 queries a batch: the double reference stays fast.
-        return rc::gen::map(rc::gen::inRange<int64_t>(1, std::min<int64_t>(kv, 20) + 1),
-                            [kv](int64_t q) {
-                              return std::array<int64_t, 2>{q, kv};
-                            });
+        // At most 20 queries a batch: the double reference stays fast. One query is rare: under
+        // sparseMode 2 its row sees one key, so dq and dk are zero by construction (a case of
+        // mostly structural zeros proves little: MISTRUSTED).
+        const int64_t most = std::min<int64_t>(kv, 20);
+        const auto queries =
+            most < 2
+                ? rc::gen::just(most)
+                : rc::gen::weightedOneOf<int64_t>({{1, rc::gen::just(int64_t{1})},
+                                                   {9, rc::gen::inRange<int64_t>(2, most + 1)}});
+        return rc::gen::map(queries, [kv](int64_t q) { return std::array<int64_t, 2>{q, kv}; });
       });
   return rc::gen::mapcat(rc::gen::inRange<size_t>(1, 4), [one](size_t n) {
     return rc::gen::container<std::vector<std::array<int64_t, 2>>>(n, one);
