@@ -64,8 +64,16 @@ void check_boundary(const ApiTarget<Traits>& target, const typename Traits::Prob
   repro << Traits::repro(p) << " --break=" << edit.breaker->clause_id
         << " --side=" << (edit.just_valid ? "just-valid" : "just-invalid")
         << " --choice=" << edit.choice << "\n  call: " << props::summarize(call);
-  // The harness cannot hand the operator a view aclCreateTensor refused.
-  if (!verdict.views_created) return;
+  // The harness cannot hand the operator a view aclCreateTensor refused: only a just-invalid edit
+  // may make one (a just-valid call is valid, views included).
+  if (!verdict.views_created) {
+    if (edit.just_valid) {
+      finding("the just-valid side of " + std::string(edit.breaker->clause_id) +
+              " made a view aclCreateTensor refuses: " + repro.str());
+    }
+    if (tags_enabled()) tag("views=refused");
+    return;
+  }
   if (!edit.just_valid && verdict.clause_id != edit.breaker->clause_id) {
     finding("breaker " + std::string(edit.breaker->clause_id) +
             " made a call whose first violated clause is '" + verdict.clause_id +

@@ -38,7 +38,10 @@ inline Plan make_plan(const CallArgs& args) {
 template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
   clear_last_error();
-  const Verdict verdict = run_clauses(clause_table(), args, spec_profile());
+  const Verdict verdict =
+      kFault == Fault::kFormatUnchecked
+          ? run_clauses_without(clause_table(), args, spec_profile(), "MSDA-FORMAT-01")
+          : run_clauses(clause_table(), args, spec_profile());
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
   const Plan plan = make_plan(args);
   if (args.direction == Direction::kForward) {

@@ -22,6 +22,10 @@ std::string_view fault_name(Fault fault) {
       return "thread_dependent_scatter";
     case Fault::kEmptyKeepsWorkspace:
       return "empty_keeps_workspace";
+    case Fault::kFormatUnchecked:
+      return "format_unchecked";
+    case Fault::kAbsGradOutput:
+      return "abs_grad_output";
     case Fault::kCount:
       break;
   }

@@ -20,6 +20,8 @@ enum class Fault : uint8_t {
   kThreadDependentScatter,  ///< gradValue summed in float partials split by thread count
   kEmptyKeepsWorkspace,     ///< the backward of a problem without queries still asks for slice
                             ///< blocks (the probe's defect: workspace 640 for Q = 0)
+  kFormatUnchecked,         ///< phase 1 skips MSDA-FORMAT-01 (any aclFormat accepted)
+  kAbsGradOutput,           ///< the backward reads |gradOutput| (not linear in the gradient)
   kCount,
 };
 
@@ -32,6 +34,8 @@ inline constexpr std::array kAllFaults = {
     Fault::kDroppedChannelBlock,
     Fault::kThreadDependentScatter,
     Fault::kEmptyKeepsWorkspace,
+    Fault::kFormatUnchecked,
+    Fault::kAbsGradOutput,
 };
 
 std::string_view fault_name(Fault fault);

@@ -386,6 +386,10 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
       for (int64_t c = 0; c < channels; ++c) {
         grad[c] = static_cast<Acc>(g[c * gs]);
         grad_wide[c] = static_cast<double>(g[c * gs]);
+        if constexpr (kFault == Fault::kAbsGradOutput) {
+          grad[c] = std::abs(grad[c]);
+          grad_wide[c] = std::abs(grad_wide[c]);
+        }
       }
       if (samples > 0) {
         scratch.located.template locate<T, kFault>(location, attn, levels, s, b, q, m, j);

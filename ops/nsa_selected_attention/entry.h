@@ -56,7 +56,10 @@ inline void snapshot_topk(Plan& plan) {
 template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
   clear_last_error();
-  const Verdict verdict = run_clauses(clause_table(), args, spec_profile());
+  const Verdict verdict =
+      kFault == Fault::kFormatUnchecked
+          ? run_clauses_without(clause_table(), args, spec_profile(), "NSA-FORMAT-01")
+          : run_clauses(clause_table(), args, spec_profile());
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
   Plan plan = make_plan(args);
   if constexpr (kFault != Fault::kTopkReadAtRun) snapshot_topk(plan);

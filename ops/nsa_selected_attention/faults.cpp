@@ -20,6 +20,10 @@ std::string_view fault_name(Fault fault) {
       return "dr_from_grad_grad";
     case Fault::kTopkReadAtRun:
       return "topk_read_at_run";
+    case Fault::kFormatUnchecked:
+      return "format_unchecked";
+    case Fault::kAbsGradOutput:
+      return "abs_grad_output";
     case Fault::kCount:
       break;
   }

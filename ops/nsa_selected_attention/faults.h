@@ -20,12 +20,15 @@ enum class Fault : uint8_t {
   kDrFromGradGrad,    ///< Dr = dO . dO instead of dO . O
   kTopkReadAtRun,     ///< phase 2 reads topkIndices from the caller's tensor, trusting that they
                       ///< still hold what phase 1 validated (no copy)
+  kFormatUnchecked,   ///< phase 1 skips NSA-FORMAT-01 (any aclFormat accepted)
+  kAbsGradOutput,     ///< dq and dk read |dO| (not linear in the incoming gradient)
   kCount,
 };
 
 inline constexpr std::array kAllFaults = {
-    Fault::kCausalOffByOne,   Fault::kStatsLane1,     Fault::kDkScaleMissing, Fault::kGroupModulo,
-    Fault::kDuplicatesMerged, Fault::kDrFromGradGrad, Fault::kTopkReadAtRun,
+    Fault::kCausalOffByOne, Fault::kStatsLane1,       Fault::kDkScaleMissing,
+    Fault::kGroupModulo,    Fault::kDuplicatesMerged, Fault::kDrFromGradGrad,
+    Fault::kTopkReadAtRun,  Fault::kFormatUnchecked,  Fault::kAbsGradOutput,
 };
 
 std::string_view fault_name(Fault fault);

@@ -322,6 +322,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             const int64_t n1 = query_head<kFault>(s, n2, g);
             gather_rows(query, t, 1, n1, q, g);
             gather_rows(grad_out, t, 1, n1, go, g);
+            if constexpr (kFault == Fault::kAbsGradOutput) go.row(g) = go.row(g).cwiseAbs();
             m[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
             l[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
           }

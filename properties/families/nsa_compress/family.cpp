@@ -54,6 +54,12 @@ std::vector<FaultRow> fault_rows() {
       {"last_writer_wins", "NsaCompressGrad.adjoint_identity", 100},
       {"tail_unwritten", "NsaCompressGrad.matches_reference", 200},
       {"format_unchecked", "NsaCompress+Grad.error_contract", 2000},
+      // dtype_agreement holds every dtype to the reference; batch_split sees batches read from
+      // the wrong tokens.
+      {"weight_transposed", "NsaCompress.dtype_agreement", 100},
+      {"last_window_dropped", "NsaCompressGrad.dtype_agreement", 100},
+      {"lengths_not_prefix", "NsaCompressGrad.batch_split", 200},
+      {"lengths_not_prefix", "NsaCompress.batch_split", 200},
   };
   for (const FaultRow& row : core_fault_rows("NsaCompressGrad")) rows.push_back(row);
   return rows;
