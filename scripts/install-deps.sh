@@ -2,8 +2,9 @@
 # Installs every Debian package gradconf needs to build, test and fuzz. Idempotent: when all
 # packages are already installed it does nothing (no apt-get update). Run as root.
 #   --with-torch   also install python3-torch (~800 MB) for the PyTorch cross-checks (ctest label
-#                  `torch`) and benchmarks; scripts/test.sh (so CI) passes it, so the checks run
-#                  there; without it they skip (exit 77).
+#                  `torch`) and benchmarks, and chromium for the test that renders report.html;
+#                  scripts/test.sh (so CI) passes it, so those checks run there; without it they
+#                  skip (exit 77).
 set -euo pipefail
 
 packages=(
@@ -15,7 +16,7 @@ packages=(
   python3 python3-numpy zip
 )
 if [[ "${1:-}" == "--with-torch" ]]; then
-  packages+=(python3-torch)
+  packages+=(python3-torch chromium)
 fi
 
 missing=()

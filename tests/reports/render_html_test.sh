@@ -20,7 +20,7 @@ page="file://$(realpath "$work/report/report.html")"
 flags=(--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run
        --user-data-dir="$work/profile")
 "$browser" "${flags[@]}" --dump-dom "$page" > "$work/dom.html" 2> "$work/chromium.log"
-for id in matrix error-plots coverage-plots time-plot traceability errata; do
+for id in matrix error-plots margin-plots coverage-plots time-plot traceability errata; do
   grep -q "id=\"$id\"" "$work/dom.html" || { echo "rendered DOM has no #$id"; exit 1; }
 done
 svgs=$(grep -o "<svg" "$work/dom.html" | wc -l)
