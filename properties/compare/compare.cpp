@@ -34,12 +34,16 @@ bool same_special(double a, double g) {
   if (std::isnan(a) || std::isnan(g)) return std::isnan(a) && std::isnan(g);
   return a == g;  // equal infinities
 }
-}  // namespace
 
-Comparison compare(std::span<const double> got, std::span<const double> expected,
-                   std::span<const int64_t> shape, const Tolerance& tol) {
+// The element loop of compare() and compare_bounded(): element i matches when
+// |got - expected| <= bound_of(i, |expected|) or both are the same special value; the case fails
+// on a mismatched special value, a match fraction below the row's, or an error above its cap.
+template <typename BoundOf>
+Comparison compare_elements(std::span<const double> got, std::span<const double> expected,
+                            size_t count, bool sizes_differ, BoundOf bound_of,
+                            std::span<const int64_t> shape, const Tolerance& tol) {
   Comparison c;
-  c.count = static_cast<int64_t>(std::min(got.size(), expected.size()));
+  c.count = static_cast<int64_t>(count);
   double max_golden = 0;
   int64_t zeros = 0;
   double rel_sum = 0;
@@ -48,7 +52,9 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
     zeros += expected[i] == 0;
   }
   c.effective_cap = tol.cap(max_golden);
-  bool special_failure = got.size() != expected.size();
+  bool special_failure = sizes_differ;
+  // Relative to |g|, but not below the magnitude where the bound turns absolute.
+  const double floor = tol.rtol > 0 ? tol.atol / tol.rtol : 0;
   for (int64_t i = 0; i < c.count; ++i) {
     const double a = got[i], g = expected[i];
     bool ok;
@@ -57,21 +63,19 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
       special_failure = special_failure || !ok;
     } else {
       const double err = std::fabs(a - g);
-      const double rel = err / (std::fabs(g) + 1e-7);
-      c.max_abs_error = std::max(c.max_abs_error, err);
-      ok = err <= tol.atol + tol.rtol * std::fabs(g);
+      const double allowed = bound_of(i, std::fabs(g));
+      ok = err <= allowed;
       // The margin of an element within its own bound; the ones outside it (allowed by a match
       // fraction below 1) are held to the cap instead, measured below.
-      const double allowed = tol.atol + tol.rtol * std::fabs(g);
       if (ok && allowed > 0) {
         c.worst_error_over_bound = std::max(c.worst_error_over_bound, err / allowed);
       }
-      c.mare = std::max(c.mare, rel);
-      // Relative to |g|, but not below the magnitude where the bound turns absolute.
-      const double floor = tol.rtol > 0 ? tol.atol / tol.rtol : 0;
+      c.max_abs_error = std::max(c.max_abs_error, err);
       const double scale = std::max(std::fabs(g), floor);
       c.max_scaled_rel_error =
           std::max(c.max_scaled_rel_error, scale > 0 ? err / scale : (err > 0 ? INFINITY : 0));
+      const double rel = err / (std::fabs(g) + 1e-7);
+      c.mare = std::max(c.mare, rel);
       rel_sum += rel;
     }
     if (ok) {
@@ -90,10 +94,20 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
       c.count ? static_cast<double>(c.matched) / static_cast<double>(c.count) : 1;
   // A row without a cap (max_abs_cap and cap_ulps 0) holds every element to its own bound.
   const bool capped = c.effective_cap <= 0 || c.max_abs_error <= c.effective_cap;
-  const bool passed = !special_failure && match_fraction >= tol.min_match_fraction && capped;
-  if (!passed) {
+  if (special_failure || match_fraction < tol.min_match_fraction || !capped) {
     c.status = CompareStatus::kFailed;
-  } else if (c.count > 0 && c.zero_fraction > kMistrustZeroFraction) {
+  }
+  return c;
+}
+}  // namespace
+
+Comparison compare(std::span<const double> got, std::span<const double> expected,
+                   std::span<const int64_t> shape, const Tolerance& tol) {
+  Comparison c = compare_elements(
+      got, expected, std::min(got.size(), expected.size()), got.size() != expected.size(),
+      [&tol](int64_t, double magnitude) { return tol.atol + tol.rtol * magnitude; }, shape, tol);
+  if (c.status != CompareStatus::kFailed && c.count > 0 &&
+      c.zero_fraction > kMistrustZeroFraction) {
     c.status = CompareStatus::kMistrusted;
   }
   return c;
@@ -102,49 +116,10 @@ Comparison compare(std::span<const double> got, std::span<const double> expected
 Comparison compare_bounded(std::span<const double> got, std::span<const double> expected,
                            std::span<const double> bounds, std::span<const int64_t> shape,
                            const Tolerance& tol) {
-  Comparison c;
-  c.count = static_cast<int64_t>(std::min({got.size(), expected.size(), bounds.size()}));
-  double max_golden = 0;
-  for (int64_t i = 0; i < c.count; ++i) {
-    if (std::isfinite(expected[i])) max_golden = std::max(max_golden, std::fabs(expected[i]));
-  }
-  c.effective_cap = tol.cap(max_golden);
-  bool special_failure = got.size() != expected.size() || bounds.size() != expected.size();
-  const double floor = tol.rtol > 0 ? tol.atol / tol.rtol : 0;
-  for (int64_t i = 0; i < c.count; ++i) {
-    const double a = got[i], g = expected[i];
-    bool ok;
-    if (!std::isfinite(a) || !std::isfinite(g)) {
-      ok = same_special(a, g);
-      special_failure = special_failure || !ok;
-    } else {
-      const double err = std::fabs(a - g);
-      ok = err <= bounds[i];
-      if (ok && bounds[i] > 0) {
-        c.worst_error_over_bound = std::max(c.worst_error_over_bound, err / bounds[i]);
-      }
-      c.max_abs_error = std::max(c.max_abs_error, err);
-      const double scale = std::max(std::fabs(g), floor);
-      c.max_scaled_rel_error =
-          std::max(c.max_scaled_rel_error, scale > 0 ? err / scale : (err > 0 ? INFINITY : 0));
-    }
-    if (ok) {
-      ++c.matched;
-    } else if (c.first_mismatches.size() < 10) {
-      c.first_mismatches.push_back({multi_index(i, shape), a, g});
-    }
-  }
-  if (c.effective_cap > 0) {
-    c.worst_error_over_bound =
-        std::max(c.worst_error_over_bound, c.max_abs_error / c.effective_cap);
-  }
-  const double match_fraction =
-      c.count ? static_cast<double>(c.matched) / static_cast<double>(c.count) : 1;
-  const bool capped = c.effective_cap > 0 ? c.max_abs_error <= c.effective_cap : true;
-  if (special_failure || match_fraction < tol.min_match_fraction || !capped) {
-    c.status = CompareStatus::kFailed;
-  }
-  return c;
+  return compare_elements(
+      got, expected, std::min({got.size(), expected.size(), bounds.size()}),
+      got.size() != expected.size() || bounds.size() != expected.size(),
+      [bounds](int64_t i, double) { return bounds[static_cast<size_t>(i)]; }, shape, tol);
 }
 
 bool bitwise_equal(std::span<const double> a, std::span<const double> b) {

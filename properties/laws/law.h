@@ -79,11 +79,7 @@ struct LawMeasurements {
     worst_error_over_bound = std::max(worst_error_over_bound, m.worst_error_over_bound);
   }
   void merge(const LawMeasurements& m) {
-    bounded_elements += m.bounded_elements;
-    exact_elements += m.exact_elements;
-    checks += m.checks;
-    mismatches += m.mismatches;
-    worst_error_over_bound = std::max(worst_error_over_bound, m.worst_error_over_bound);
+    merge_margin(m);
     max_abs_error = std::max(max_abs_error, m.max_abs_error);
     max_rel_error = std::max(max_rel_error, m.max_rel_error);
     mere = std::max(mere, m.mere);
