@@ -129,7 +129,9 @@ void write_golden_case(const fs::path& dir, const props::CaseRecord& record,
   }
   file.other_keys["note"] =
       "gradconf export: expected.outputs are the double reference rounded to the output dtype; "
-      "expected.status is the aclnn status the spec requires";
+      "expected.status is the status gradconf's clause tables give these arguments (the spec's "
+      "validation tables as we implemented them; the hand-written clause rows in tests/ check "
+      "them against the seed documents)";
   caseio::write_case(dir, file);
 }
 

@@ -26,6 +26,12 @@ std::string_view fault_name(Fault fault) {
       return "format_unchecked";
     case Fault::kAbsGradOutput:
       return "abs_grad_output";
+    case Fault::kIgnoredGradValueStride:
+      return "ignored_grad_value_stride";
+    case Fault::kWorkspaceAssumedZero:
+      return "workspace_assumed_zero";
+    case Fault::kValueOfFirstBatch:
+      return "value_of_first_batch";
     case Fault::kCount:
       break;
   }

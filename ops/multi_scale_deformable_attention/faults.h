@@ -22,6 +22,10 @@ enum class Fault : uint8_t {
                             ///< blocks (the probe's defect: workspace 640 for Q = 0)
   kFormatUnchecked,         ///< phase 1 skips MSDA-FORMAT-01 (any aclFormat accepted)
   kAbsGradOutput,           ///< the backward reads |gradOutput| (not linear in the gradient)
+  kIgnoredGradValueStride,  ///< gradValue written as if its channel stride were 1
+  kWorkspaceAssumedZero,    ///< the slice block's sums are cleared after use, not before: the
+                            ///< workspace is assumed to arrive zeroed
+  kValueOfFirstBatch,       ///< the backward samples batch 0's value for every batch
   kCount,
 };
 
@@ -36,6 +40,9 @@ inline constexpr std::array kAllFaults = {
     Fault::kEmptyKeepsWorkspace,
     Fault::kFormatUnchecked,
     Fault::kAbsGradOutput,
+    Fault::kIgnoredGradValueStride,
+    Fault::kWorkspaceAssumedZero,
+    Fault::kValueOfFirstBatch,
 };
 
 std::string_view fault_name(Fault fault);

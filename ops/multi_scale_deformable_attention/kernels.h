@@ -294,8 +294,8 @@ class SliceBlock {
   }
 
   /// Copies the slice's value rows from `origin` (strides of keys and channels) and zeroes the
-  /// sums.
-  template <typename T>
+  /// sums (kClearSums false: a planted fault that trusts the workspace to be zero).
+  template <typename T, bool kClearSums = true>
   void load(const T* origin, int64_t key_stride, int64_t channel_stride, int64_t keys) {
     for (int64_t key = 0; key < keys; ++key) {
       const T* in = origin + key * key_stride;
@@ -307,7 +307,7 @@ class SliceBlock {
         const LaneVector<Acc> lanes = load_lanes<Acc>(in + c * channel_stride, channel_stride);
         std::memcpy(out + c, &lanes, sizeof lanes);
       }
-      std::fill_n(sums(key), channels_, 0.0);
+      if constexpr (kClearSums) std::fill_n(sums(key), channels_, 0.0);
     }
   }
 
@@ -360,8 +360,10 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   const auto grad_attn = view_of<T, 5>(*plan.grad_attn_weight);
   const int64_t gs = grad_output.strides[3];
   SliceBlock<Acc> slice(workspace, s);
-  slice.load(value.origin + b * value.strides[0] + m * value.strides[2], value.strides[1],
-             value.strides[3], s.keys);
+  const int64_t value_batch = kFault == Fault::kValueOfFirstBatch ? 0 : b;
+  slice.template load<T, kFault != Fault::kWorkspaceAssumedZero>(
+      value.origin + value_batch * value.strides[0] + m * value.strides[2], value.strides[1],
+      value.strides[3], s.keys);
 
   alignas(64) Acc zeros[kMaxChannels] = {};
   const int64_t samples = s.levels * s.points;
@@ -451,7 +453,14 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   for (int64_t key = 0; key < s.keys; ++key) {
     const double* sums = slice.sums(key);
     T* out = &grad_value(b, key, m, 0);
-    if (out_stride == 1) {  // the usual layout: a loop the compiler vectorises
+    if constexpr (kFault == Fault::kWorkspaceAssumedZero) {
+      // Mutant: leaves the block zeroed for the next slice, but never clears it before the first.
+      for (int64_t c = 0; c < channels; ++c) out[c * out_stride] = static_cast<T>(sums[c]);
+      std::fill_n(slice.sums(key), channels, 0.0);
+      continue;
+    }
+    // (The mutant kIgnoredGradValueStride stays inside the view's span: c < C.)
+    if (out_stride == 1 || kFault == Fault::kIgnoredGradValueStride) {
       for (int64_t c = 0; c < channels; ++c) out[c] = static_cast<T>(sums[c]);
     } else {
       for (int64_t c = 0; c < channels; ++c) out[c * out_stride] = static_cast<T>(sums[c]);

@@ -20,6 +20,12 @@ std::string_view fault_name(Fault fault) {
       return "tail_unwritten";
     case Fault::kFormatUnchecked:
       return "format_unchecked";
+    case Fault::kAbsOutputGrad:
+      return "abs_output_grad";
+    case Fault::kIgnoredInputGradStride:
+      return "ignored_input_grad_stride";
+    case Fault::kPartialsAssumedZero:
+      return "partials_assumed_zero";
     case Fault::kCount:
       break;
   }

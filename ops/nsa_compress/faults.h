@@ -18,13 +18,17 @@ enum class Fault : uint8_t {
   kLastWriterWins,       ///< inputGrad keeps only the last overlapping window's contribution
   kTailUnwritten,        ///< inputGrad of tokens after a batch's last window left unwritten
   kFormatUnchecked,  ///< phase 1 skips NC-FORMAT-01 (any aclFormat accepted, the probe's defect)
+  kAbsOutputGrad,    ///< the backward reads |outputGrad| (not linear in the incoming gradient)
+  kIgnoredInputGradStride,  ///< inputGrad rows written as if their last stride were 1
+  kPartialsAssumedZero,     ///< weightGrad's chunk partials are not cleared (workspace trusted)
   kCount,
 };
 
 inline constexpr std::array kAllFaults = {
     Fault::kWindowStartOffByOne, Fault::kLastWindowDropped, Fault::kWeightTransposed,
     Fault::kLengthsNotPrefix,    Fault::kLastWriterWins,    Fault::kTailUnwritten,
-    Fault::kFormatUnchecked,
+    Fault::kFormatUnchecked,     Fault::kAbsOutputGrad,     Fault::kIgnoredInputGradStride,
+    Fault::kPartialsAssumedZero,
 };
 
 std::string_view fault_name(Fault fault);

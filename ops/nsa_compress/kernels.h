@@ -8,6 +8,7 @@
 #define GRADCONF_OPS_NSA_COMPRESS_KERNELS_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -106,10 +107,12 @@ const Acc* row_in_compute_type(const StridedView<const T, 3>& v, int64_t token, 
   return buffer;
 }
 
-template <typename T, typename Acc>
+/// kUnitStride: a planted fault that ignores the view's last stride (it stays inside the view's
+/// span: d < D).
+template <bool kUnitStride = false, typename T, typename Acc>
 void store_row(const StridedView<T, 3>& v, int64_t token, int64_t head, const Acc* values) {
   T* row = &v(token, head, 0);
-  const int64_t stride = v.strides[2], dim = v.dims[2];
+  const int64_t stride = kUnitStride ? 1 : v.strides[2], dim = v.dims[2];
   for (int64_t d = 0; d < dim; ++d) row[d * stride] = static_cast<T>(values[d]);
 }
 
@@ -178,6 +181,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     if (convert) return grad + (row * s.heads + n) * s.dim;
     return reinterpret_cast<const Acc*>(&output_grad(row, n, 0));
   };
+  constexpr bool kUnitStride = kFault == Fault::kIgnoredInputGradStride;
 
   if (plan_ws.chunks == 0) {  // nothing to sum: every inputGrad row is zero
     const std::vector<Acc> zeros(static_cast<size_t>(s.dim), Acc(0));
@@ -189,9 +193,12 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   if (plan_ws.chunks > 0) {
     parallel_for(0, plan_ws.chunks, 1, [&](int64_t lo, int64_t hi) {
       std::vector<Acc> x(static_cast<size_t>(s.dim)), g(static_cast<size_t>(s.dim));
+      std::vector<Acc> abs_grad(kFault == Fault::kAbsOutputGrad ? static_cast<size_t>(s.dim) : 0);
       for (int64_t chunk = lo; chunk < hi; ++chunk) {
         double* partial = partials + chunk * block_heads;
-        std::fill(partial, partial + block_heads, 0.0);
+        if constexpr (kFault != Fault::kPartialsAssumedZero) {
+          std::fill(partial, partial + block_heads, 0.0);
+        }
         const int64_t t0 = chunk * per_chunk, t1 = std::min(s.tokens, t0 + per_chunk);
         auto batch = std::upper_bound(batches.begin(), batches.end(), t0,
                                       [](int64_t t, const Batch& b) { return t < b.tokens.end; });
@@ -222,6 +229,10 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
               }
               const Acc w = static_cast<Acc>(weight_at<kFault>(weight, s, j, n));
               const Acc* og = output_grad_row(first + i, n);
+              if constexpr (kFault == Fault::kAbsOutputGrad) {
+                for (int64_t d = 0; d < s.dim; ++d) abs_grad[d] = std::abs(og[d]);
+                og = abs_grad.data();
+              }
               if constexpr (kFault == Fault::kLastWriterWins) {
                 for (int64_t d = 0; d < s.dim; ++d) g[d] = w * og[d];
               } else {
@@ -233,7 +244,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             if constexpr (kFault == Fault::kTailUnwritten) {
               if (!covered && length > 0 && p >= covered_end) continue;
             }
-            store_row(input_grad, t, n, g.data());
+            store_row<kUnitStride>(input_grad, t, n, g.data());
           }
         }
       }

@@ -24,6 +24,12 @@ std::string_view fault_name(Fault fault) {
       return "format_unchecked";
     case Fault::kAbsGradOutput:
       return "abs_grad_output";
+    case Fault::kIgnoredDvStride:
+      return "ignored_dv_stride";
+    case Fault::kCacheAssumedZero:
+      return "cache_assumed_zero";
+    case Fault::kKvOfFirstBatch:
+      return "kv_of_first_batch";
     case Fault::kCount:
       break;
   }

@@ -22,13 +22,18 @@ enum class Fault : uint8_t {
                       ///< still hold what phase 1 validated (no copy)
   kFormatUnchecked,   ///< phase 1 skips NSA-FORMAT-01 (any aclFormat accepted)
   kAbsGradOutput,     ///< dq and dk read |dO| (not linear in the incoming gradient)
+  kIgnoredDvStride,   ///< dv rows written as if their last stride were 1
+  kCacheAssumedZero,  ///< P is added into the workspace's cache instead of stored (the
+                      ///< workspace is trusted to arrive zeroed)
+  kKvOfFirstBatch,    ///< selected blocks are read from batch 0's keys for every batch
   kCount,
 };
 
 inline constexpr std::array kAllFaults = {
-    Fault::kCausalOffByOne, Fault::kStatsLane1,       Fault::kDkScaleMissing,
-    Fault::kGroupModulo,    Fault::kDuplicatesMerged, Fault::kDrFromGradGrad,
-    Fault::kTopkReadAtRun,  Fault::kFormatUnchecked,  Fault::kAbsGradOutput,
+    Fault::kCausalOffByOne,  Fault::kStatsLane1,       Fault::kDkScaleMissing,
+    Fault::kGroupModulo,     Fault::kDuplicatesMerged, Fault::kDrFromGradGrad,
+    Fault::kTopkReadAtRun,   Fault::kFormatUnchecked,  Fault::kAbsGradOutput,
+    Fault::kIgnoredDvStride, Fault::kCacheAssumedZero, Fault::kKvOfFirstBatch,
 };
 
 std::string_view fault_name(Fault fault);

@@ -132,10 +132,12 @@ void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count,
   }
 }
 
-template <typename T, typename Acc>
+/// kUnitStride: a planted fault that ignores the view's last stride (it stays inside the view's
+/// span: d < D).
+template <bool kUnitStride = false, typename T, typename Acc>
 void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc* values) {
   T* row = &v(token, n, 0);
-  const int64_t dim = v.dims[2], stride = v.strides[2];
+  const int64_t dim = v.dims[2], stride = kUnitStride ? 1 : v.strides[2];
   for (int64_t d = 0; d < dim; ++d) row[d * stride] = static_cast<T>(values[d]);
 }
 
@@ -177,15 +179,17 @@ struct Selection {
     key_stride = in_place ? key.strides[0] : s.dim_qk;
     value_stride = in_place ? value.strides[0] : s.dim_v;
     const int64_t position = t - batch.q.begin;
+    // (The mutant kKvOfFirstBatch stays inside the keys: batch 0 starts at token 0.)
+    const int64_t kv_begin = kFault == Fault::kKvOfFirstBatch ? 0 : batch.kv.begin;
     for (size_t k = 0; k < blocks.size(); ++k) {
       const int64_t first = static_cast<int64_t>(blocks[k]) * s.block;
       const auto row = static_cast<int64_t>(k) * s.block;
       if (in_place) {
-        key_blocks[k] = reinterpret_cast<const Acc*>(&key(batch.kv.begin + first, n2, 0));
-        value_blocks[k] = reinterpret_cast<const Acc*>(&value(batch.kv.begin + first, n2, 0));
+        key_blocks[k] = reinterpret_cast<const Acc*>(&key(kv_begin + first, n2, 0));
+        value_blocks[k] = reinterpret_cast<const Acc*>(&value(kv_begin + first, n2, 0));
       } else {
-        gather_rows(key, batch.kv.begin + first, s.block, n2, key_buffer, row);
-        gather_rows(value, batch.kv.begin + first, s.block, n2, value_buffer, row);
+        gather_rows(key, kv_begin + first, s.block, n2, key_buffer, row);
+        gather_rows(value, kv_begin + first, s.block, n2, value_buffer, row);
         key_blocks[k] = key_buffer.row(row).data();
         value_blocks[k] = value_buffer.row(row).data();
       }
@@ -355,7 +359,11 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             const int64_t stride = s.count * s.block;
             for (int64_t g = 0; g < s.group; ++g) {
               const int64_t at = ((t * s.kv_heads + n2) * s.group + g) * stride;
-              std::copy(p.row(g).data(), p.row(g).data() + p.cols(), p_cache + at);
+              if constexpr (kFault == Fault::kCacheAssumedZero) {
+                for (int64_t j = 0; j < p.cols(); ++j) p_cache[at + j] += p(g, j);
+              } else {
+                std::copy(p.row(g).data(), p.row(g).data() + p.cols(), p_cache + at);
+              }
               std::copy(dp.row(g).data(), dp.row(g).data() + dp.cols(), ds_cache + at);
             }
           }
@@ -485,7 +493,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           if constexpr (kFault != Fault::kDkScaleMissing) dkb *= scale;
           for (int64_t r = 0; r < s.block; ++r) {
             scatter_row(dk, first + r, n2, dkb.row(r).data());
-            scatter_row(dv, first + r, n2, dvb.row(r).data());
+            scatter_row<kFault == Fault::kIgnoredDvStride>(dv, first + r, n2, dvb.row(r).data());
           }
         }
       });

@@ -79,23 +79,27 @@ rc::Gen<LayoutSpec> gen_layout(int rank, bool is_input, const LayoutLimits& limi
                                std::vector<std::vector<int>> orders) {
   if (orders.empty()) orders = standard_orders(rank);
   for (auto& order : orders) order = canonical(order);
-  const uint32_t all_dims = rank >= 32 ? ~0u : (1u << rank) - 1;
+  const uint32_t all_dims = (rank >= 32 ? ~0u : (1u << rank) - 1) & limits.broadcastable_dims;
   const auto pad = rc::gen::inRange<int64_t>(1, limits.max_pad + 1);
   const auto offset = rc::gen::inRange<int64_t>(1, limits.max_offset + 1);
-  const auto broadcast = rc::gen::inRange<uint32_t>(1, all_dims + 1);
+  // Masked: the bits drawn may fall outside the broadcastable dims (then fewer dims broadcast).
+  const auto broadcast = rc::gen::map(rc::gen::inRange<uint32_t>(1, all_dims + 1),
+                                      [all_dims](uint32_t bits) { return bits & all_dims; });
   const auto combined = rc::gen::build<LayoutSpec>(
       rc::gen::set(&LayoutSpec::order, gen_order(orders, true)),
       rc::gen::set(&LayoutSpec::pad, rc::gen::inRange<int64_t>(0, limits.max_pad + 1)),
       rc::gen::set(&LayoutSpec::offset, rc::gen::inRange<int64_t>(0, limits.max_offset + 1)),
       rc::gen::set(&LayoutSpec::broadcast,
-                   is_input ? rc::gen::inRange<uint32_t>(0, all_dims + 1) : rc::gen::just(0u)));
+                   is_input ? rc::gen::map(rc::gen::inRange<uint32_t>(0, all_dims + 1),
+                                           [all_dims](uint32_t bits) { return bits & all_dims; })
+                            : rc::gen::just(0u)));
   return rc::gen::weightedOneOf<LayoutSpec>({
       {14, rc::gen::just(LayoutSpec{})},
       {rank >= 2 ? 3u : 0u,
        rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::order, gen_order(orders, false)))},
       {3, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::pad, pad))},
       {2, rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::offset, offset))},
-      {is_input && rank > 0 ? 2u : 0u,
+      {is_input && all_dims != 0 ? 2u : 0u,
        rc::gen::build<LayoutSpec>(rc::gen::set(&LayoutSpec::broadcast, broadcast))},
       {4, combined},
   });

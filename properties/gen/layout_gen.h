@@ -22,6 +22,9 @@ namespace gradconf::props {
 struct LayoutLimits {
   int64_t max_pad = 3;     ///< elements of gap after each level
   int64_t max_offset = 5;  ///< elements before the first one
+  /// Bit d set: dim d may be broadcast (inputs). A dim whose values all equal each other can make
+  /// an op's gradient vanish by construction (identical NSA keys give dS = 0): leave it out.
+  uint32_t broadcastable_dims = ~0u;
 };
 
 /// The memory orders drawn for `rank` dims (identity spelled as the empty order, as

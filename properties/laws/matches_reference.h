@@ -34,7 +34,7 @@ LawResult matches_reference(const typename Traits::Problem& p, const Backend& ba
       result.measured.add_checks(1);
     }
   }
-  int64_t zeros = 0, compared = 0;
+  int64_t zeros = 0, compared = 0, structural = 0;
   std::string zero_outputs;
   for (const ExpectedOutput& expected : Traits::reference(p, call)) {
     const auto& got = outcome.values[static_cast<size_t>(expected.tensor)];
@@ -51,19 +51,24 @@ LawResult matches_reference(const typename Traits::Problem& p, const Backend& ba
     const auto output_zeros = std::llround(c.zero_fraction * static_cast<double>(c.count));
     zeros += output_zeros;
     compared += c.count;
+    structural += std::min<int64_t>(expected.structural_zeros, output_zeros);
     zero_outputs += fmt::format("{}{} {}/{}", zero_outputs.empty() ? "" : ", ", expected.name,
                                 output_zeros, c.count);
   }
-  // Mistrusted when the case's expected values as a whole are nearly all zero. An output that is
-  // zero by construction (nearest sampling's gridGrad, keys no query selects) is still checked
-  // element by element, and the case's other outputs carry the evidence.
+  // Mistrusted when the case's expected values that could be nonzero are nearly all zero.
+  // Elements zero by construction (keys no query reaches) are still compared element by element
+  // but are left out of the judgement; an output that is zero for the inputs drawn (nearest
+  // sampling's gridGrad) counts, and the case's other outputs carry the evidence.
+  const int64_t reachable = compared - structural, reachable_zeros = zeros - structural;
   if (compared > 0 &&
-      static_cast<double>(zeros) > kMistrustZeroFraction * static_cast<double>(compared)) {
+      (reachable == 0 || static_cast<double>(reachable_zeros) >
+                             kMistrustZeroFraction * static_cast<double>(reachable))) {
     result.mistrusted = true;
     result.mistrust_reason = fmt::format(
-        "{} of the {} expected values are zero (more than {:.0f}%; per output: {}): agreement "
-        "on them proves little",
-        zeros, compared, kMistrustZeroFraction * 100, zero_outputs);
+        "{} of the {} expected values that are not zero by construction are zero (more than "
+        "{:.0f}%; per output: {}; zero by construction: {}): agreement on them proves little, in "
+        "'{}'",
+        reachable_zeros, reachable, kMistrustZeroFraction * 100, zero_outputs, structural, repro);
   }
   return result;
 }

@@ -30,6 +30,10 @@ struct ExpectedOutput {
   std::string name;  ///< the C API parameter name (tolerance table key)
   std::vector<int64_t> dims;
   std::vector<double> values;
+  /// Elements that are zero by construction whatever the inputs hold (an NSA key that no
+  /// unmasked selection reaches gets dk = dv = 0). They are compared like the rest, but they are
+  /// no evidence: the mistrust judgement leaves them out.
+  int64_t structural_zeros = 0;
 };
 
 /// One input the forward is differentiable in, and where its gradient appears. Indices are

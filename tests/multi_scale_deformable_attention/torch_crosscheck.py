@@ -14,16 +14,17 @@ specification (so not a reference): the guard x = -1 / x = W exactly, where grid
 differentiates a zero sample and our kernels (like mmcv's CUDA kernels) take no sample, and
 non-finite coordinates, where grid_sample casts NaN to an integer.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 
 try:
     import numpy as np
     import torch
     import torch.nn.functional as F
+    from gradconf_cases import compare, parse_args, replay
 except ImportError:
     print("skipped: torch or numpy not available")
     sys.exit(77)
@@ -72,10 +73,6 @@ def draw_location(rng, shape, shapes):
     return loc
 
 
-def write_npy(folder, name, array):
-    np.save(os.path.join(folder, name + ".npy"), array)
-
-
 def run_case(binary, rng, dtype, index_dtypes, work):
     levels = int(rng.integers(1, 5))
     shapes = [(int(rng.integers(1, 10)), int(rng.integers(1, 10))) for _ in range(levels)]
@@ -113,48 +110,32 @@ def run_case(binary, rng, dtype, index_dtypes, work):
     for op, names in (("MultiScaleDeformableAttention", ["output"]),
                       ("MultiScaleDeformableAttentionGrad",
                        ["gradValue", "gradLocation", "gradAttnWeight"])):
-        folder = tempfile.mkdtemp(dir=work)
         inputs = {"value": value, "spatialShape": np.array(shapes, dtype=index_dtypes[0]),
                   "levelStartIndex": np.array(starts, dtype=index_dtypes[1]),
                   "location": loc, "attnWeight": attn}
         if op.endswith("Grad"):
             inputs["gradOutput"] = grad
-        for name, array in inputs.items():
-            write_npy(folder, name, array)
-        case = {"op": op, "profile": "extended" if dtype == "float64" else "seed",
-                "inputs": {name: {"dtype": str(array.dtype)} for name, array in inputs.items()}}
-        with open(os.path.join(folder, "case.json"), "w") as f:
-            json.dump(case, f)
-        outdir = os.path.join(folder, "out")
-        subprocess.run([binary, "replay", folder, "--out", outdir], check=True)
-        with open(os.path.join(outdir, "status.json")) as f:
-            status = json.load(f)
+        status, outputs, folder = replay(binary, work, op,
+                                         "extended" if dtype == "float64" else "seed", inputs)
         if status.get("status") != 0:
             failures.append(f"{op}: status {status}")
             continue
         for name in names:
-            ours = np.load(os.path.join(outdir, name + ".npy")).astype(np.float64)
+            ours = outputs[name]
             ref = expected[name]
             if name == "gradLocation":
                 ours, ref = ours[~kink], ref[~kink]
-            err = float(np.max(np.abs(ours - ref) / (1 + np.abs(ref)), initial=0.0))
-            if not err <= TOLERANCE[dtype]:
-                idx = np.unravel_index(np.argmax(np.abs(ours - ref)), ref.shape)
-                if name == "gradLocation":
-                    idx = (int(idx[0]),)  # flattened by the kink mask
-                failures.append(f"{op}.{name} {dtype}: error {err:.3g} > {TOLERANCE[dtype]} at "
-                                f"{idx}: ours {ours[idx]!r} torch {ref[idx]!r}; levels {shapes} "
-                                f"starts {starts} case {folder}")
-    return failures
+            failures.append(compare(f"{op}.{name} {dtype}", ours, ref, TOLERANCE[dtype],
+                                    f"levels {shapes} starts {starts} case {folder}"))
+    return [f for f in failures if f]
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = parse_args(sys.argv, 60, 20261124)
+    if args is None:
         print(__doc__)
         return 2
-    binary = sys.argv[1]
-    cases = int(sys.argv[sys.argv.index("--cases") + 1]) if "--cases" in sys.argv else 60
-    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 20261124
+    binary, cases, seed = args
     rng = np.random.default_rng(seed)
     torch.set_num_threads(1)
     failures = []

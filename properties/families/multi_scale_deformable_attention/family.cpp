@@ -64,6 +64,10 @@ std::vector<FaultRow> fault_rows() {
       // dtype_agreement holds every dtype to the reference: a wrong sampling shows in each.
       {"swapped_xy", "MultiScaleDeformableAttention.dtype_agreement", 100},
       {"dropped_channel_block", "MultiScaleDeformableAttentionGrad.dtype_agreement", 100},
+      // Layout, workspace and batch faults, each caught by the law made for it.
+      {"ignored_grad_value_stride", "MultiScaleDeformableAttentionGrad.stride_invariance", 300},
+      {"workspace_assumed_zero", "MultiScaleDeformableAttentionGrad.workspace_contract", 100},
+      {"value_of_first_batch", "MultiScaleDeformableAttentionGrad.batch_split", 200},
   };
   for (const FaultRow& row : core_fault_rows("MultiScaleDeformableAttentionGrad"))
     rows.push_back(row);

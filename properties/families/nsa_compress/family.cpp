@@ -60,6 +60,10 @@ std::vector<FaultRow> fault_rows() {
       {"last_window_dropped", "NsaCompressGrad.dtype_agreement", 100},
       {"lengths_not_prefix", "NsaCompressGrad.batch_split", 200},
       {"lengths_not_prefix", "NsaCompress.batch_split", 200},
+      // Layout, workspace and linearity faults, each caught by the law made for it.
+      {"abs_output_grad", "NsaCompressGrad.linear_in_incoming_gradient", 100},
+      {"ignored_input_grad_stride", "NsaCompressGrad.stride_invariance", 300},
+      {"partials_assumed_zero", "NsaCompressGrad.workspace_contract", 100},
   };
   for (const FaultRow& row : core_fault_rows("NsaCompressGrad")) rows.push_back(row);
   return rows;

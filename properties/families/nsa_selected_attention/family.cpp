@@ -59,6 +59,11 @@ std::vector<FaultRow> fault_rows() {
       // dtype_agreement holds every dtype to the reference.
       {"causal_off_by_one", "NsaSelectedAttention.dtype_agreement", 100},
       {"dr_from_grad_grad", "NsaSelectedAttentionGrad.dtype_agreement", 100},
+      // Layout, workspace and batch faults, each caught by the law made for it.
+      {"ignored_dv_stride", "NsaSelectedAttentionGrad.stride_invariance", 300},
+      {"cache_assumed_zero", "NsaSelectedAttentionGrad.workspace_contract", 100},
+      {"kv_of_first_batch", "NsaSelectedAttention.batch_split", 200},
+      {"kv_of_first_batch", "NsaSelectedAttentionGrad.batch_split", 200},
   };
   for (const FaultRow& row : core_fault_rows("NsaSelectedAttentionGrad")) rows.push_back(row);
   return rows;

@@ -56,6 +56,10 @@ rc::Gen<std::vector<std::array<int64_t, 2>>> gen_seqs(Heads h) {
 }
 
 rc::Gen<std::array<LayoutSpec, gradconf::nsa::kRoleCount>> gen_layouts(Problem p, bool strided) {
+  // Keys (values) identical along the token dim make every score (dP) of a row equal, so
+  // dS = P (dP - Dr) and with it dq and dk vanish: a case of zeros by construction.
+  LayoutLimits kv_limits;
+  kv_limits.broadcastable_dims = ~1u;
   std::vector<rc::Gen<LayoutSpec>> per_role;
   const auto roles = p.roles();
   for (int r = 0; r < gradconf::nsa::kRoleCount; ++r) {
@@ -70,9 +74,11 @@ rc::Gen<std::array<LayoutSpec, gradconf::nsa::kRoleCount>> gen_layouts(Problem p
         role == Role::kAttentionOut || role == Role::kSoftmaxMax || role == Role::kSoftmaxSum;
     const bool broadcastable = !output && role != Role::kTopk && !derived;
     const bool used = std::find(roles.begin(), roles.end(), role) != roles.end();
-    per_role.push_back(strided && used
-                           ? gen_layout(static_cast<int>(p.dims(role).size()), broadcastable)
-                           : rc::gen::just(LayoutSpec{}));
+    per_role.push_back(
+        strided && used
+            ? gen_layout(static_cast<int>(p.dims(role).size()), broadcastable,
+                         role == Role::kKey || role == Role::kValue ? kv_limits : LayoutLimits{})
+            : rc::gen::just(LayoutSpec{}));
   }
   return rc::gen::map(
       rc::gen::tuple(per_role[0], per_role[1], per_role[2], per_role[3], per_role[4], per_role[5],

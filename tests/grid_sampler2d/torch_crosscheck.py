@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Differential check of gradconf's GridSampler2D forward and backward against PyTorch's own
+torch.nn.functional.grid_sample (forward) and its autograd (inputGrad, gridGrad), which is the
+semantic reference of the op (spec grid_sampler2d.md).
+
+Usage: torch_crosscheck.py GRADCONF_BINARY [--cases N] [--seed S]
+Exit 0: every case agrees; 1: a disagreement (printed); 77: skipped (no torch or numpy).
+
+Every (interpolation, padding, alignCorners) of the `seed` profile, float64 (`extended`) and
+float32 (`seed`), torch running in the same dtype. Grid points are drawn in [-1.2, 1.2] with
+specials (-1, 0, 1 exactly, and points outside); they keep clear of the places where a sample's
+value or derivative is not continuous (pixel-centre ties of nearest, integer pixel coordinates
+of bilinear, the border clamp's edge), where one rounding step of the coordinate may legally
+pick the other side: those places are the subject of the hand cases in reference_test.cpp.
+"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    from gradconf_cases import compare, parse_args, replay
+except ImportError:
+    print("skipped: torch or numpy not available")
+    sys.exit(77)
+
+# Agreement bound on |ours - torch| / (1 + |torch|): float64 differs by summation order (four
+# taps, N*Hout*Wout scatter terms per input pixel); float32 rounds the coordinate, the weights
+# and each scatter once.
+TOLERANCE = {"float64": 1e-12, "float32": 1e-4}
+
+
+def pixel(coord, size, align_corners):
+    return (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
+
+
+def keep_clear(grid, width, height, align_corners, nearest):
+    """Moves points whose pixel coordinate is within 1e-4 of a kink (an integer for bilinear and
+    the clamp, a half-integer for nearest) by a quarter pixel."""
+    for axis, size in ((0, width), (1, height)):
+        px = pixel(grid[..., axis], size, align_corners)
+        frac = px - np.floor(px)
+        near = (np.abs(frac - 0.5) < 1e-4) if nearest else \
+            (np.minimum(frac, 1 - frac) < 1e-4)
+        edge = np.minimum(np.abs(px), np.abs(px - (size - 1))) < 1e-4
+        step = (2 / max(size, 2)) * 0.25
+        grid[..., axis] = np.where(near | edge, grid[..., axis] + step, grid[..., axis])
+    return grid
+
+
+def run_case(binary, rng, dtype, work):
+    n, c = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+    h_in, w_in = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+    h_out, w_out = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+    mode = int(rng.integers(0, 2))  # 0 bilinear, 1 nearest
+    padding = int(rng.integers(0, 2))  # 0 zeros, 1 border
+    align = bool(rng.integers(0, 2))
+    np_dtype = np.float64 if dtype == "float64" else np.float32
+    x = rng.uniform(-1, 1, size=(n, c, h_in, w_in))
+    grid = rng.uniform(-1.2, 1.2, size=(n, h_out, w_out, 2))
+    specials = rng.random(grid.shape) < 0.15
+    grid[specials] = rng.choice([-1.0, 0.0, 1.0, -1.1, 1.1], size=int(specials.sum()))
+    for _ in range(3):  # a move may land near another kink: settle
+        grid = keep_clear(grid, w_in, h_in, align, mode == 1)
+    x, grid = x.astype(np_dtype), grid.astype(np_dtype)
+    grad = rng.uniform(-1, 1, size=(n, c, h_out, w_out)).astype(np_dtype)
+
+    tx = torch.tensor(x, requires_grad=True)
+    tg = torch.tensor(grid, requires_grad=True)
+    out = F.grid_sample(tx, tg, mode=("bilinear", "nearest")[mode],
+                        padding_mode=("zeros", "border")[padding], align_corners=align)
+    out.backward(torch.tensor(grad))
+    attrs = {"interpolationMode": mode, "paddingMode": padding, "alignCorners": align}
+    profile = "extended" if dtype == "float64" else "seed"
+    context = (f"N {n} C {c} in {h_in}x{w_in} out {h_out}x{w_out} mode {mode} padding {padding} "
+               f"alignCorners {align}")
+    failures = []
+    status, outs, folder = replay(binary, work, "GridSampler2D", profile,
+                                  {"input": x, "grid": grid}, attrs)
+    if status.get("status") != 0:
+        return [f"GridSampler2D {dtype}: status {status}; {context}"]
+    failures.append(compare(f"GridSampler2D.out {dtype}", outs["out"], out.detach().numpy(),
+                            TOLERANCE[dtype], f"{context}; case {folder}"))
+    attrs["outputMask"] = [True, True]
+    status, outs, folder = replay(binary, work, "GridSampler2DBackward", profile,
+                                  {"gradOutput": grad, "input": x, "grid": grid}, attrs)
+    if status.get("status") != 0:
+        return [f"GridSampler2DBackward {dtype}: status {status}; {context}"]
+    for name, ref in (("inputGrad", tx.grad), ("gridGrad", tg.grad)):
+        failures.append(compare(f"GridSampler2DBackward.{name} {dtype}", outs[name], ref.numpy(),
+                                TOLERANCE[dtype], f"{context}; case {folder}"))
+    return [f for f in failures if f]
+
+
+def main():
+    args = parse_args(sys.argv, 80, 20261126)
+    if args is None:
+        print(__doc__)
+        return 2
+    binary, cases, seed = args
+    rng = np.random.default_rng(seed)
+    torch.set_num_threads(1)
+    failures = []
+    with tempfile.TemporaryDirectory() as work:
+        for i in range(cases):
+            failures += run_case(binary, rng, "float64" if i % 2 == 0 else "float32", work)
+            if failures:
+                break
+    for f in failures:
+        print("DISAGREE", f)
+    print(f"{cases} cases x (forward, backward) against torch.nn.functional.grid_sample: "
+          f"{'FAILED' if failures else 'all agree'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
