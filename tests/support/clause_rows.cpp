@@ -72,9 +72,11 @@ void expect_rows_hold(const BaseCall& base, std::span<const ClauseRow> rows) {
 void expect_rows_cover(std::span<const std::pair<std::string_view, ProfileSet>> table_ids,
                        std::span<const ClauseRow> rows) {
   ASSERT_FALSE(table_ids.empty());
-  for (const auto& [id, set] : table_ids) {
+  for (const auto& entry : table_ids) {
+    // (Named, not a structured binding: clang 14 does not capture those in lambdas.)
+    const std::string_view id = entry.first;
     for (SpecProfile profile : implemented_profiles()) {
-      if (!contains(set, profile)) continue;
+      if (!contains(entry.second, profile)) continue;
       const bool covered = std::any_of(rows.begin(), rows.end(), [&](const ClauseRow& row) {
         return row.clause == id &&
                std::find(row.profiles.begin(), row.profiles.end(), profile) != row.profiles.end();
