@@ -1,5 +1,5 @@
-// Case folders (ARCHITECTURE.md "Case files"): case.json plus one .npy per non-null input, and the
-// status.json a replay writes next to its outputs. Shared by every tool that reads or writes
+// Case folders (spec ARCHITECTURE.md "Case files"): case.json plus one .npy per non-null input, and
+// the status.json a replay writes next to its outputs. Shared by every tool that reads or writes
 // cases (replay today; export and compare later), so the format is decided in one place.
 //
 // NOTE: data flows npy file -> NpyArray (stored dtype) -> HostTensor (the case's declared dtype;

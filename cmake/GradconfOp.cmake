@@ -1,14 +1,14 @@
 # How an op folder plugs into the build. ops/<op>/CMakeLists.txt calls gradconf_add_op once:
 #
 #   gradconf_add_op(multi_scale_deformable_attention
-#     SPEC clauses.cpp faults.cpp            # clause table + fault names: backend and test side
+#     SPEC clauses.cpp                       # clause table: backend and test side
 #     BACKEND api.cpp                        # kernels + extern "C" entry points: the backend only
 #     REFERENCE reference/reference.cpp      # naive double reference (never includes kernels)
 #     TESTKIT problem.cpp                    # test side: problem descriptor, fills, repro
 #     REGISTERED)                            # the test kit defines <name>_family() (op registry)
 #
 # Nothing shared is edited to add an op: ops/CMakeLists.txt adds every folder that has a
-# CMakeLists.txt; tests/<op>/, bench/<op>/, properties/ops/ and fuzz/<op>/ are picked up alike.
+# CMakeLists.txt; tests/<op>/, bench/<op>/, properties/families/<op>/ and fuzz/<op>/ are picked up alike.
 function(gradconf_add_op name)
   cmake_parse_arguments(OP "REGISTERED" "" "SPEC;BACKEND;REFERENCE;TESTKIT" ${ARGN})
   list(TRANSFORM OP_SPEC PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)

@@ -1,5 +1,5 @@
 // Bytes -> GridSampler2D problems and boundary edits, over the same ranges and enums as the
-// RapidCheck generators (properties/gen/grid_sampler2d_ranges.h), plus the specials. Short or
+// RapidCheck generators (properties/families/grid_sampler2d/ranges.h), plus the specials. Short or
 // exhausted inputs decode to the simplest valid problem, so libFuzzer starts from the middle of
 // the space and grows outward.
 #ifndef GRADCONF_FUZZ_GRID_SAMPLER2D_DECODE_H_

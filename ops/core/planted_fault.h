@@ -1,12 +1,15 @@
 // Planted faults (mutation testing). An op's kernels and phase 1 are templates on its own
-// `enum class Fault { kNone, ..., kCount }` with `std::string_view fault_name(Fault)` in the op's
-// namespace. The shipped backend instantiates Fault::kNone only, so every fault branch is an
-// `if constexpr` that compiles away. The planted-fault backend library (built from the same
-// sources with GRADCONF_PLANTED_FAULTS=1) instantiates every fault and runs the one selected at
-// run time by name, "<family>.<fault_name>" (e.g. "grid_sampler2d.swapped_grid_grad_xy").
+// `enum class Fault { kNone, ..., kCount }`, named once by `kFaultNames` (enum order, "none"
+// first) in the op's namespace; fault_name(Fault) and planted_faults<Fault>() derive from it. The
+// shipped backend instantiates Fault::kNone only, so every fault branch is an `if constexpr` that
+// compiles away. The planted-fault backend library (built from the same sources with
+// GRADCONF_PLANTED_FAULTS=1) instantiates every fault and runs the one selected at run time by
+// name, "<family>.<fault_name>" (e.g. "grid_sampler2d.swapped_grid_grad_xy").
 #ifndef GRADCONF_OPS_CORE_PLANTED_FAULT_H_
 #define GRADCONF_OPS_CORE_PLANTED_FAULT_H_
 
+#include <array>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -19,6 +22,32 @@
 #endif
 
 namespace gradconf {
+
+/// True when every name of `names` is non-empty (a Fault enum and its kFaultNames agree).
+template <size_t N>
+consteval bool all_named(const std::array<std::string_view, N>& names) {
+  for (std::string_view name : names) {
+    if (name.empty()) return false;
+  }
+  return true;
+}
+
+/// The name of `fault` in `names` (the op's kFaultNames).
+template <typename Fault, size_t N>
+constexpr std::string_view fault_name_in(const std::array<std::string_view, N>& names,
+                                         Fault fault) {
+  static_assert(N == static_cast<size_t>(Fault::kCount), "one name per Fault, kNone first");
+  const auto at = static_cast<size_t>(fault);
+  return at < N ? names[at] : std::string_view("unknown");
+}
+
+/// Every planted fault of an op's enum: kNone + 1 .. kCount - 1.
+template <typename Fault>
+constexpr auto planted_faults() {
+  std::array<Fault, static_cast<size_t>(Fault::kCount) - 1> faults{};
+  for (size_t i = 0; i < faults.size(); ++i) faults[i] = static_cast<Fault>(i + 1);
+  return faults;
+}
 
 /// Faults planted in the shared core rather than in one op ("core.<name>"): what the host-process
 /// laws must see for every op.

@@ -1,9 +1,11 @@
 // The shared grammar of repro lines: "<op> --key=value ... <shape>" (benchdnn style). Each op's
-// Problem decides which keys exist; this only tokenizes and reports leftovers.
+// Problem decides its own keys; the keys every op has (dt, layout-<role>, seed, profile) are
+// printed and parsed here, once.
 #ifndef GRADCONF_OPS_CORE_REPRO_H_
 #define GRADCONF_OPS_CORE_REPRO_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +13,8 @@
 #include <vector>
 
 #include "aclnn/acl_meta.h"
+#include "core/layout.h"
+#include "core/profile.h"
 
 namespace gradconf {
 
@@ -42,6 +46,60 @@ std::optional<int64_t> parse_int_in(std::string_view text, int64_t lo, int64_t h
 std::optional<std::vector<int64_t>> parse_named_dims(std::string_view text,
                                                      const std::vector<std::string_view>& names,
                                                      int64_t max_value);
+
+/// " --dt=<name>" when the problem's dtype is not the default's, else "".
+template <typename Problem>
+std::string repro_dtype_key(const Problem& p) {
+  if (p.dtype == Problem{}.dtype) return "";
+  return " --dt=" + std::string(dtype_repro_name(p.dtype));
+}
+
+/// The keys after the op's own: " --layout-<role>=..." per role whose layout is not the default,
+/// then " --seed=" and " --profile=" where they differ from the defaults. Problem provides
+/// roles(), layout(role), seed and profile; role_name(role) is found in the role's namespace.
+template <typename Problem>
+std::string repro_common_keys(const Problem& p) {
+  const Problem defaults;
+  std::string keys;
+  for (auto role : p.roles()) {
+    const std::string text = p.layout(role).to_string();
+    if (!text.empty()) keys += " --layout-" + std::string(role_name(role)) + "=" + text;
+  }
+  if (p.seed != defaults.seed) keys += " --seed=" + std::to_string(p.seed);
+  if (p.profile != defaults.profile) keys += " --profile=" + std::string(profile_name(p.profile));
+  return keys;
+}
+
+/// Takes dt, layout-<role> (for the roles of the problem as parsed so far), seed and profile from
+/// `line` into `p`. False on a malformed value or one equal to the default (defaults are omitted,
+/// so every problem has one line).
+template <typename Problem>
+bool take_common_keys(ReproLine& line, Problem& p) {
+  const Problem defaults;
+  if (auto v = line.take("dt")) {
+    auto dt = parse_dtype_repro(*v);
+    if (!dt || *dt == defaults.dtype) return false;
+    p.dtype = *dt;
+  }
+  for (auto role : p.roles()) {
+    if (auto v = line.take("layout-" + std::string(role_name(role)))) {
+      auto layout = LayoutSpec::parse(*v, p.dims(role).size());
+      if (!layout || layout->to_string() != *v || layout->to_string().empty()) return false;
+      p.layout(role) = *layout;
+    }
+  }
+  if (auto v = line.take("seed")) {
+    auto seed = parse_int_in(*v, 2, std::numeric_limits<int64_t>::max());
+    if (!seed) return false;
+    p.seed = static_cast<uint64_t>(*seed);
+  }
+  if (auto v = line.take("profile")) {
+    auto profile = parse_profile(*v);
+    if (!profile || *profile == defaults.profile) return false;
+    p.profile = *profile;
+  }
+  return true;
+}
 
 }  // namespace gradconf
 

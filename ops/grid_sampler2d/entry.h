@@ -1,6 +1,6 @@
-// Phase 1 of both entry points, templated on a planted Fault so mutation tests can build faulty
-// variants of the whole call path (mutants.cpp, a test-only target). api.cpp instantiates
-// Fault::kNone, the only variant the shipped library contains.
+// Phase 1 of both entry points, templated on a planted Fault so the planted-fault library
+// (gradconf_aclnn_planted, built from the same sources) can run faulty variants of the whole call
+// path. api.cpp instantiates Fault::kNone, the only variant the shipped library contains.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_ENTRY_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_ENTRY_H_
 

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/planted_fault.h"
+
 namespace gradconf::grid_sampler2d {
 
 enum class Fault : uint8_t {
@@ -32,18 +34,30 @@ enum class Fault : uint8_t {
   kCount,
 };
 
-inline constexpr std::array kAllFaults = {
-    Fault::kWrongBilinearWeight,   Fault::kDroppedBorderClamp,
-    Fault::kSwappedGridGradXY,     Fault::kOffByOneTap,
-    Fault::kIgnoredGridGradStride, Fault::kThreadDependentSum,
-    Fault::kWorkspaceAssumedZero,  Fault::kMissingClauseShape04,
-    Fault::kNearestRoundsHalfUp,   Fault::kBackwardSwapsTapWeights,
-    Fault::kAbsIncomingGradient,   Fault::kDoubleComputedInFloat,
-    Fault::kGridOfFirstBatchOnly,  Fault::kPhase1WritesOutputs,
-    Fault::kIgnoresOutputMask,     Fault::kGridGradRoundedToFloat,
+inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)> kFaultNames = {
+    "none",
+    "wrong_bilinear_weight",
+    "dropped_border_clamp",
+    "swapped_grid_grad_xy",
+    "off_by_one_tap",
+    "ignored_grid_grad_stride",
+    "thread_dependent_sum",
+    "workspace_assumed_zero",
+    "missing_clause_shape04",
+    "nearest_rounds_half_up",
+    "backward_swaps_tap_weights",
+    "abs_incoming_gradient",
+    "double_computed_in_float",
+    "grid_of_first_batch_only",
+    "phase1_writes_outputs",
+    "ignores_output_mask",
+    "grid_grad_rounded_to_float",
 };
+static_assert(all_named(kFaultNames));
 
-std::string_view fault_name(Fault fault);
+inline constexpr std::string_view fault_name(Fault fault) {
+  return fault_name_in(kFaultNames, fault);
+}
 
 }  // namespace gradconf::grid_sampler2d
 

@@ -1,5 +1,5 @@
 // The GridSampler2D problem descriptor: the single currency between generators, fuzzers, the
-// harness, reports and the CLI (ARCHITECTURE.md). It holds no data: a fill spec (seed + kinds)
+// harness, reports and the CLI (spec ARCHITECTURE.md). It holds no data: a fill spec (seed + kinds)
 // rebuilds the exact tensors, so one repro line reproduces a case.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_PROBLEM_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_PROBLEM_H_

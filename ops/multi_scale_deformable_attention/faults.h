@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/planted_fault.h"
+
 namespace gradconf::msda {
 
 enum class Fault : uint8_t {
@@ -29,23 +31,27 @@ enum class Fault : uint8_t {
   kCount,
 };
 
-inline constexpr std::array kAllFaults = {
-    Fault::kSwappedXY,
-    Fault::kMissingWidthFactor,
-    Fault::kGuardInclusive,
-    Fault::kLevelStartIgnored,
-    Fault::kSwappedTapWeights,
-    Fault::kDroppedChannelBlock,
-    Fault::kThreadDependentScatter,
-    Fault::kEmptyKeepsWorkspace,
-    Fault::kFormatUnchecked,
-    Fault::kAbsGradOutput,
-    Fault::kIgnoredGradValueStride,
-    Fault::kWorkspaceAssumedZero,
-    Fault::kValueOfFirstBatch,
+inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)> kFaultNames = {
+    "none",
+    "swapped_xy",
+    "missing_width_factor",
+    "guard_inclusive",
+    "level_start_ignored",
+    "swapped_tap_weights",
+    "dropped_channel_block",
+    "thread_dependent_scatter",
+    "empty_keeps_workspace",
+    "format_unchecked",
+    "abs_grad_output",
+    "ignored_grad_value_stride",
+    "workspace_assumed_zero",
+    "value_of_first_batch",
 };
+static_assert(all_named(kFaultNames));
 
-std::string_view fault_name(Fault fault);
+inline constexpr std::string_view fault_name(Fault fault) {
+  return fault_name_in(kFaultNames, fault);
+}
 
 }  // namespace gradconf::msda
 

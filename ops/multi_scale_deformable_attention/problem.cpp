@@ -144,10 +144,10 @@ std::string_view Problem::op_name() const {
 std::string Problem::to_repro() const {
   const Problem defaults;
   std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
+  line += repro_dtype_key(*this);
   auto option = [&](std::string_view key, const std::string& value) {
     line += " --" + std::string(key) + "=" + value;
   };
-  if (dtype != defaults.dtype) option("dt", std::string(dtype_repro_name(dtype)));
   if (shape_dtype != defaults.shape_dtype || start_dtype != defaults.start_dtype) {
     option("idx", index_width(shape_dtype) + "." + index_width(start_dtype));
   }
@@ -159,16 +159,11 @@ std::string Problem::to_repro() const {
     option("levels", text.empty() ? "none" : text);
   }
   if (extra_keys != 0) option("extra", std::to_string(extra_keys));
-  for (Role role : roles()) {
-    const std::string text = layout(role).to_string();
-    if (!text.empty()) option("layout-" + std::string(role_name(role)), text);
-  }
   if (location_fill != defaults.location_fill) {
     option("loc", std::string(location_fill_name(location_fill)));
   }
   if (zero_weights) option("zeros", "1");
-  if (seed != defaults.seed) option("seed", std::to_string(seed));
-  if (profile != defaults.profile) option("profile", std::string(profile_name(profile)));
+  line += repro_common_keys(*this);
   line += " b" + std::to_string(batch) + "m" + std::to_string(heads) + "c" +
           std::to_string(channels) + "q" + std::to_string(queries) + "p" + std::to_string(points);
   return line;
@@ -182,11 +177,6 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     p.entry = Direction::kForward;
   } else if (line->op != kBackwardName) {
     return std::nullopt;
-  }
-  if (auto v = line->take("dt")) {
-    auto dt = parse_dtype_repro(*v);
-    if (!dt || *dt == Problem{}.dtype) return std::nullopt;  // defaults are omitted
-    p.dtype = *dt;
   }
   if (auto v = line->take("idx")) {
     const size_t dot = v->find('.');
@@ -221,13 +211,6 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     if (!extra) return std::nullopt;
     p.extra_keys = *extra;
   }
-  for (Role role : p.roles()) {
-    if (auto v = line->take("layout-" + std::string(role_name(role)))) {
-      auto layout = LayoutSpec::parse(*v, p.dims(role).size());
-      if (!layout || layout->to_string() != *v || layout->to_string().empty()) return std::nullopt;
-      p.layout(role) = *layout;
-    }
-  }
   if (auto v = line->take("loc")) {
     auto it = std::find(std::begin(kFillNames), std::end(kFillNames), *v);
     if (it == std::end(kFillNames) || it == std::begin(kFillNames)) return std::nullopt;
@@ -237,16 +220,7 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     if (*v != "1") return std::nullopt;
     p.zero_weights = true;
   }
-  if (auto v = line->take("seed")) {
-    auto seed = parse_int_in(*v, 2, std::numeric_limits<int64_t>::max());
-    if (!seed) return std::nullopt;
-    p.seed = static_cast<uint64_t>(*seed);
-  }
-  if (auto v = line->take("profile")) {
-    auto profile = parse_profile(*v);
-    if (!profile || *profile == Problem{}.profile) return std::nullopt;
-    p.profile = *profile;
-  }
+  if (!take_common_keys(*line, p)) return std::nullopt;
   if (line->positional.size() != 1) return std::nullopt;
   auto sizes = parse_named_dims(line->positional[0], {"b", "m", "c", "q", "p"}, kMaxReproSize);
   if (!sizes) return std::nullopt;

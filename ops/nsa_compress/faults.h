@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/planted_fault.h"
+
 namespace gradconf::nc {
 
 enum class Fault : uint8_t {
@@ -24,14 +26,24 @@ enum class Fault : uint8_t {
   kCount,
 };
 
-inline constexpr std::array kAllFaults = {
-    Fault::kWindowStartOffByOne, Fault::kLastWindowDropped, Fault::kWeightTransposed,
-    Fault::kLengthsNotPrefix,    Fault::kLastWriterWins,    Fault::kTailUnwritten,
-    Fault::kFormatUnchecked,     Fault::kAbsOutputGrad,     Fault::kIgnoredInputGradStride,
-    Fault::kPartialsAssumedZero,
+inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)> kFaultNames = {
+    "none",
+    "window_start_off_by_one",
+    "last_window_dropped",
+    "weight_transposed",
+    "lengths_not_prefix",
+    "last_writer_wins",
+    "tail_unwritten",
+    "format_unchecked",
+    "abs_output_grad",
+    "ignored_input_grad_stride",
+    "partials_assumed_zero",
 };
+static_assert(all_named(kFaultNames));
 
-std::string_view fault_name(Fault fault);
+inline constexpr std::string_view fault_name(Fault fault) {
+  return fault_name_in(kFaultNames, fault);
+}
 
 }  // namespace gradconf::nc
 

@@ -75,19 +75,14 @@ std::string_view Problem::op_name() const {
 std::string Problem::to_repro() const {
   const Problem defaults;
   std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
+  line += repro_dtype_key(*this);
   auto option = [&](std::string_view key, const std::string& value) {
     line += " --" + std::string(key) + "=" + value;
   };
-  if (dtype != defaults.dtype) option("dt", std::string(dtype_repro_name(dtype)));
   if (lengths != defaults.lengths) option("seqs", join_lengths(lengths));
   if (null_seq_len) option("seq-null", "1");
   if (null_layout) option("layout-null", "1");
-  for (Role role : roles()) {
-    const std::string text = layout(role).to_string();
-    if (!text.empty()) option("layout-" + std::string(role_name(role)), text);
-  }
-  if (seed != defaults.seed) option("seed", std::to_string(seed));
-  if (profile != defaults.profile) option("profile", std::string(profile_name(profile)));
+  line += repro_common_keys(*this);
   line += " n" + std::to_string(heads) + "d" + std::to_string(dim) + "l" + std::to_string(block) +
           "s" + std::to_string(stride);
   return line;
@@ -101,11 +96,6 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     p.entry = Direction::kForward;
   } else if (line->op != kBackwardName) {
     return std::nullopt;
-  }
-  if (auto v = line->take("dt")) {
-    auto dt = parse_dtype_repro(*v);
-    if (!dt || *dt == Problem{}.dtype) return std::nullopt;  // defaults are omitted
-    p.dtype = *dt;
   }
   if (auto v = line->take("seqs")) {
     p.lengths.clear();
@@ -128,23 +118,7 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     }
   }
   if (p.null_seq_len && p.lengths.size() != 1) return std::nullopt;
-  for (Role role : p.roles()) {
-    if (auto v = line->take("layout-" + std::string(role_name(role)))) {
-      auto layout = LayoutSpec::parse(*v, p.dims(role).size());
-      if (!layout || layout->to_string() != *v || layout->to_string().empty()) return std::nullopt;
-      p.layout(role) = *layout;
-    }
-  }
-  if (auto v = line->take("seed")) {
-    auto seed = parse_int_in(*v, 2, std::numeric_limits<int64_t>::max());
-    if (!seed) return std::nullopt;
-    p.seed = static_cast<uint64_t>(*seed);
-  }
-  if (auto v = line->take("profile")) {
-    auto profile = parse_profile(*v);
-    if (!profile || *profile == Problem{}.profile) return std::nullopt;
-    p.profile = *profile;
-  }
+  if (!take_common_keys(*line, p)) return std::nullopt;
   if (line->positional.size() != 1) return std::nullopt;
   auto sizes = parse_named_dims(line->positional[0], {"n", "d", "l", "s"}, kMaxReproSize);
   if (!sizes || (*sizes)[2] < 1 || (*sizes)[3] < 1) return std::nullopt;

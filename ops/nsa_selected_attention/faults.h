@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/planted_fault.h"
+
 namespace gradconf::nsa {
 
 enum class Fault : uint8_t {
@@ -29,14 +31,26 @@ enum class Fault : uint8_t {
   kCount,
 };
 
-inline constexpr std::array kAllFaults = {
-    Fault::kCausalOffByOne,  Fault::kStatsLane1,       Fault::kDkScaleMissing,
-    Fault::kGroupModulo,     Fault::kDuplicatesMerged, Fault::kDrFromGradGrad,
-    Fault::kTopkReadAtRun,   Fault::kFormatUnchecked,  Fault::kAbsGradOutput,
-    Fault::kIgnoredDvStride, Fault::kCacheAssumedZero, Fault::kKvOfFirstBatch,
+inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)> kFaultNames = {
+    "none",
+    "causal_off_by_one",
+    "stats_lane_1",
+    "dk_scale_missing",
+    "group_modulo",
+    "duplicates_merged",
+    "dr_from_grad_grad",
+    "topk_read_at_run",
+    "format_unchecked",
+    "abs_grad_output",
+    "ignored_dv_stride",
+    "cache_assumed_zero",
+    "kv_of_first_batch",
 };
+static_assert(all_named(kFaultNames));
 
-std::string_view fault_name(Fault fault);
+inline constexpr std::string_view fault_name(Fault fault) {
+  return fault_name_in(kFaultNames, fault);
+}
 
 }  // namespace gradconf::nsa
 

@@ -144,10 +144,10 @@ std::string_view Problem::op_name() const {
 std::string Problem::to_repro() const {
   const Problem defaults;
   std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
+  line += repro_dtype_key(*this);
   auto option = [&](std::string_view key, const std::string& value) {
     line += " --" + std::string(key) + "=" + value;
   };
-  if (dtype != defaults.dtype) option("dt", std::string(dtype_repro_name(dtype)));
   if (seqs != defaults.seqs) {
     std::string text;
     for (const auto& s : seqs) {
@@ -164,12 +164,7 @@ std::string Problem::to_repro() const {
     std::snprintf(text, sizeof text, "%.17g", scale);
     option("scale", text);
   }
-  for (Role role : roles()) {
-    const std::string text = layout(role).to_string();
-    if (!text.empty()) option("layout-" + std::string(role_name(role)), text);
-  }
-  if (seed != defaults.seed) option("seed", std::to_string(seed));
-  if (profile != defaults.profile) option("profile", std::string(profile_name(profile)));
+  line += repro_common_keys(*this);
   line += " n" + std::to_string(q_heads) + "m" + std::to_string(kv_heads) + "dq" +
           std::to_string(dim_qk) + "dv" + std::to_string(dim_v) + "b" + std::to_string(block) +
           "k" + std::to_string(count);
@@ -184,11 +179,6 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     p.entry = Direction::kForward;
   } else if (line->op != kBackwardName) {
     return std::nullopt;
-  }
-  if (auto v = line->take("dt")) {
-    auto dt = parse_dtype_repro(*v);
-    if (!dt || *dt == Problem{}.dtype) return std::nullopt;
-    p.dtype = *dt;
   }
   if (auto v = line->take("seqs")) {
     p.seqs.clear();
@@ -231,23 +221,7 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     if (end != s.c_str() + s.size() || scale == 0 || !std::isfinite(scale)) return std::nullopt;
     p.scale = scale;
   }
-  for (Role role : p.roles()) {
-    if (auto v = line->take("layout-" + std::string(role_name(role)))) {
-      auto layout = LayoutSpec::parse(*v, p.dims(role).size());
-      if (!layout || layout->to_string() != *v || layout->to_string().empty()) return std::nullopt;
-      p.layout(role) = *layout;
-    }
-  }
-  if (auto v = line->take("seed")) {
-    auto seed = parse_int_in(*v, 2, std::numeric_limits<int64_t>::max());
-    if (!seed) return std::nullopt;
-    p.seed = static_cast<uint64_t>(*seed);
-  }
-  if (auto v = line->take("profile")) {
-    auto profile = parse_profile(*v);
-    if (!profile || *profile == Problem{}.profile) return std::nullopt;
-    p.profile = *profile;
-  }
+  if (!take_common_keys(*line, p)) return std::nullopt;
   if (line->positional.size() != 1) return std::nullopt;
   auto sizes =
       parse_named_dims(line->positional[0], {"n", "m", "dq", "dv", "b", "k"}, kMaxReproSize);

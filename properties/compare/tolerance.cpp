@@ -27,10 +27,10 @@ constexpr const char* kDoubleReason =
     "outputs that cancel to ~0 (sum|terms| ~1); every element; no cap beyond the per-element "
     "bound";
 
-// CANN's current (experimental) precision standard, rows per dtype (research/cann-source-notes.md
-// §0.5: rtol, atol, "max_abs_error_limit: <fixed> or 32 ULP", 99% matched); MERE thresholds from
-// the older ecosystem standard. Each reason says which numbers are the standard's and which are
-// derived, and from what.
+// CANN's current (experimental) precision standard, rows per dtype
+// (../shared/research/cann-source-notes.md §0.5: rtol, atol, "max_abs_error_limit: <fixed> or 32
+// ULP", 99% matched); MERE thresholds from the older ecosystem standard. Each reason says which
+// numbers are the standard's and which are derived, and from what.
 constexpr std::array kRows = {
     ToleranceRow{"*",
                  "*",

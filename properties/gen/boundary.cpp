@@ -1,5 +1,7 @@
 #include "gen/boundary.h"
 
+#include <stdexcept>
+
 #include <array>
 #include <vector>
 
@@ -48,6 +50,33 @@ void break_format_nd(Call& call, uint64_t bits, bool just_valid) {
     wrong.push_back(ACL_FORMAT_NHWC);
   }
   target.format = choice.of(wrong);
+}
+
+std::vector<TensorSpec*> present_tensors(Call& call, std::span<const char* const> names) {
+  std::vector<TensorSpec*> present;
+  for (const char* name : names) {
+    if (call.index_of(name) >= 0 && !call.tensor(name).null) present.push_back(&call.tensor(name));
+  }
+  return present;
+}
+
+TensorSpec& pick_tensor(Call& call, std::span<const char* const> names, uint64_t choice) {
+  const std::vector<TensorSpec*> present = present_tensors(call, names);
+  if (present.empty()) throw std::logic_error("pick_tensor: none of the named tensors is present");
+  return *present[choice % present.size()];
+}
+
+void break_outputs_overlap(Call& call, uint64_t choice, bool just_valid) {
+  std::vector<std::pair<TensorSpec*, size_t>> candidates;
+  for (TensorSpec& t : call.tensors) {
+    if (!t.output || t.null) continue;
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+      if (just_valid ? t.dims[d] == 1 : t.dims[d] > 1) candidates.emplace_back(&t, d);
+    }
+  }
+  if (candidates.empty()) return;
+  const auto [t, d] = candidates[choice % candidates.size()];
+  t->layout.broadcast |= 1u << d;
 }
 
 aclnnStatus clause_status(std::span<const ClauseInfo> clauses, std::string_view clause_id) {

@@ -1,7 +1,7 @@
-// Clause breakers and boundary cases for any op (ARCHITECTURE.md law 10). A breaker edits a valid
-// role-keyed Call so that exactly its clause is the first to fire (just-invalid), or makes the
-// same kind of edit on the allowed side of the boundary (just-valid). Choices come in as a plain
-// uint64_t, so RapidCheck generators and libFuzzer byte decoders drive the same code.
+// Clause breakers and boundary cases for any op (spec ARCHITECTURE.md law 10). A breaker edits a
+// valid role-keyed Call so that exactly its clause is the first to fire (just-invalid), or makes
+// the same kind of edit on the allowed side of the boundary (just-valid). Choices come in as a
+// plain uint64_t, so RapidCheck generators and libFuzzer byte decoders drive the same code.
 //
 // An op provides its breakers (one per clause, in table order) and a generator of small valid
 // base problems; gen_boundary_case and decode_boundary_edit do the rest for every op alike.
@@ -103,6 +103,16 @@ void resize_sites(Call& call, const SizeSites& sites, int64_t value);
 /// outside the enum, or NCHW/NHWC on a tensor that is not 4-D. Just-valid: every present tensor
 /// in ND, or in NCHW/NHWC where it is 4-D.
 void break_format_nd(Call& call, uint64_t choice, bool just_valid);
+
+/// The tensors named in `names` that the call has and that are not null, in `names` order.
+std::vector<TensorSpec*> present_tensors(Call& call, std::span<const char* const> names);
+/// One of them, by `choice` (the call must have at least one).
+TensorSpec& pick_tensor(Call& call, std::span<const char* const> names, uint64_t choice);
+
+/// The generic <OP>-OUT-01 breaker (spec README §3): a zero stride (broadcast bit) on a dim of
+/// size >= 2 of one present output, whose elements then overlap. Just-valid: a zero stride on a
+/// dim of size 1 (or the call as it is when no output has one).
+void break_outputs_overlap(Call& call, uint64_t choice, bool just_valid);
 
 /// The status `clause_id` has in `clauses` (ACLNN_ERR_INNER for an unknown id).
 aclnnStatus clause_status(std::span<const ClauseInfo> clauses, std::string_view clause_id);

@@ -26,10 +26,10 @@ LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& ba
   LawResult result;
   for (const Differentiable& d : Traits::differentiable(backward_problem)) {
     if (!d.linear) continue;
-    const auto& u = forward.tensors[static_cast<size_t>(d.forward_input)].values;
-    const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
-    const double lhs = dot(f.values[static_cast<size_t>(d.forward_output)], g);
-    const double rhs = dot(u, b.values[static_cast<size_t>(d.backward_gradient)]);
+    const auto& u = forward.tensors[role_at(forward, d.input)].values;
+    const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
+    const double lhs = dot(f.values[role_at(forward, d.output)], g);
+    const double rhs = dot(u, b.values[role_at(backward, d.gradient)]);
     const double magnitude = Traits::adjoint_magnitude(backward_problem, forward, backward, d);
     double output_weights = 0;
     for (const double x : g) output_weights += std::fabs(x);
@@ -41,8 +41,7 @@ LawResult adjoint_identity(const typename Traits::Problem& p0, const Backend& ba
     if (!(std::fabs(lhs - rhs) <= bound)) {
       std::ostringstream why;
       why.precision(17);
-      why << "<forward(u), g> = " << lhs << " but <u, "
-          << backward.tensors[static_cast<size_t>(d.backward_gradient)].name << "(g)> = " << rhs
+      why << "<forward(u), g> = " << lhs << " but <u, " << d.gradient << "(g)> = " << rhs
           << ", |diff| " << std::fabs(lhs - rhs) << " > bound " << bound << " (sum of |terms| "
           << magnitude << ")";
       LawResult failed = law_failure("adjoint_identity", repro, why.str());

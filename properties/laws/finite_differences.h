@@ -30,10 +30,11 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
   const auto forward = Traits::make_call(Traits::as_forward(p));
   LawResult result;
   for (const Differentiable& d : Traits::differentiable(p)) {
-    const auto& x = forward.tensors[static_cast<size_t>(d.forward_input)].values;
-    const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
-    const auto& gradient = b.values[static_cast<size_t>(d.backward_gradient)];
-    SplitMix64 rng(direction_seed, static_cast<uint64_t>(d.forward_input));
+    const size_t x_at = role_at(forward, d.input), y_at = role_at(forward, d.output);
+    const auto& x = forward.tensors[x_at].values;
+    const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
+    const auto& gradient = b.values[role_at(backward, d.gradient)];
+    SplitMix64 rng(direction_seed, static_cast<uint64_t>(x_at));
     std::vector<double> direction(x.size());
     for (double& v : direction) v = rng.uniform(-1, 1);
     double scale = 1;
@@ -42,11 +43,11 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
     double loss_terms = 0;  // max over the shifted runs of sum_k |f_k g_k|: the rounding scale
     auto loss_at = [&](double step, double* out) {
       auto shifted = forward;
-      auto& values = shifted.tensors[static_cast<size_t>(d.forward_input)].values;
+      auto& values = shifted.tensors[x_at].values;
       for (size_t i = 0; i < values.size(); ++i) values[i] += step * direction[i];
       const Outcome f = Traits::run(shifted, {}, backend);
       if (!f.ok()) return f;
-      const auto& outputs = f.values[static_cast<size_t>(d.forward_output)];
+      const auto& outputs = f.values[y_at];
       *out = dot(outputs, g);
       loss_terms = std::max(loss_terms, abs_dot(outputs, g));
       return f;
@@ -70,10 +71,9 @@ LawResult finite_differences(const typename Traits::Problem& p0, const Backend& 
     if (!(std::fabs(numeric - analytic) <= bound)) {
       std::ostringstream why;
       why.precision(17);
-      why << backward.tensors[static_cast<size_t>(d.backward_gradient)].name
-          << ": extrapolated central difference " << numeric << " vs <gradient, d> " << analytic
-          << ", |diff| " << std::fabs(numeric - analytic) << " > bound " << bound << " (h " << h
-          << ", direction seed " << direction_seed << ")";
+      why << d.gradient << ": extrapolated central difference " << numeric << " vs <gradient, d> "
+          << analytic << ", |diff| " << std::fabs(numeric - analytic) << " > bound " << bound
+          << " (h " << h << ", direction seed " << direction_seed << ")";
       LawResult failed = law_failure("finite_differences", repro, why.str());
       failed.measured = result.measured;
       return failed;

@@ -1,7 +1,7 @@
 // What every law returns, and the helpers laws share. A law is a function template over an op's
-// traits (see grid_sampler2d_traits.h for the members a traits struct provides): it runs problems
-// through the harness on a Backend and says whether the law held, and if not, why, with the
-// problem's repro line so any failure can be re-run.
+// traits (the OpTraits concept in properties/op/registry.h lists the members a traits struct
+// provides): it runs problems through the harness on a Backend and says whether the law held, and
+// if not, why, with the problem's repro line so any failure can be re-run.
 #ifndef GRADCONF_PROPERTIES_LAWS_LAW_H_
 #define GRADCONF_PROPERTIES_LAWS_LAW_H_
 
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,10 +17,40 @@
 #include "compare/compare.h"
 #include "harness/backend.h"
 #include "harness/harness.h"
-#include "laws/traits.h"
 #include "op/call.h"
 
 namespace gradconf::props {
+
+/// A reference value set for one output tensor of a call.
+struct ExpectedOutput {
+  int tensor = -1;   ///< index in the call's tensors
+  std::string name;  ///< the C API parameter name (tolerance table key)
+  std::vector<int64_t> dims;
+  std::vector<double> values;
+  /// Elements that are zero by construction whatever the inputs hold (an NSA key that no
+  /// unmasked selection reaches gets dk = dv = 0). They are compared like the rest, but they are
+  /// no evidence: the mistrust judgement leaves them out.
+  int64_t structural_zeros = 0;
+};
+
+/// One input the forward is differentiable in, and where its gradient appears, by role name.
+struct Differentiable {
+  std::string_view input;     ///< x in forward(x, ...): a role of the forward entry
+  std::string_view output;    ///< y = forward(...): an output role of the forward entry
+  std::string_view incoming;  ///< g = dL/dy: an input role of the backward entry
+  std::string_view gradient;  ///< dL/dx: an output role of the backward entry
+  bool linear = false;        ///< forward is linear in x: the adjoint identity holds exactly
+};
+
+/// Position of `role` in `call`'s tensors; a role the entry lacks is a bug of the op's traits.
+inline size_t role_at(const Call& call, std::string_view role) {
+  const int index = call.index_of(role);
+  if (index < 0) {
+    throw std::logic_error("no role '" + std::string(role) + "' in " +
+                           std::string(call.entry_name()));
+  }
+  return static_cast<size_t>(index);
+}
 
 /// What a law measured on one case, for reports. Every law records what it compared: elements
 /// held to an error bound (with the worst |error| / bound), elements compared bit for bit, and

@@ -1,4 +1,4 @@
-// All laws (ARCHITECTURE.md "Properties"), one header each.
+// All laws (spec ARCHITECTURE.md "Properties"), one header each.
 #ifndef GRADCONF_PROPERTIES_LAWS_LAWS_H_
 #define GRADCONF_PROPERTIES_LAWS_LAWS_H_
 

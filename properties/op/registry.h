@@ -24,8 +24,10 @@
 
 namespace gradconf::props {
 
-/// What a law needs of an op (ARCHITECTURE.md "Properties"): checked by the compiler wherever a
-/// family instantiates the laws.
+/// What a law needs of an op (spec ARCHITECTURE.md "Properties"): checked by the compiler wherever
+/// a family instantiates the laws. Most members have a default in op/traits_defaults.h; ops whose
+/// batches are sequences also provide slice_batch and summed_over_batch (laws/batch_split.h,
+/// SlicesBatches).
 template <typename T>
 concept OpTraits = requires(const typename T::Problem& p, typename T::Problem q,
                             const typename T::Call& call, const RunOptions& options,
@@ -48,6 +50,10 @@ concept OpTraits = requires(const typename T::Problem& p, typename T::Problem q,
   { T::incoming_gradients(call) } -> std::same_as<std::vector<int>>;
   { T::accumulation_length(p) } -> std::convertible_to<int64_t>;
   { T::batch_size(p) } -> std::convertible_to<int64_t>;
+  { T::op_name(p) } -> std::convertible_to<std::string_view>;
+  { T::adjoint_magnitude(p, call, call, Differentiable{}) } -> std::convertible_to<double>;
+  { T::batch_dim(call, 0) } -> std::convertible_to<int>;
+  { T::tags(p) } -> std::same_as<std::vector<std::string>>;
 };
 
 /// One case as data, for `gradconf export` and `gradconf run --repro`: the call, what the spec

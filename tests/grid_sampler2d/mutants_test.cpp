@@ -18,7 +18,7 @@ namespace {
 
 using gradconf::grid_sampler2d::Fault;
 using gradconf::grid_sampler2d::fault_name;
-using gradconf::grid_sampler2d::kAllFaults;
+constexpr auto kAllFaults = gradconf::planted_faults<gradconf::grid_sampler2d::Fault>();
 using gradconf::props::Backend;
 
 namespace {

@@ -1,5 +1,4 @@
-// The double reference against values computed by hand (port of
-// ops/grid_sampler2d/reference/reference_selftest.cpp; the arithmetic is in the comments).
+// The double reference against values computed by hand (the arithmetic is in the comments).
 #include "ops/grid_sampler2d/reference/reference.h"
 
 #include <gtest/gtest.h>

@@ -41,7 +41,7 @@ std::vector<LawBinding> laws() {
 
 std::vector<std::string_view> faults() {
   std::vector<std::string_view> names;
-  for (grid_sampler2d::Fault f : grid_sampler2d::kAllFaults) names.push_back(fault_name(f));
+  for (auto f : planted_faults<gradconf::grid_sampler2d::Fault>()) names.push_back(fault_name(f));
   return names;
 }
 

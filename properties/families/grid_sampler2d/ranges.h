@@ -1,6 +1,6 @@
 // The value ranges GridSampler2D problems are drawn from: one set of constants shared by the
-// RapidCheck generators (properties/gen) and the fuzzers' byte decoders (fuzz/), so a property
-// and a fuzzer explore the same space.
+// RapidCheck generators (properties/families/grid_sampler2d/gen.cpp) and the fuzzers' byte decoders
+// (fuzz/), so a property and a fuzzer explore the same space.
 #ifndef GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_RANGES_H_
 #define GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_RANGES_H_
 

@@ -15,11 +15,6 @@ GridSampler2DTraits::Problem GridSampler2DTraits::as_forward(Problem p) {
   return p;
 }
 
-GridSampler2DTraits::Problem GridSampler2DTraits::as_backward(Problem p) {
-  p.entry = Direction::kBackward;
-  return p;
-}
-
 std::vector<ExpectedOutput> GridSampler2DTraits::reference(const Problem& p, const Call& call) {
   std::vector<ExpectedOutput> expected;
   for (auto& [role, values] : gs::reference_outputs(p, call)) {
@@ -44,15 +39,14 @@ GridSampler2DTraits::Problem GridSampler2DTraits::with_dtype(Problem p, aclDataT
 }
 
 std::vector<Differentiable> GridSampler2DTraits::differentiable(const Problem&) {
-  // Forward call: input 0, grid 1, out 2. Backward: gradOutput 0, input 1, grid 2,
-  // inputGrad 3, gridGrad 4 (C-prototype order, as make_call builds them).
-  return {Differentiable{0, 2, 0, 3, true}, Differentiable{1, 2, 0, 4, false}};
+  return {{"input", "out", "gradOutput", "inputGrad", true},
+          {"grid", "out", "gradOutput", "gridGrad", false}};
 }
 
 double GridSampler2DTraits::adjoint_magnitude(const Problem& p, const Call& forward,
                                               const Call& backward, const Differentiable& d) {
   namespace ref = grid_sampler2d::reference;
-  std::vector<double> abs_input = forward.tensors[static_cast<size_t>(d.forward_input)].values;
+  std::vector<double> abs_input = forward.tensors[role_at(forward, d.input)].values;
   for (double& v : abs_input) v = std::fabs(v);
   const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
@@ -60,7 +54,7 @@ double GridSampler2DTraits::adjoint_magnitude(const Problem& p, const Call& forw
   // Bilinear and nearest weights are non-negative: forward(|u|) sums |w u| per output.
   const auto abs_out =
       ref::forward(dims, attrs, abs_input, gs::tensor(forward, Role::kGrid).values);
-  const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
+  const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
   double magnitude = 0;
   for (size_t j = 0; j < abs_out.size() && j < g.size(); ++j)
     magnitude += abs_out[j] * std::fabs(g[j]);
@@ -74,11 +68,6 @@ GridSampler2DTraits::Problem GridSampler2DTraits::smooth_double(Problem p) {
   p.output_mask = std::array<bool, 2>{true, true};
   for (auto& layout : p.layouts) layout.broadcast = 0;
   return p;
-}
-
-std::vector<int> GridSampler2DTraits::incoming_gradients(const Call& backward) {
-  const int index = gs::index_of(backward, Role::kGradOutput);
-  return index < 0 ? std::vector<int>{} : std::vector<int>{index};
 }
 
 std::vector<std::string> GridSampler2DTraits::tags(const Problem& p) { return gs::problem_tags(p); }

@@ -8,28 +8,22 @@
 #include <vector>
 
 #include "families/grid_sampler2d/entries.h"
-#include "laws/traits.h"
+#include "laws/law.h"
+#include "op/traits_defaults.h"
 
 namespace gradconf::props {
 
-struct GridSampler2DTraits {
-  using Problem = grid_sampler2d::Problem;
+struct GridSampler2DTraits : TraitsDefaults<GridSampler2DTraits, grid_sampler2d::Problem> {
+  static constexpr std::string_view kIncomingGradient = "gradOutput";
   /// Coverage tags of a problem (the generators' and fuzzers' vocabulary), for reports.
   static std::vector<std::string> tags(const Problem& p);
-  using Call = props::Call;
 
-  static const Backend& default_backend() { return Backend::linked(); }
-  static std::string repro(const Problem& p) { return p.to_repro(); }
   static Call make_call(const Problem& p) { return gs::make_call(p); }
+  /// The forward computes its one output whatever the backward's outputMask said.
   static Problem as_forward(Problem p);
-  static Problem as_backward(Problem p);
-  static Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
-    return props::run(call, options, backend);
-  }
+  /// The wanted outputs only (outputMask).
   static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
   static std::vector<int> wanted_outputs(const Problem& p, const Call& call);
-  static aclDataType dtype(const Problem& p) { return p.dtype; }
-  static std::string_view op_name(const Problem& p) { return p.op_name(); }
   static Problem with_dtype(Problem p, aclDataType dtype);
   /// Backward problems with every output wanted (laws that need all gradients).
   static Problem with_all_outputs(Problem p) {
@@ -45,7 +39,6 @@ struct GridSampler2DTraits {
   /// Double, extended profile, both outputs, grid drawn away from every kink, no broadcast
   /// layouts (a perturbation of one logical element is not constant along a broadcast dim).
   static Problem smooth_double(Problem p);
-  static std::vector<int> incoming_gradients(const Call& backward);
   /// Longest sum in the compute type: the inputGrad scatter visits every point of a batch.
   static int64_t accumulation_length(const Problem& p) {
     return std::max<int64_t>(4, p.out_h * p.out_w);

@@ -18,19 +18,6 @@ constexpr std::array<const char*, 8> kFloatRoles = {"value",        "location", 
                                                     "gradOutput",   "output",        "gradValue",
                                                     "gradLocation", "gradAttnWeight"};
 
-std::vector<TensorSpec*> present(Call& call, std::span<const char* const> names) {
-  std::vector<TensorSpec*> t;
-  for (const char* name : names) {
-    if (call.index_of(name) >= 0) t.push_back(&call.tensor(name));
-  }
-  return t;
-}
-
-TensorSpec& pick(Call& call, std::span<const char* const> names, uint64_t choice) {
-  auto t = present(call, names);
-  return *t[choice % t.size()];
-}
-
 void drop_values(TensorSpec& t) {
   if (!t.output) t.values.clear();
 }
@@ -73,11 +60,11 @@ void break_null(Call& call, uint64_t choice, bool just_valid) {
 void break_dtype(Call& call, uint64_t choice, bool just_valid) {
   static constexpr std::array<const char*, 2> kIndex = {"spatialShape", "levelStartIndex"};
   if (just_valid || choice % 2 == 0) {
-    TensorSpec& t = pick(call, kIndex, choice / 2);
+    TensorSpec& t = pick_tensor(call, kIndex, choice / 2);
     t.dtype = just_valid ? (t.dtype == ACL_INT32 ? ACL_INT64 : ACL_INT32) : ACL_FLOAT;
     return;
   }
-  pick(call, kFloatRoles, choice / 2).dtype = ACL_INT32;
+  pick_tensor(call, kFloatRoles, choice / 2).dtype = ACL_INT32;
 }
 
 // MSDA-DTYPE-02: one float tensor in another float dtype. Just-valid: all of them in it.
@@ -87,10 +74,10 @@ void break_dtype_same(Call& call, uint64_t choice, bool just_valid) {
   aclDataType other = kOthers[choice % 3];
   if (other == current) other = kOthers[(choice % 3 + 1) % 3];  // choice + 1 may wrap to 0
   if (just_valid) {
-    for (TensorSpec* t : present(call, kFloatRoles)) t->dtype = other;
+    for (TensorSpec* t : present_tensors(call, kFloatRoles)) t->dtype = other;
     return;
   }
-  pick(call, kFloatRoles, choice / 3).dtype = other;
+  pick_tensor(call, kFloatRoles, choice / 3).dtype = other;
 }
 
 // MSDA-RANK-01: an input with one more (unit) dim. Just-valid: the call as it is.
@@ -98,7 +85,7 @@ void break_rank(Call& call, uint64_t choice, bool just_valid) {
   if (just_valid) return;
   static constexpr std::array<const char*, 6> kInputs = {
       "value", "spatialShape", "levelStartIndex", "location", "attnWeight", "gradOutput"};
-  TensorSpec& t = pick(call, kInputs, choice);
+  TensorSpec& t = pick_tensor(call, kInputs, choice);
   t.dims.insert(t.dims.begin(), 1);
   t.layout = LayoutSpec{};
 }
@@ -113,7 +100,7 @@ void break_shape(Call& call, uint64_t choice, bool just_valid) {
   static constexpr std::array<const char*, 7> kHeaded = {
       "location",  "attnWeight",   "gradOutput",    "output",
       "gradValue", "gradLocation", "gradAttnWeight"};
-  TensorSpec& t = pick(call, kHeaded, choice);
+  TensorSpec& t = pick_tensor(call, kHeaded, choice);
   t.dims[2] = heads;
   t.layout = LayoutSpec{};
   drop_values(t);
@@ -165,21 +152,6 @@ void break_data(Call& call, uint64_t choice, bool just_valid) {
   }
 }
 
-// MSDA-OUT-01: an output with a zero stride on a dim > 1. Just-valid: on a dim of size 1.
-void break_outputs(Call& call, uint64_t choice, bool just_valid) {
-  static constexpr std::array<const char*, 4> kOutputs = {"output", "gradValue", "gradLocation",
-                                                          "gradAttnWeight"};
-  std::vector<std::pair<TensorSpec*, size_t>> candidates;
-  for (TensorSpec* t : present(call, kOutputs)) {
-    for (size_t d = 0; d < t->dims.size(); ++d) {
-      if (just_valid ? t->dims[d] == 1 : t->dims[d] > 1) candidates.emplace_back(t, d);
-    }
-  }
-  if (candidates.empty()) return;  // just-valid without a unit dim: the call as it is
-  const auto [t, d] = candidates[choice % candidates.size()];
-  t->layout.broadcast |= 1u << d;
-}
-
 const std::array<ClauseBreaker, 11> kBreakers = {{
     {"MSDA-NULL-01", Directions::kBoth, break_null},
     {"MSDA-DTYPE-01", Directions::kBoth, break_dtype},
@@ -191,7 +163,7 @@ const std::array<ClauseBreaker, 11> kBreakers = {{
     {"MSDA-LIMIT-03", Directions::kBoth, break_limits_000},
     {"MSDA-LIMIT-04", Directions::kBoth, break_limits_001},
     {"MSDA-DATA-01", Directions::kBoth, break_data},
-    {"MSDA-OUT-01", Directions::kBoth, break_outputs},
+    {"MSDA-OUT-01", Directions::kBoth, break_outputs_overlap},
 }};
 
 }  // namespace

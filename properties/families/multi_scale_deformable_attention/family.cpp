@@ -45,7 +45,7 @@ std::vector<LawBinding> laws() {
 
 std::vector<std::string_view> faults() {
   std::vector<std::string_view> names;
-  for (gradconf::msda::Fault f : gradconf::msda::kAllFaults) names.push_back(fault_name(f));
+  for (auto f : planted_faults<gradconf::msda::Fault>()) names.push_back(fault_name(f));
   return names;
 }
 

@@ -9,28 +9,10 @@ namespace gradconf::props {
 
 using gradconf::msda::Role;
 
-std::vector<ExpectedOutput> MsdaTraits::reference(const Problem& p, const Call& call) {
-  std::vector<ExpectedOutput> expected;
-  for (auto& [role, values] : msda::reference_outputs(p, call)) {
-    const std::string name(gradconf::msda::role_name(role));
-    expected.push_back({call.index_of(name), name, p.dims(role), std::move(values)});
-  }
-  return expected;
-}
-
-std::vector<int> MsdaTraits::wanted_outputs(const Problem&, const Call& call) {
-  std::vector<int> indices;
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    if (call.tensors[i].output) indices.push_back(static_cast<int>(i));
-  }
-  return indices;
-}
-
 std::vector<Differentiable> MsdaTraits::differentiable(const Problem&) {
-  // Forward call: value 0, spatialShape 1, levelStartIndex 2, location 3, attnWeight 4, output 5.
-  // Backward: ... gradOutput 5, gradValue 6, gradLocation 7, gradAttnWeight 8.
-  return {Differentiable{0, 5, 5, 6, true}, Differentiable{4, 5, 5, 8, true},
-          Differentiable{3, 5, 5, 7, false}};
+  return {{"value", "output", "gradOutput", "gradValue", true},
+          {"attnWeight", "output", "gradOutput", "gradAttnWeight", true},
+          {"location", "output", "gradOutput", "gradLocation", false}};
 }
 
 double MsdaTraits::adjoint_magnitude(const Problem& p, const Call& forward, const Call& backward,
@@ -40,7 +22,7 @@ double MsdaTraits::adjoint_magnitude(const Problem& p, const Call& forward, cons
     for (double& v : absolute.tensor(role).values) v = std::fabs(v);
   }
   const auto out = msda::reference_outputs(as_forward(p), absolute);
-  const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
+  const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
   double magnitude = 0;
   const auto& f = out.front().second;
   for (size_t j = 0; j < f.size() && j < g.size(); ++j) magnitude += f[j] * std::fabs(g[j]);
@@ -53,11 +35,6 @@ MsdaTraits::Problem MsdaTraits::smooth_double(Problem p) {
   p.location_fill = gradconf::msda::LocationFill::kSmooth;
   for (auto& layout : p.layouts) layout.broadcast = 0;
   return p;
-}
-
-std::vector<int> MsdaTraits::incoming_gradients(const Call& backward) {
-  const int index = backward.index_of("gradOutput");
-  return index < 0 ? std::vector<int>{} : std::vector<int>{index};
 }
 
 int MsdaTraits::batch_dim(const Call& call, int tensor) {

@@ -8,35 +8,20 @@
 
 #include "families/multi_scale_deformable_attention/entries.h"
 #include "harness/backend.h"
-#include "laws/traits.h"
+#include "laws/law.h"
+#include "op/traits_defaults.h"
 
 namespace gradconf::props {
 
-struct MsdaTraits {
-  using Problem = gradconf::msda::Problem;
+struct MsdaTraits : TraitsDefaults<MsdaTraits, gradconf::msda::Problem> {
+  static constexpr std::string_view kIncomingGradient = "gradOutput";
   /// Coverage tags of a problem (the generators' and fuzzers' vocabulary), for reports.
   static std::vector<std::string> tags(const Problem& p);
-  using Call = props::Call;
 
-  static const Backend& default_backend() { return Backend::linked(); }
-  static std::string repro(const Problem& p) { return p.to_repro(); }
   static Call make_call(const Problem& p) { return msda::make_call(p); }
-  static Problem as_forward(Problem p) {
-    p.entry = Direction::kForward;
-    return p;
+  static auto reference_values(const Problem& p, const Call& call) {
+    return msda::reference_outputs(p, call);
   }
-  static Problem as_backward(Problem p) {
-    p.entry = Direction::kBackward;
-    return p;
-  }
-  static Problem with_all_outputs(Problem p) { return p; }
-  static Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
-    return props::run(call, options, backend);
-  }
-  static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
-  static std::vector<int> wanted_outputs(const Problem& p, const Call& call);
-  static aclDataType dtype(const Problem& p) { return p.dtype; }
-  static std::string_view op_name(const Problem& p) { return p.op_name(); }
   /// DOUBLE is an `extended` dtype.
   static Problem with_dtype(Problem p, aclDataType dtype) {
     p.dtype = dtype;
@@ -51,7 +36,6 @@ struct MsdaTraits {
                                   const Differentiable& d);
   /// Double, extended profile, locations 0.1 pixel away from every kink, no broadcast layouts.
   static Problem smooth_double(Problem p);
-  static std::vector<int> incoming_gradients(const Call& backward);
   /// gradValue sums every sample of a (batch, head) slice that reaches a key.
   static int64_t accumulation_length(const Problem& p) {
     return std::max<int64_t>(4, 4 * p.queries * static_cast<int64_t>(p.levels.size()) * p.points);

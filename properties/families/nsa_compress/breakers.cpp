@@ -15,20 +15,6 @@ namespace {
 
 constexpr std::array<const char*, 6> kTensors = {"input",  "weight",    "outputGrad",
                                                  "output", "inputGrad", "weightGrad"};
-constexpr std::array<const char*, 3> kOutputs = {"output", "inputGrad", "weightGrad"};
-
-std::vector<TensorSpec*> present(Call& call, std::span<const char* const> names) {
-  std::vector<TensorSpec*> t;
-  for (const char* name : names) {
-    if (call.index_of(name) >= 0) t.push_back(&call.tensor(name));
-  }
-  return t;
-}
-
-TensorSpec& pick(Call& call, std::span<const char* const> names, uint64_t choice) {
-  auto t = present(call, names);
-  return *t[choice % t.size()];
-}
 
 void set_dim(TensorSpec& t, size_t dim, int64_t value) {
   if (t.dims[dim] == value) return;
@@ -51,21 +37,24 @@ int64_t compressed_rows(const Call& call, int64_t block, int64_t stride) {
 void rewindow(Call& call, int64_t block, int64_t stride) {
   call.attr("compressBlockSize") = block;
   call.attr("compressStride") = stride;
-  for (TensorSpec* t : present(call, std::array{"weight", "weightGrad"})) set_dim(*t, 0, block);
+  for (TensorSpec* t : present_tensors(call, std::array{"weight", "weightGrad"}))
+    set_dim(*t, 0, block);
   const int64_t rows = compressed_rows(call, block, stride);
-  for (TensorSpec* t : present(call, std::array{"output", "outputGrad"})) set_dim(*t, 0, rows);
+  for (TensorSpec* t : present_tensors(call, std::array{"output", "outputGrad"}))
+    set_dim(*t, 0, rows);
 }
 
 // New token count: one batch of `tokens`, actSeqLen = [tokens].
 void one_batch(Call& call, int64_t tokens) {
   call.attr("actSeqLenOptional") = std::vector<int64_t>{tokens};
-  for (TensorSpec* t : present(call, std::array{"input", "inputGrad"})) set_dim(*t, 0, tokens);
+  for (TensorSpec* t : present_tensors(call, std::array{"input", "inputGrad"}))
+    set_dim(*t, 0, tokens);
   rewindow(call, call.attr_int("compressBlockSize"), call.attr_int("compressStride"));
 }
 
 // N or D (dim 1 or 2 of the TND tensors; N is also dim 1 of weight and weightGrad).
 void resize_everywhere(Call& call, size_t dim, int64_t value) {
-  for (TensorSpec* t : present(call, kTensors)) {
+  for (TensorSpec* t : present_tensors(call, kTensors)) {
     const bool weight = t->dims.size() == 2;
     if (!weight) set_dim(*t, dim, value);
     if (weight && dim == 1) set_dim(*t, 1, value);
@@ -99,18 +88,18 @@ void break_null(Call& call, uint64_t choice, bool just_valid) {
 void break_dtype(Call& call, uint64_t choice, bool just_valid) {
   const aclDataType other = call.tensor("input").dtype == ACL_FLOAT16 ? ACL_BF16 : ACL_FLOAT16;
   if (just_valid || choice % 4 == 3) {
-    for (TensorSpec* t : present(call, kTensors)) t->dtype = just_valid ? other : ACL_FLOAT;
+    for (TensorSpec* t : present_tensors(call, kTensors)) t->dtype = just_valid ? other : ACL_FLOAT;
     return;
   }
   static constexpr std::array<aclDataType, 3> kWrong = {ACL_FLOAT, ACL_INT32, ACL_FLOAT16};
   const aclDataType wrong = choice % 4 == 2 ? other : kWrong[choice % 4];
-  pick(call, kTensors, choice / 4).dtype = wrong;
+  pick_tensor(call, kTensors, choice / 4).dtype = wrong;
 }
 
 // NC-RANK-01: a tensor with one more (unit) dim, or one fewer. Just-valid: the call as it is.
 void break_rank(Call& call, uint64_t choice, bool just_valid) {
   if (just_valid) return;
-  TensorSpec& t = pick(call, kTensors, choice / 2);
+  TensorSpec& t = pick_tensor(call, kTensors, choice / 2);
   if (choice % 2 == 0) {
     t.dims.insert(t.dims.begin(), 1);
   } else {
@@ -210,7 +199,7 @@ void break_shape(Call& call, uint64_t choice, bool just_valid) {
     resize_everywhere(call, 1, heads > 1 ? heads - 1 : 2);
     return;
   }
-  TensorSpec& t = pick(call, kTensors, choice / 3);
+  TensorSpec& t = pick_tensor(call, kTensors, choice / 3);
   size_t dim = (choice % 3) % t.dims.size();
   if (t.name == "input" && dim == 0) dim = 1;
   set_dim(t, dim, t.dims[dim] + 1);
@@ -254,19 +243,6 @@ void break_forward_limits(Call& call, uint64_t choice, bool just_valid) {
   }
 }
 
-// NC-OUT-01: an output with a zero stride on a dim > 1. Just-valid: on a dim of size 1.
-void break_outputs(Call& call, uint64_t choice, bool just_valid) {
-  std::vector<std::pair<TensorSpec*, size_t>> candidates;
-  for (TensorSpec* t : present(call, kOutputs)) {
-    for (size_t d = 0; d < t->dims.size(); ++d) {
-      if (just_valid ? t->dims[d] == 1 : t->dims[d] > 1) candidates.emplace_back(t, d);
-    }
-  }
-  if (candidates.empty()) return;
-  const auto [t, d] = candidates[choice % candidates.size()];
-  t->layout.broadcast |= 1u << d;
-}
-
 const std::array<ClauseBreaker, 13> kBreakers = {{
     {"NC-NULL-01", Directions::kBoth, break_null},
     {"NC-DTYPE-01", Directions::kBoth, break_dtype},
@@ -280,7 +256,7 @@ const std::array<ClauseBreaker, 13> kBreakers = {{
     {"NC-SHAPE-01", Directions::kBoth, break_shape},
     {"NC-EMPTY-01", Directions::kBoth, break_empty},
     {"NC-LIMIT-01", Directions::kForward, break_forward_limits},
-    {"NC-OUT-01", Directions::kBoth, break_outputs},
+    {"NC-OUT-01", Directions::kBoth, break_outputs_overlap},
 }};
 
 }  // namespace

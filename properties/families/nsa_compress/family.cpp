@@ -41,7 +41,7 @@ std::vector<LawBinding> laws() {
 
 std::vector<std::string_view> faults() {
   std::vector<std::string_view> names;
-  for (gradconf::nc::Fault f : gradconf::nc::kAllFaults) names.push_back(fault_name(f));
+  for (auto f : planted_faults<gradconf::nc::Fault>()) names.push_back(fault_name(f));
   return names;
 }
 

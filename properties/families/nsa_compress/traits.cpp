@@ -7,29 +7,9 @@ namespace gradconf::props {
 
 using gradconf::nc::Role;
 
-std::vector<ExpectedOutput> NsaCompressTraits::reference(const Problem& p, const Call& call) {
-  std::vector<ExpectedOutput> expected;
-  for (auto& [role, values] : nc::reference_outputs(p, call)) {
-    const std::string name(gradconf::nc::role_name(role));
-    const int index = call.index_of(name);
-    expected.push_back(
-        {index, name, call.tensors[static_cast<size_t>(index)].dims, std::move(values)});
-  }
-  return expected;
-}
-
-std::vector<int> NsaCompressTraits::wanted_outputs(const Problem&, const Call& call) {
-  std::vector<int> indices;
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    if (call.tensors[i].output) indices.push_back(static_cast<int>(i));
-  }
-  return indices;
-}
-
 std::vector<Differentiable> NsaCompressTraits::differentiable(const Problem&) {
-  // Forward call: input 0, weight 1, output 2.
-  // Backward: outputGrad 0, input 1, weight 2, inputGrad 3, weightGrad 4.
-  return {Differentiable{0, 2, 0, 3, true}, Differentiable{1, 2, 0, 4, true}};
+  return {{"input", "output", "outputGrad", "inputGrad", true},
+          {"weight", "output", "outputGrad", "weightGrad", true}};
 }
 
 double NsaCompressTraits::adjoint_magnitude(const Problem& p, const Call& forward,
@@ -39,7 +19,7 @@ double NsaCompressTraits::adjoint_magnitude(const Problem& p, const Call& forwar
     for (double& v : absolute.tensor(role).values) v = std::fabs(v);
   }
   const auto out = nc::reference_outputs(as_forward(p), absolute);
-  const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
+  const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
   double magnitude = 0;
   const auto& f = out.front().second;
   for (size_t j = 0; j < f.size() && j < g.size(); ++j) magnitude += f[j] * std::fabs(g[j]);
@@ -51,11 +31,6 @@ NsaCompressTraits::Problem NsaCompressTraits::smooth_double(Problem p) {
   p.profile = SpecProfile::kExtended;
   for (auto& layout : p.layouts) layout.broadcast = 0;
   return p;
-}
-
-std::vector<int> NsaCompressTraits::incoming_gradients(const Call& backward) {
-  const int index = backward.index_of("outputGrad");
-  return index < 0 ? std::vector<int>{} : std::vector<int>{index};
 }
 
 Call NsaCompressTraits::slice_batch(const Call& call, int64_t begin, int64_t end) {

@@ -8,35 +8,20 @@
 
 #include "families/nsa_compress/entries.h"
 #include "harness/backend.h"
-#include "laws/traits.h"
+#include "laws/law.h"
+#include "op/traits_defaults.h"
 
 namespace gradconf::props {
 
-struct NsaCompressTraits {
-  using Problem = gradconf::nc::Problem;
+struct NsaCompressTraits : TraitsDefaults<NsaCompressTraits, gradconf::nc::Problem> {
+  static constexpr std::string_view kIncomingGradient = "outputGrad";
   /// Coverage tags of a problem (the generators' and fuzzers' vocabulary), for reports.
   static std::vector<std::string> tags(const Problem& p);
-  using Call = props::Call;
 
-  static const Backend& default_backend() { return Backend::linked(); }
-  static std::string repro(const Problem& p) { return p.to_repro(); }
   static Call make_call(const Problem& p) { return nc::make_call(p); }
-  static Problem as_forward(Problem p) {
-    p.entry = Direction::kForward;
-    return p;
+  static auto reference_values(const Problem& p, const Call& call) {
+    return nc::reference_outputs(p, call);
   }
-  static Problem as_backward(Problem p) {
-    p.entry = Direction::kBackward;
-    return p;
-  }
-  static Problem with_all_outputs(Problem p) { return p; }
-  static Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
-    return props::run(call, options, backend);
-  }
-  static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
-  static std::vector<int> wanted_outputs(const Problem& p, const Call& call);
-  static aclDataType dtype(const Problem& p) { return p.dtype; }
-  static std::string_view op_name(const Problem& p) { return p.op_name(); }
   /// FLOAT and DOUBLE are `extended` dtypes.
   static Problem with_dtype(Problem p, aclDataType dtype) {
     p.dtype = dtype;
@@ -50,7 +35,6 @@ struct NsaCompressTraits {
                                   const Differentiable& d);
   /// Double, extended profile, no broadcast layouts (no kinks: the op is bilinear).
   static Problem smooth_double(Problem p);
-  static std::vector<int> incoming_gradients(const Call& backward);
   /// weightGrad sums T_cmp * D products; the forward l, inputGrad ceil(l / d).
   static int64_t accumulation_length(const Problem& p) {
     return std::max<int64_t>({4, p.block, p.compressed_rows() * p.dim});

@@ -21,21 +21,6 @@ constexpr std::array<const char*, 8> kQueryHeaded = {
     "query",      "attentionOut",  "attentionOutGrad", "softmaxMax",
     "softmaxSum", "softmaxMaxOut", "softmaxSumOut",    "dqOut"};
 constexpr std::array<const char*, 4> kKvTokens = {"key", "value", "dkOut", "dvOut"};
-constexpr std::array<const char*, 6> kOutputs = {"dqOut",         "dkOut",         "dvOut",
-                                                 "softmaxMaxOut", "softmaxSumOut", "attentionOut"};
-
-std::vector<TensorSpec*> present(Call& call, std::span<const char* const> names) {
-  std::vector<TensorSpec*> t;
-  for (const char* name : names) {
-    if (call.index_of(name) >= 0 && !call.tensor(name).null) t.push_back(&call.tensor(name));
-  }
-  return t;
-}
-
-TensorSpec& pick(Call& call, std::span<const char* const> names, uint64_t choice) {
-  auto t = present(call, names);
-  return *t[choice % t.size()];
-}
 
 void set_dim(TensorSpec& t, size_t dim, int64_t value) {
   if (dim >= t.dims.size() || t.dims[dim] == value) return;
@@ -45,7 +30,7 @@ void set_dim(TensorSpec& t, size_t dim, int64_t value) {
 }
 
 void resize(Call& call, std::span<const char* const> names, size_t dim, int64_t value) {
-  for (TensorSpec* t : present(call, names)) set_dim(*t, dim, value);
+  for (TensorSpec* t : present_tensors(call, names)) set_dim(*t, dim, value);
 }
 
 std::vector<int64_t>& seq(Call& call, std::string_view name) {
@@ -90,7 +75,7 @@ void break_dtype(Call& call, uint64_t choice, bool just_valid) {
   TensorSpec& mask = call.tensor("attenMaskOptional");
   if (just_valid) {
     if (choice % 2 == 0) {
-      for (TensorSpec* t : present(call, kFloats)) t->dtype = other;
+      for (TensorSpec* t : present_tensors(call, kFloats)) t->dtype = other;
       if (!call.tensor("attentionOut").null || forward(call))
         call.tensor("attentionOut").dtype = other;
     } else {
@@ -101,14 +86,14 @@ void break_dtype(Call& call, uint64_t choice, bool just_valid) {
   }
   switch (choice % 5) {
     case 0:
-      pick(call, kFloats, choice / 5).dtype = ACL_FLOAT;
+      pick_tensor(call, kFloats, choice / 5).dtype = ACL_FLOAT;
       break;
     case 1:
-      pick(call, kFloats, choice / 5).dtype = other;
+      pick_tensor(call, kFloats, choice / 5).dtype = other;
       break;
     case 2:
-      pick(call, std::array{"softmaxMax", "softmaxSum", "softmaxMaxOut", "softmaxSumOut"},
-           choice / 5)
+      pick_tensor(call, std::array{"softmaxMax", "softmaxSum", "softmaxMaxOut", "softmaxSumOut"},
+                  choice / 5)
           .dtype = ACL_FLOAT16;
       break;
     case 3:
@@ -135,15 +120,16 @@ void break_rank(Call& call, uint64_t choice, bool just_valid) {
   if (just_valid) return;
   switch (choice % 4) {
     case 0: {
-      TensorSpec& t = pick(call, kFloats, choice / 4);
+      TensorSpec& t = pick_tensor(call, kFloats, choice / 4);
       t.dims.insert(t.dims.begin(), 1);
       t.layout = LayoutSpec{};
       if (!t.output) t.values.clear();
       break;
     }
     case 1:
-      set_dim(pick(call, std::array{"softmaxMax", "softmaxSum", "softmaxMaxOut", "softmaxSumOut"},
-                   choice / 4),
+      set_dim(pick_tensor(call,
+                          std::array{"softmaxMax", "softmaxSum", "softmaxMaxOut", "softmaxSumOut"},
+                          choice / 4),
               2, 16);
       break;
     case 2:
@@ -174,10 +160,12 @@ void break_shape(Call& call, uint64_t choice, bool just_valid) {
       set_dim(call.tensor("value"), 0, call.tensor("value").dims[0] + 1);
       break;
     case 1:
-      set_dim(pick(call, std::array{"attentionOutGrad", "attentionOut"}, choice / 3), 2, dv + 1);
+      set_dim(pick_tensor(call, std::array{"attentionOutGrad", "attentionOut"}, choice / 3), 2,
+              dv + 1);
       break;
     default:
-      set_dim(pick(call, std::array{"dkOut", "dqOut", "dvOut", "attentionOut"}, choice / 3), 1, 99);
+      set_dim(pick_tensor(call, std::array{"dkOut", "dqOut", "dvOut", "attentionOut"}, choice / 3),
+              1, 99);
       break;
   }
 }
@@ -317,20 +305,6 @@ void break_topk(Call& call, uint64_t choice, bool just_valid) {
   topk.values[at] = static_cast<double>(just_valid ? blocks - 1 : (choice / 7) % 2 ? -1 : blocks);
 }
 
-// NSA-OUT-01: an output with a zero stride on a dim > 1. Just-valid: on a dim of size 1.
-void break_outputs(Call& call, uint64_t choice, bool just_valid) {
-  std::vector<std::pair<TensorSpec*, size_t>> candidates;
-  for (TensorSpec* t : present(call, kOutputs)) {
-    if (!t->output) continue;
-    for (size_t d = 0; d < t->dims.size(); ++d) {
-      if (just_valid ? t->dims[d] == 1 : t->dims[d] > 1) candidates.emplace_back(t, d);
-    }
-  }
-  if (candidates.empty()) return;
-  const auto [t, d] = candidates[choice % candidates.size()];
-  t->layout.broadcast |= 1u << d;
-}
-
 const std::array<ClauseBreaker, 14> kBreakers = {{
     {"NSA-NULL-01", Directions::kBoth, break_null},
     {"NSA-DTYPE-01", Directions::kBoth, break_dtype},
@@ -345,7 +319,7 @@ const std::array<ClauseBreaker, 14> kBreakers = {{
     {"NSA-SEQ-02", Directions::kBoth, break_kv_lengths},
     {"NSA-SPARSE-01", Directions::kBoth, break_sparse},
     {"NSA-DATA-01", Directions::kBoth, break_topk},
-    {"NSA-OUT-01", Directions::kBoth, break_outputs},
+    {"NSA-OUT-01", Directions::kBoth, break_outputs_overlap},
 }};
 
 }  // namespace

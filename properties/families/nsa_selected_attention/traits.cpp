@@ -64,36 +64,22 @@ StructuralZeros structural_zeros(const gradconf::nsa::Problem& p, const Call& ca
 
 std::vector<ExpectedOutput> NsaSelectedAttentionTraits::reference(const Problem& p,
                                                                   const Call& call) {
-  std::vector<ExpectedOutput> expected;
+  std::vector<ExpectedOutput> expected = TraitsDefaults::reference(p, call);
   const StructuralZeros zeros = structural_zeros(p, call);
-  for (auto& [role, values] : nsa::reference_outputs(p, call)) {
-    const std::string name(gradconf::nsa::role_name(role));
-    const int index = call.index_of(name);
-    expected.push_back(
-        {index, name, call.tensors[static_cast<size_t>(index)].dims, std::move(values)});
-    if (role == Role::kAttentionOut) expected.back().structural_zeros = zeros.out;
-    if (role == Role::kSoftmaxSumOut) expected.back().structural_zeros = zeros.sum;
-    if (role == Role::kDq) expected.back().structural_zeros = zeros.dq;
-    if (role == Role::kDk) expected.back().structural_zeros = zeros.dk;
-    if (role == Role::kDv) expected.back().structural_zeros = zeros.dv;
+  for (ExpectedOutput& e : expected) {
+    if (e.name == "attentionOut") e.structural_zeros = zeros.out;
+    if (e.name == "softmaxSumOut") e.structural_zeros = zeros.sum;
+    if (e.name == "dqOut") e.structural_zeros = zeros.dq;
+    if (e.name == "dkOut") e.structural_zeros = zeros.dk;
+    if (e.name == "dvOut") e.structural_zeros = zeros.dv;
   }
   return expected;
 }
 
-std::vector<int> NsaSelectedAttentionTraits::wanted_outputs(const Problem&, const Call& call) {
-  std::vector<int> indices;
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    if (call.tensors[i].output) indices.push_back(static_cast<int>(i));
-  }
-  return indices;
-}
-
 std::vector<Differentiable> NsaSelectedAttentionTraits::differentiable(const Problem&) {
-  // Forward call: query 0, key 1, value 2, topk 3, mask 4, softmaxMaxOut 5, softmaxSumOut 6,
-  // attentionOut 7. Backward: query 0, key 1, value 2, attentionOut 3, attentionOutGrad 4, ...,
-  // dqOut 9, dkOut 10, dvOut 11.
-  return {Differentiable{2, 7, 4, 11, true}, Differentiable{0, 7, 4, 9, false},
-          Differentiable{1, 7, 4, 10, false}};
+  return {{"value", "attentionOut", "attentionOutGrad", "dvOut", true},
+          {"query", "attentionOut", "attentionOutGrad", "dqOut", false},
+          {"key", "attentionOut", "attentionOutGrad", "dkOut", false}};
 }
 
 double NsaSelectedAttentionTraits::adjoint_magnitude(const Problem& p, const Call& forward,
@@ -102,7 +88,7 @@ double NsaSelectedAttentionTraits::adjoint_magnitude(const Problem& p, const Cal
   Call absolute = forward;
   for (double& v : absolute.tensor("value").values) v = std::fabs(v);
   const auto out = nsa::reference_outputs(as_forward(p), absolute);
-  const auto& g = backward.tensors[static_cast<size_t>(d.backward_incoming)].values;
+  const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
   double magnitude = 0;
   const auto& f = out.back().second;  // attentionOut
   for (size_t j = 0; j < f.size() && j < g.size(); ++j) magnitude += f[j] * std::fabs(g[j]);
@@ -114,11 +100,6 @@ NsaSelectedAttentionTraits::Problem NsaSelectedAttentionTraits::smooth_double(Pr
   p.profile = SpecProfile::kExtended;
   for (auto& layout : p.layouts) layout.broadcast = 0;
   return p;
-}
-
-std::vector<int> NsaSelectedAttentionTraits::incoming_gradients(const Call& backward) {
-  const int index = backward.index_of("attentionOutGrad");
-  return index < 0 ? std::vector<int>{} : std::vector<int>{index};
 }
 
 int NsaSelectedAttentionTraits::batch_dim(const Call& call, int tensor) {

@@ -9,35 +9,23 @@
 #include "families/nsa_selected_attention/entries.h"
 #include "harness/backend.h"
 #include "laws/batch_split.h"
-#include "laws/traits.h"
+#include "laws/law.h"
+#include "op/traits_defaults.h"
 
 namespace gradconf::props {
 
-struct NsaSelectedAttentionTraits {
-  using Problem = gradconf::nsa::Problem;
+struct NsaSelectedAttentionTraits
+    : TraitsDefaults<NsaSelectedAttentionTraits, gradconf::nsa::Problem> {
+  static constexpr std::string_view kIncomingGradient = "attentionOutGrad";
   /// Coverage tags of a problem (the generators' and fuzzers' vocabulary), for reports.
   static std::vector<std::string> tags(const Problem& p);
-  using Call = props::Call;
 
-  static const Backend& default_backend() { return Backend::linked(); }
-  static std::string repro(const Problem& p) { return p.to_repro(); }
   static Call make_call(const Problem& p) { return nsa::make_call(p); }
-  static Problem as_forward(Problem p) {
-    p.entry = Direction::kForward;
-    return p;
+  static auto reference_values(const Problem& p, const Call& call) {
+    return nsa::reference_outputs(p, call);
   }
-  static Problem as_backward(Problem p) {
-    p.entry = Direction::kBackward;
-    return p;
-  }
-  static Problem with_all_outputs(Problem p) { return p; }
-  static Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
-    return props::run(call, options, backend);
-  }
+  /// The defaults' reference, with the elements zero by construction counted per output.
   static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
-  static std::vector<int> wanted_outputs(const Problem& p, const Call& call);
-  static aclDataType dtype(const Problem& p) { return p.dtype; }
-  static std::string_view op_name(const Problem& p) { return p.op_name(); }
   /// FLOAT and DOUBLE are `extended` dtypes; so are head dims outside {128, 192}, kept as drawn.
   static Problem with_dtype(Problem p, aclDataType dtype) {
     p.dtype = dtype;
@@ -52,7 +40,6 @@ struct NsaSelectedAttentionTraits {
   /// Double, extended profile, no broadcast layouts (softmax is smooth; the backward's statistics
   /// are the reference forward's, so central differences of the forward see the same function).
   static Problem smooth_double(Problem p);
-  static std::vector<int> incoming_gradients(const Call& backward);
   /// dk/dv sum over every query row, head of the group and slot that selected a block.
   static int64_t accumulation_length(const Problem& p) {
     return std::max<int64_t>(

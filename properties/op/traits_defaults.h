@@ -1,0 +1,72 @@
+// The members of OpTraits (properties/op/registry.h) that every op family writes the same way,
+// given a problem descriptor with the usual fields (entry, dtype, to_repro(), op_name()). A
+// family's traits derive from TraitsDefaults<Self, Problem> and write only what is op-specific;
+// a member they declare themselves hides the default.
+#ifndef GRADCONF_PROPERTIES_OP_TRAITS_DEFAULTS_H_
+#define GRADCONF_PROPERTIES_OP_TRAITS_DEFAULTS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/direction.h"
+#include "harness/backend.h"
+#include "laws/law.h"
+#include "op/call.h"
+
+namespace gradconf::props {
+
+template <typename Self, typename ProblemT>
+struct TraitsDefaults {
+  using Problem = ProblemT;
+  using Call = props::Call;
+
+  static const Backend& default_backend() { return Backend::linked(); }
+  static std::string repro(const Problem& p) { return p.to_repro(); }
+  static Problem as_forward(Problem p) {
+    p.entry = Direction::kForward;
+    return p;
+  }
+  static Problem as_backward(Problem p) {
+    p.entry = Direction::kBackward;
+    return p;
+  }
+  /// Ops without an output mask always compute every output.
+  static Problem with_all_outputs(Problem p) { return p; }
+  static Outcome run(const Call& call, const RunOptions& options, const Backend& backend) {
+    return props::run(call, options, backend);
+  }
+  static aclDataType dtype(const Problem& p) { return p.dtype; }
+  static std::string_view op_name(const Problem& p) { return p.op_name(); }
+
+  /// Every output of the call.
+  static std::vector<int> wanted_outputs(const Problem&, const Call& call) {
+    std::vector<int> indices;
+    for (size_t i = 0; i < call.tensors.size(); ++i) {
+      if (call.tensors[i].output) indices.push_back(static_cast<int>(i));
+    }
+    return indices;
+  }
+
+  /// Self::reference_values(p, call) ((role, values) pairs of the double reference) as the
+  /// call's expected outputs; role_name(role) is found in the role's own namespace.
+  static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call) {
+    std::vector<ExpectedOutput> expected;
+    for (auto& [role, values] : Self::reference_values(p, call)) {
+      const std::string name(role_name(role));
+      const size_t at = role_at(call, name);
+      expected.push_back({static_cast<int>(at), name, call.tensors[at].dims, std::move(values)});
+    }
+    return expected;
+  }
+
+  /// The backward's incoming gradient, the role Self::kIncomingGradient.
+  static std::vector<int> incoming_gradients(const Call& backward) {
+    const int index = backward.index_of(Self::kIncomingGradient);
+    return index < 0 ? std::vector<int>{} : std::vector<int>{index};
+  }
+};
+
+}  // namespace gradconf::props
+
+#endif  // GRADCONF_PROPERTIES_OP_TRAITS_DEFAULTS_H_
