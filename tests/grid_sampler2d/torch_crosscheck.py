@@ -15,18 +15,13 @@ pick the other side: those places are the subject of the hand cases in reference
 """
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 
-try:
-    import numpy as np
-    import torch
-    import torch.nn.functional as F
-    from gradconf_cases import compare, parse_args, replay
-except ImportError:
-    print("skipped: torch or numpy not available")
-    sys.exit(77)
+from gradconf_cases import compare, main as run_main, replay, require_torch
+
+np, torch = require_torch()
+import torch.nn.functional as F  # noqa: E402
 
 # Agreement bound on |ours - torch| / (1 + |torch|): float64 differs by summation order (four
 # taps, N*Hout*Wout scatter terms per input pixel); float32 rounds the coordinate, the weights
@@ -96,26 +91,5 @@ def run_case(binary, rng, dtype, work):
     return [f for f in failures if f]
 
 
-def main():
-    args = parse_args(sys.argv, 80, 20261126)
-    if args is None:
-        print(__doc__)
-        return 2
-    binary, cases, seed = args
-    rng = np.random.default_rng(seed)
-    torch.set_num_threads(1)
-    failures = []
-    with tempfile.TemporaryDirectory() as work:
-        for i in range(cases):
-            failures += run_case(binary, rng, "float64" if i % 2 == 0 else "float32", work)
-            if failures:
-                break
-    for f in failures:
-        print("DISAGREE", f)
-    print(f"{cases} cases x (forward, backward) against torch.nn.functional.grid_sample: "
-          f"{'FAILED' if failures else 'all agree'}")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(__doc__, run_case, "torch.nn.functional.grid_sample", 80, 20261126))

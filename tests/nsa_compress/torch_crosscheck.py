@@ -13,17 +13,12 @@ compressStride, empty compressions) in float64 and float32; a third of them use 
 """
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 
-try:
-    import numpy as np
-    import torch
-    from gradconf_cases import compare, parse_args, replay
-except ImportError:
-    print("skipped: torch or numpy not available")
-    sys.exit(77)
+from gradconf_cases import compare, main as run_main, replay, require_torch
+
+np, torch = require_torch()
 
 # Agreement bound on |ours - torch| / (1 + |torch|): float64 differs by summation order only
 # (a few ulps times the accumulation length, at most l * D terms here); float32 rounds each
@@ -104,26 +99,5 @@ def run_case(binary, rng, dtype, work):
     return [f for f in failures if f]
 
 
-def main():
-    args = parse_args(sys.argv, 60, 20261126)
-    if args is None:
-        print(__doc__)
-        return 2
-    binary, cases, seed = args
-    rng = np.random.default_rng(seed)
-    torch.set_num_threads(1)
-    failures = []
-    with tempfile.TemporaryDirectory() as work:
-        for i in range(cases):
-            failures += run_case(binary, rng, "float64" if i % 2 == 0 else "float32", work)
-            if failures:
-                break
-    for f in failures:
-        print("DISAGREE", f)
-    print(f"{cases} cases x (forward, grad) against PyTorch unfold/einsum/autograd: "
-          f"{'FAILED' if failures else 'all agree'}")
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(__doc__, run_case, "PyTorch unfold/einsum/autograd", 60, 20261126))

@@ -19,22 +19,18 @@ using gradconf::SpecProfile;
 using gradconf::nsa::Problem;
 using gradconf::props::Call;
 using gradconf::testing::ClauseRow;
+using gradconf::testing::kAsGiven;
 using gradconf::testing::kBackwardEntry;
 using gradconf::testing::kBothEntries;
 using gradconf::testing::kInvalidStatus;
 using gradconf::testing::kNullStatus;
+using gradconf::testing::null_tensor_row;
 using gradconf::testing::resize;
 
 constexpr SpecProfile kSeed = SpecProfile::kSeed, kExtended = SpecProfile::kExtended;
 
 // One batch of 16 queries over 16 keys, N1 = N2 = 1, Dqk = Dv = 128, B 16, K 1, sparseMode 2.
 const gradconf::testing::ProblemCalls<Problem> kCalls = {
-    [](Direction direction, SpecProfile profile) {
-      Problem p;
-      p.entry = direction;
-      p.profile = profile;
-      return p;
-    },
     [](const Problem& p) { return gradconf::props::nsa::make_call(p); },
     // The backward's make_call runs the reference forward, which assumes a valid problem.
     [](const Problem& p) { return gradconf::props::nsa::make_validation_call(p); }};
@@ -64,28 +60,13 @@ gradconf::props::TensorSpec& first_output(Call& c) {
 }
 
 const std::vector<ClauseRow>& rows() {
-  const auto remade = [](
-                          std::function<void(Problem&)> edit,
-                          gradconf::testing::CallEdit then = [](Call&) {}) {
-    return kCalls.remade("", std::move(edit), std::move(then)).apply;
-  };
-  const auto broken = [](
-                          std::function<void(Problem&)> edit,
-                          gradconf::testing::CallEdit then = [](Call&) {}) {
-    return kCalls.broken("", std::move(edit), std::move(then)).apply;
-  };
   static const std::vector<ClauseRow> r = {
+      null_tensor_row("NSA-NULL-01", {kSeed, kExtended}, kBothEntries, "key"),
       {"NSA-NULL-01",
        {kSeed, kExtended},
        kBothEntries,
        kNullStatus,
-       {"as given", [](Call&) {}},
-       {"key = nullptr", [](Call& c) { c.tensor("key").null = true; }}},
-      {"NSA-NULL-01",
-       {kSeed, kExtended},
-       kBothEntries,
-       kNullStatus,
-       {"as given", [](Call&) {}},
+       kAsGiven,
        {"actualSeqKvLen = nullptr",
         [](Call& c) { c.attr("actualSeqKvLenOptional") = std::monostate{}; }}},
       // attentionOut is optional in the backward (003: recomputed when absent); dv is not.
@@ -150,7 +131,7 @@ const std::vector<ClauseRow>& rows() {
        {kSeed, kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"as given", [](Call&) {}},
+       kAsGiven,
        {"query 4-D (a leading unit dim)",
         [](Call& c) {
           auto& t = c.tensor("query");
@@ -171,7 +152,7 @@ const std::vector<ClauseRow>& rows() {
        {kSeed, kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"as given", [](Call&) {}},
+       kAsGiven,
        {"value with 17 tokens (key has 16)",
         [](Call& c) {
           resize(c, {{"value", 0}}, 17);
@@ -180,23 +161,23 @@ const std::vector<ClauseRow>& rows() {
        {kSeed, kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"headNum = N1 = 2, N2 = 1", remade([](Problem& p) { p.q_heads = 2; })},
+       {"headNum = N1 = 2, N2 = 1", kCalls.remade([](Problem& p) { p.q_heads = 2; })},
        {"headNum = 2 with N1 = 1", [](Call& c) { c.attr("headNum") = int64_t{2}; }}},
       {"NSA-HEAD-01",
        {kSeed, kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"N1 = 32, N2 = 1 (G 32)", remade([](Problem& p) { p.q_heads = 32; })},
-       {"N1 = 33, N2 = 1 (G 33)", broken([](Problem& p) { p.q_heads = 33; })}},
+       {"N1 = 32, N2 = 1 (G 32)", kCalls.remade([](Problem& p) { p.q_heads = 32; })},
+       {"N1 = 33, N2 = 1 (G 33)", kCalls.broken([](Problem& p) { p.q_heads = 33; })}},
       {"NSA-HEAD-01",
        {kSeed},
        kBothEntries,
        kInvalidStatus,
-       {"N1 = 4, N2 = 2", remade([](Problem& p) {
+       {"N1 = 4, N2 = 2", kCalls.remade([](Problem& p) {
           p.q_heads = 4;
           p.kv_heads = 2;
         })},
-       {"N1 = 3, N2 = 2 (N1 % N2 != 0)", broken([](Problem& p) {
+       {"N1 = 3, N2 = 2 (N1 % N2 != 0)", kCalls.broken([](Problem& p) {
           p.q_heads = 3;
           p.kv_heads = 2;
         })}},
@@ -204,22 +185,22 @@ const std::vector<ClauseRow>& rows() {
        {kSeed},
        kBothEntries,
        kInvalidStatus,
-       {"Dqk = Dv = 192", remade([](Problem& p) { p.dim_qk = p.dim_v = 192; })},
-       {"Dv = 64", broken([](Problem& p) { p.dim_v = 64; })}},
+       {"Dqk = Dv = 192", kCalls.remade([](Problem& p) { p.dim_qk = p.dim_v = 192; })},
+       {"Dv = 64", kCalls.broken([](Problem& p) { p.dim_v = 64; })}},
       {"NSA-DIM-01",
        {kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"Dqk = 512, Dv = 1", remade([](Problem& p) {
+       {"Dqk = 512, Dv = 1", kCalls.remade([](Problem& p) {
           p.dim_qk = 512;
           p.dim_v = 1;
         })},
-       {"Dqk = 513", broken([](Problem& p) { p.dim_qk = 513; })}},
+       {"Dqk = 513", kCalls.broken([](Problem& p) { p.dim_qk = 513; })}},
       {"NSA-BLOCK-01",
        {kSeed},
        kBothEntries,
        kInvalidStatus,
-       {"B = 128 over 128 keys", remade([](Problem& p) {
+       {"B = 128 over 128 keys", kCalls.remade([](Problem& p) {
           p.block = 128;
           p.seqs = {{16, 128}};
         })},
@@ -228,11 +209,11 @@ const std::vector<ClauseRow>& rows() {
        {kSeed},
        kBothEntries,
        kInvalidStatus,
-       {"K = 32 over 512 keys", remade([](Problem& p) {
+       {"K = 32 over 512 keys", kCalls.remade([](Problem& p) {
           p.count = 32;
           p.seqs = {{16, 512}};
         })},
-       {"K = 33 over 528 keys", broken([](Problem& p) {
+       {"K = 33 over 528 keys", kCalls.broken([](Problem& p) {
           p.count = 33;
           p.seqs = {{16, 528}};
         })}},
@@ -240,17 +221,17 @@ const std::vector<ClauseRow>& rows() {
        {kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"B = 1, K = 1", remade([](Problem& p) { p.block = 1; })},
+       {"B = 1, K = 1", kCalls.remade([](Problem& p) { p.block = 1; })},
        {"B = 0", [](Call& c) { c.attr("selectedBlockSize") = int64_t{0}; }}},
       {"NSA-SEQ-01",
        {kSeed, kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"two batches of (8 queries, 16 keys)", remade([](Problem& p) {
+       {"two batches of (8 queries, 16 keys)", kCalls.remade([](Problem& p) {
           p.seqs = {{8, 16}, {8, 16}};
         })},
        {"actualSeqKvLen {16, 31} (last != T2)",
-        broken(
+        kCalls.broken(
             [](Problem& p) {
               p.seqs = {{8, 16}, {8, 16}};
             },
@@ -261,9 +242,9 @@ const std::vector<ClauseRow>& rows() {
        {kSeed, kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"as given", [](Call&) {}},
+       kAsGiven,
        {"actualSeqQLen {0, 16} (a batch with 0 queries)",
-        broken(
+        kCalls.broken(
             [](Problem& p) {
               p.seqs = {{8, 16}, {8, 16}};
             },
@@ -274,19 +255,19 @@ const std::vector<ClauseRow>& rows() {
        {kSeed, kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"K = 2 over 32 keys (B*K)", remade([](Problem& p) {
+       {"K = 2 over 32 keys (B*K)", kCalls.remade([](Problem& p) {
           p.count = 2;
           p.seqs = {{16, 32}};
         })},
-       {"K = 2 over 16 keys (< B*K)", broken([](Problem& p) { p.count = 2; })}},
+       {"K = 2 over 16 keys (< B*K)", kCalls.broken([](Problem& p) { p.count = 2; })}},
       {"NSA-SEQ-02",
        {kSeed},
        kBothEntries,
        kInvalidStatus,
-       {"32 keys", remade([](Problem& p) {
+       {"32 keys", kCalls.remade([](Problem& p) {
           p.seqs = {{16, 32}};
         })},
-       {"24 keys (not a multiple of B = 16)", broken([](Problem& p) {
+       {"24 keys (not a multiple of B = 16)", kCalls.broken([](Problem& p) {
           p.seqs = {{16, 24}};
         })}},
       // Dqk = Dv = 1 (extended) keeps 128K keys small.
@@ -294,11 +275,11 @@ const std::vector<ClauseRow>& rows() {
        {kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"131072 keys", remade([](Problem& p) {
+       {"131072 keys", kCalls.remade([](Problem& p) {
           p.dim_qk = p.dim_v = 1;
           p.seqs = {{16, 131072}};
         })},
-       {"131088 keys", broken([](Problem& p) {
+       {"131088 keys", kCalls.broken([](Problem& p) {
           p.dim_qk = p.dim_v = 1;
           p.seqs = {{16, 131088}};
         })}},
@@ -306,10 +287,10 @@ const std::vector<ClauseRow>& rows() {
        {kSeed},
        kBothEntries,
        kInvalidStatus,
-       {"131072 keys", remade([](Problem& p) {
+       {"131072 keys", kCalls.remade([](Problem& p) {
           p.seqs = {{16, 131072}};
         })},
-       {"131088 keys", broken([](Problem& p) {
+       {"131088 keys", kCalls.broken([](Problem& p) {
           p.seqs = {{16, 131088}};
         })}},
       {"NSA-SPARSE-01",
@@ -322,12 +303,12 @@ const std::vector<ClauseRow>& rows() {
        {kSeed, kExtended},
        kBothEntries,
        kInvalidStatus,
-       {"topk index 1 over 32 keys (2 blocks)", remade(
+       {"topk index 1 over 32 keys (2 blocks)", kCalls.remade(
                                                     [](Problem& p) {
                                                       p.seqs = {{16, 32}};
                                                     },
                                                     [](Call& c) { set_topk(c, 1); })},
-       {"topk index 2 over 32 keys", broken(
+       {"topk index 2 over 32 keys", kCalls.broken(
                                          [](Problem& p) {
                                            p.seqs = {{16, 32}};
                                          },
@@ -351,11 +332,8 @@ const std::vector<ClauseRow>& rows() {
 }
 
 TEST(NsaClauseRows, rows_cover_the_clause_table) {
-  std::vector<std::pair<std::string_view, gradconf::ProfileSet>> ids;
-  for (const auto& clause : gradconf::nsa::clause_table()) {
-    ids.emplace_back(clause.id, clause.profiles);
-  }
-  gradconf::testing::expect_rows_cover(ids, rows());
+  gradconf::testing::expect_rows_cover(gradconf::testing::clause_ids(gradconf::nsa::clause_table()),
+                                       rows());
 }
 
 TEST(NsaClauseRows, just_valid_runs_and_just_invalid_returns_the_documented_status) {

@@ -8,7 +8,9 @@
 #ifndef GRADCONF_TESTS_SUPPORT_CLAUSE_ROWS_H_
 #define GRADCONF_TESTS_SUPPORT_CLAUSE_ROWS_H_
 
+#include <algorithm>
 #include <functional>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,6 +45,20 @@ struct ClauseRow {
   Edit just_invalid;
 };
 
+/// The call as it is: the just-valid side of a clause whose boundary is "present" or "well-formed".
+inline const Edit kAsGiven = {"as given", [](props::Call&) {}};
+
+/// <clause>-NULL-01 rows: `role` (a tensor) passed as nullptr, against the call as it is.
+inline ClauseRow null_tensor_row(std::string clause, std::vector<SpecProfile> profiles,
+                                 unsigned entries, const std::string& role) {
+  return {std::move(clause),
+          std::move(profiles),
+          entries,
+          kNullStatus,
+          kAsGiven,
+          {role + " = nullptr", [role](props::Call& c) { c.tensor(role).null = true; }}};
+}
+
 /// A small valid call of one entry under one profile.
 using BaseCall = std::function<props::Call(Direction, SpecProfile)>;
 
@@ -61,10 +77,19 @@ void expect_rows_cover(std::span<const std::pair<std::string_view, ProfileSet>> 
 /// edits the call itself. A just-invalid problem is built with make_invalid_call when given: a
 /// call whose inputs need nothing computed from the (invalid) problem, e.g. no reference run.
 template <typename Problem>
+Problem default_problem(Direction direction, SpecProfile profile) {
+  Problem p;
+  p.entry = direction;
+  p.profile = profile;
+  return p;
+}
+
+template <typename Problem>
 struct ProblemCalls {
-  std::function<Problem(Direction, SpecProfile)> base_problem;
   std::function<props::Call(const Problem&)> make_call;
   std::function<props::Call(const Problem&)> make_invalid_call = nullptr;
+  /// The base problem: the descriptor's defaults for the entry and profile.
+  std::function<Problem(Direction, SpecProfile)> base_problem = default_problem<Problem>;
 
   BaseCall base() const {
     return [*this](Direction direction, SpecProfile profile) {
@@ -73,33 +98,45 @@ struct ProblemCalls {
       return call;
     };
   }
-  /// `what`: the problem edited by `problem_edit` (still valid), then the call by `call_edit`.
-  Edit remade(
-      std::string what, std::function<void(Problem&)> problem_edit,
-      CallEdit call_edit = [](props::Call&) {}) const {
-    return rebuilt(std::move(what), std::move(problem_edit), std::move(call_edit), make_call);
+  /// The call of the problem edited by `problem_edit` (still valid), then edited by `call_edit`.
+  CallEdit remade(
+      std::function<void(Problem&)> problem_edit, CallEdit call_edit = [](props::Call&) {}) const {
+    return rebuilt(std::move(problem_edit), std::move(call_edit), make_call);
   }
   /// The same for a problem the edit makes invalid.
-  Edit broken(
-      std::string what, std::function<void(Problem&)> problem_edit,
-      CallEdit call_edit = [](props::Call&) {}) const {
-    return rebuilt(std::move(what), std::move(problem_edit), std::move(call_edit),
+  CallEdit broken(
+      std::function<void(Problem&)> problem_edit, CallEdit call_edit = [](props::Call&) {}) const {
+    return rebuilt(std::move(problem_edit), std::move(call_edit),
                    make_invalid_call ? make_invalid_call : make_call);
   }
 
  private:
-  Edit rebuilt(std::string what, std::function<void(Problem&)> problem_edit, CallEdit call_edit,
-               std::function<props::Call(const Problem&)> make) const {
-    return {std::move(what), [*this, problem_edit, call_edit, make](props::Call& call) {
-              Problem p = base_problem(call.entry->direction, call.profile);
-              problem_edit(p);
-              const SpecProfile profile = call.profile;
-              call = make(p);
-              call.profile = profile;
-              call_edit(call);
-            }};
+  CallEdit rebuilt(std::function<void(Problem&)> problem_edit, CallEdit call_edit,
+                   std::function<props::Call(const Problem&)> make) const {
+    return [*this, problem_edit, call_edit, make](props::Call& call) {
+      Problem p = base_problem(call.entry->direction, call.profile);
+      problem_edit(p);
+      const SpecProfile profile = call.profile;
+      call = make(p);
+      call.profile = profile;
+      call_edit(call);
+    };
   }
 };
+
+/// The (id, profile set) pairs of a clause table, but those in `elsewhere` (clauses another test
+/// pins at their boundary, e.g. workspace limits that need views of 2^55 elements).
+template <typename Clauses>
+std::vector<std::pair<std::string_view, ProfileSet>> clause_ids(
+    const Clauses& table, std::initializer_list<std::string_view> elsewhere = {}) {
+  std::vector<std::pair<std::string_view, ProfileSet>> ids;
+  for (const auto& clause : table) {
+    if (std::find(elsewhere.begin(), elsewhere.end(), clause.id) == elsewhere.end()) {
+      ids.emplace_back(clause.id, clause.profiles);
+    }
+  }
+  return ids;
+}
 
 /// Resizes dim `dim` of every listed tensor and drops their values (the harness fills zeros).
 void resize(props::Call& call, std::initializer_list<std::pair<const char*, size_t>> sites,

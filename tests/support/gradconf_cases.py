@@ -1,12 +1,29 @@
 """What the torch cross-checks share: write a case folder (cli/README.md "Case format"), run it
-with `gradconf replay`, read the outputs back, and measure the disagreement. Imported by
-tests/<op>/torch_crosscheck.py; needs numpy only."""
+with `gradconf replay`, read the outputs back, measure the disagreement, and the driver loop.
+Imported by tests/<op>/torch_crosscheck.py after require_torch()."""
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+
+def require_torch():
+    """(numpy, torch), or exit 77 (skipped) where either is absent."""
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if np is None or torch is None:
+        print("skipped: torch or numpy not available")
+        sys.exit(77)
+    torch.set_num_threads(1)
+    return np, torch
 
 
 def replay(binary, work, op, profile, inputs, attrs=None):
@@ -57,10 +74,25 @@ def compare(label, ours, ref, tolerance, context):
     return f"{label}: error {err:.3g} > {tolerance}{where}{shapes}; {context}"
 
 
-def parse_args(argv, default_cases, default_seed):
-    """GRADCONF_BINARY [--cases N] [--seed S] -> (binary, cases, seed), or None for usage."""
+def main(doc, run_case, what, default_cases=60, default_seed=20261126):
+    """The command line GRADCONF_BINARY [--cases N] [--seed S]: runs run_case(binary, rng, dtype,
+    work) for N cases, float64 and float32 in turn, until one disagrees. Returns the exit code:
+    0 all agree, 1 a disagreement (printed), 2 usage."""
+    argv = sys.argv
     if len(argv) < 2:
-        return None
+        print(doc)
+        return 2
+    binary = argv[1]
     cases = int(argv[argv.index("--cases") + 1]) if "--cases" in argv else default_cases
     seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else default_seed
-    return argv[1], cases, seed
+    rng = np.random.default_rng(seed)
+    failures = []
+    with tempfile.TemporaryDirectory() as work:
+        for i in range(cases):
+            failures += run_case(binary, rng, "float64" if i % 2 == 0 else "float32", work)
+            if failures:
+                break
+    for f in failures:
+        print("DISAGREE", f)
+    print(f"{cases} cases against {what}: {'FAILED' if failures else 'all agree'}")
+    return 1 if failures else 0
