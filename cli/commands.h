@@ -54,6 +54,16 @@ struct MergeOptions {
 };
 int run_merge(const MergeOptions& options);
 
+struct BenchOptions {
+  std::vector<std::string> ops;          // op families (default: all)
+  std::vector<std::string> repro_lines;  // instead of the registry's cases
+  std::string backend;                   // a library implementing the C API (default: linked)
+  std::vector<int> threads;              // kernel threads per run (default: the backend's)
+  int repeats = 5;                       // timed phase-2 runs per case
+  std::string json_out;                  // also write the results as JSON
+};
+int run_bench(const BenchOptions& options);
+
 struct ReproOptions {
   std::string line;
   int worst = 5;  // worst elements printed per output

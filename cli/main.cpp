@@ -92,6 +92,18 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000));
 
   gradconf::cli::ExportOptions exporting;
+  gradconf::cli::BenchOptions bench;
+  CLI::App* bench_command = app.add_subcommand(
+      "bench", "Time the registry's benchmark cases (or repro lines) on a backend");
+  bench_command->add_option("--op", bench.ops, "Op families (default: all)");
+  bench_command->add_option("--repro", bench.repro_lines, "Repro lines to time instead");
+  bench_command->add_option("--backend", bench.backend, "Library implementing the aclnn C API");
+  bench_command->add_option("--threads", bench.threads, "Kernel threads (several: one row each)")
+      ->check(CLI::Range(1, 1024));
+  bench_command->add_option("--repeats", bench.repeats, "Timed phase-2 runs per case")
+      ->check(CLI::Range(1, 100000));
+  bench_command->add_option("--json", bench.json_out, "Also write the results to this file");
+
   CLI::App* export_command = app.add_subcommand(
       "export", "Write golden case folders (inputs, expected outputs and status)");
   export_command->add_option("--op", exporting.ops, "Entries or op families")->required();
@@ -136,6 +148,7 @@ int main(int argc, char** argv) {
   }
   if (*merge_command) return gradconf::cli::run_merge(merge);
   if (*run_command) return gradconf::cli::run_repro(repro);
+  if (*bench_command) return gradconf::cli::run_bench(bench);
   if (*export_command) return gradconf::cli::run_export(exporting);
   if (*compare_command) return gradconf::cli::run_compare(comparing);
   return kExitBadInput;

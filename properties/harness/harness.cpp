@@ -239,40 +239,76 @@ std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes) {
                          [&](size_t i) { return bytes.data() + i * size; });
 }
 
-Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phase2 phase2,
-                 const RunOptions& options, const Backend& backend) {
-  const AclRuntime& rt = backend.runtime();
-  Outcome outcome;
-  outcome.values.resize(tensors.size());
-  outcome.view_untouched.assign(tensors.size(), true);
-  std::vector<Storage> storages(tensors.size());
-  std::vector<aclTensor*> handles(tensors.size(), nullptr);
-  std::vector<std::vector<uint8_t>>& spare_images = thread_cache().spare_images;
-  for (auto& s : storages) {
-    if (spare_images.empty()) break;
-    s.before = std::move(spare_images.back());
-    spare_images.pop_back();
-  }
-  auto release = [&] {
-    for (auto& s : storages) {
-      if (s.tensor) rt.destroy_tensor(s.tensor);
-      if (s.device) rt.free(s.device);
-      if (s.before.capacity() <= kRecycledImageBytes) spare_images.push_back(std::move(s.before));
-    }
-  };
+namespace {
 
-  for (size_t t = 0; t < tensors.size(); ++t) {
-    const TensorSpec& spec = tensors[t];
-    if (spec.null) continue;
-    Storage& s = storages[t];
-    auto geometry = make_geometry(spec.dims, spec.layout);
+// The storages of one call: host images, device memory and aclTensors, made by prepare() and
+// released (images recycled for the thread's next call) when the object goes.
+class CallStorages {
+ public:
+  CallStorages(std::span<const TensorSpec> tensors, const AclRuntime& rt)
+      : tensors_(tensors), rt_(rt), storages_(tensors.size()), handles_(tensors.size(), nullptr) {
+    std::vector<std::vector<uint8_t>>& spare = thread_cache().spare_images;
+    for (Storage& s : storages_) {
+      if (spare.empty()) break;
+      s.before = std::move(spare.back());
+      spare.pop_back();
+    }
+  }
+  ~CallStorages() {
+    std::vector<std::vector<uint8_t>>& spare = thread_cache().spare_images;
+    for (Storage& s : storages_) {
+      if (s.tensor) rt_.destroy_tensor(s.tensor);
+      if (s.device) rt_.free(s.device);
+      if (s.before.capacity() <= kRecycledImageBytes) spare.push_back(std::move(s.before));
+    }
+  }
+  CallStorages(const CallStorages&) = delete;
+  CallStorages& operator=(const CallStorages&) = delete;
+
+  /// Makes every non-null tensor; "" on success, else why one could not be made.
+  std::string prepare() {
+    for (size_t t = 0; t < tensors_.size(); ++t) {
+      if (tensors_[t].null) continue;
+      const std::string error = prepare_one(tensors_[t], storages_[t]);
+      if (!error.empty()) return error;
+      handles_[t] = storages_[t].tensor;
+    }
+    return "";
+  }
+  std::span<aclTensor* const> handles() const { return handles_; }
+  Storage& operator[](size_t t) { return storages_[t]; }
+
+ private:
+  // Inputs: NaN everywhere the view does not reach (so a kernel reading a gap shows up), the
+  // values in the view; outputs: the canary byte everywhere.
+  static void fill_image(const TensorSpec& spec, Storage& s) {
+    if (spec.output) {
+      s.before.assign(s.bytes, kOutputCanary);
+      return;
+    }
+    const auto esize = static_cast<size_t>(s.element_bytes);
+    s.before.resize(s.bytes);
+    if (s.bytes >= esize) {
+      // One NaN element, then copies of what is filled so far, doubling: an instrumented copy
+      // per element was the fuzzers' main harness cost.
+      encode_element(spec.dtype, std::numeric_limits<double>::quiet_NaN(), s.before.data());
+      for (size_t filled = esize; filled < s.bytes; filled *= 2) {
+        std::memcpy(s.before.data() + filled, s.before.data(), std::min(filled, s.bytes - filled));
+      }
+    }
+    const bool has_values = spec.values.size() == s.offsets.size();
+    encode_at(spec.dtype,
+              has_values ? std::span<const double>(spec.values) : std::span<const double>(),
+              s.offsets, s.before.data());
+  }
+
+  std::string prepare_one(const TensorSpec& spec, Storage& s) {
+    const auto geometry = make_geometry(spec.dims, spec.layout);
     s.element_bytes = storage_element_size(spec.dtype);
-    auto bytes = geometry ? checked_mul(geometry->storage_numel, s.element_bytes) : std::nullopt;
+    const auto bytes =
+        geometry ? checked_mul(geometry->storage_numel, s.element_bytes) : std::nullopt;
     if (!bytes || *bytes > (int64_t{1} << 32)) {
-      release();
-      outcome.status = ACLNN_ERR_INNER;
-      outcome.message = "harness: storage of " + spec.name + " is too large to allocate";
-      return outcome;
+      return "harness: storage of " + spec.name + " is too large to allocate";
     }
     s.bytes = static_cast<size_t>(*bytes);
     s.offsets_owner = recent_view_offsets(spec.dims, *geometry);
@@ -280,65 +316,217 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     s.row_major = geometry->offset == 0 &&
                   geometry->storage_numel == static_cast<int64_t>(s.offsets.size()) &&
                   geometry->strides == contiguous_strides(spec.dims);
-    // Inputs: NaN everywhere the view does not reach, so a kernel reading a gap shows up.
-    if (spec.output) {
-      s.before.assign(s.bytes, kOutputCanary);
-    } else {
-      const auto esize = static_cast<size_t>(s.element_bytes);
-      // One element of the dtype, whatever its size (complex128 takes 16 bytes).
-      s.before.resize(s.bytes);
-      if (s.bytes >= esize) {
-        // One NaN element, then copies of what is filled so far, doubling: an instrumented
-        // copy per element was the fuzzers' main harness cost.
-        encode_element(spec.dtype, std::numeric_limits<double>::quiet_NaN(), s.before.data());
-        for (size_t filled = esize; filled < s.bytes; filled *= 2) {
-          std::memcpy(s.before.data() + filled, s.before.data(),
-                      std::min(filled, s.bytes - filled));
-        }
-      }
-      const bool has_values = spec.values.size() == s.offsets.size();
-      encode_at(spec.dtype,
-                has_values ? std::span<const double>(spec.values) : std::span<const double>(),
-                s.offsets, s.before.data());
-    }
-    if (rt.malloc(&s.device, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
-        rt.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE) !=
+    fill_image(spec, s);
+    if (rt_.malloc(&s.device, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+        rt_.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE) !=
             ACL_SUCCESS) {
-      release();
-      outcome.status = ACLNN_ERR_INNER;
-      outcome.message = "harness: cannot allocate " + spec.name;
-      return outcome;
+      return "harness: cannot allocate " + spec.name;
     }
     const int64_t storage_dims[1] = {geometry->storage_numel};
     s.tensor =
-        rt.create_tensor(spec.dims.data(), spec.dims.size(), spec.dtype, geometry->strides.data(),
-                         geometry->offset, spec.format, storage_dims, 1, s.device);
-    if (s.tensor == nullptr) {
-      release();
-      outcome.status = ACLNN_ERR_INNER;
-      outcome.message = "harness: aclCreateTensor rejected " + spec.name;
-      return outcome;
-    }
-    handles[t] = s.tensor;
+        rt_.create_tensor(spec.dims.data(), spec.dims.size(), spec.dtype, geometry->strides.data(),
+                          geometry->offset, spec.format, storage_dims, 1, s.device);
+    return s.tensor ? "" : "harness: aclCreateTensor rejected " + spec.name;
   }
 
-  std::optional<ScopedBackendThreads> threads;
-  threads.emplace(backend, options.phase1_threads > 0 ? options.phase1_threads : options.threads);
-  aclrtStream stream = nullptr;
-  rt.create_stream(&stream);
+  std::span<const TensorSpec> tensors_;
+  const AclRuntime& rt_;
+  std::vector<Storage> storages_;
+  std::vector<aclTensor*> handles_;
+};
 
-  uint64_t workspace_size = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus status = phase1(handles, &workspace_size, &executor);
+// Phase 1 (twice when asked: the second executor is the one that runs).
+aclnnStatus run_phase1(const Phase1& phase1, std::span<aclTensor* const> handles,
+                       const RunOptions& options, const AclRuntime& rt, uint64_t* workspace_size,
+                       aclOpExecutor** executor, Outcome& outcome) {
+  aclnnStatus status = phase1(handles, workspace_size, executor);
   if (status == ACLNN_SUCCESS && options.query_twice) {
     uint64_t second_size = 0;
     aclOpExecutor* second = nullptr;
     status = phase1(handles, &second_size, &second);
-    outcome.workspace_sizes_agree = status == ACLNN_SUCCESS && second_size == workspace_size;
-    rt.destroy_executor(executor);
-    executor = second;
-    workspace_size = second_size;
+    outcome.workspace_sizes_agree = status == ACLNN_SUCCESS && second_size == *workspace_size;
+    rt.destroy_executor(*executor);
+    *executor = second;
+    *workspace_size = second_size;
   }
+  return status;
+}
+
+// The workspace phase 2 gets: filled as asked, misaligned by one byte when asked, followed by a
+// guard that must survive.
+class GuardedWorkspace {
+ public:
+  GuardedWorkspace(const AclRuntime& rt, uint64_t size, const RunOptions& options)
+      : rt_(rt), size_(size), shift_(options.misaligned_workspace ? 1 : 0) {
+    const uint64_t total = shift_ + size_ + kWorkspaceGuardBytes;
+    rt_.malloc(&buffer_, total, ACL_MEM_MALLOC_HUGE_FIRST);
+    rt_.memset(base(), total, options.workspace_fill == WorkspaceFill::kZero ? 0 : 0xFF,
+               shift_ + size_);
+    rt_.memset(base() + shift_ + size_, kWorkspaceGuardBytes, kWorkspaceGuard,
+               kWorkspaceGuardBytes);
+  }
+  ~GuardedWorkspace() { rt_.free(buffer_); }
+  GuardedWorkspace(const GuardedWorkspace&) = delete;
+  GuardedWorkspace& operator=(const GuardedWorkspace&) = delete;
+
+  void* data() { return base() + shift_; }
+  /// Only the guard is checked: what phase 2 was given is its own to write.
+  bool guard_intact() {
+    std::vector<uint8_t> guard(kWorkspaceGuardBytes);
+    rt_.memcpy(guard.data(), guard.size(), base() + shift_ + size_, guard.size(),
+               ACL_MEMCPY_DEVICE_TO_HOST);
+    return std::all_of(guard.begin(), guard.end(), [](uint8_t b) { return b == kWorkspaceGuard; });
+  }
+
+ private:
+  uint8_t* base() { return static_cast<uint8_t*>(buffer_); }
+  const AclRuntime& rt_;
+  uint64_t size_, shift_;
+  void* buffer_ = nullptr;
+};
+
+// Each timed run gets a fresh executor from an untimed phase 1 and reuses the storages: the
+// outputs read back come from the first run unless a later one changes them, which a
+// deterministic kernel does not.
+void time_phase2(const Phase1& phase1, Phase2 phase2, std::span<aclTensor* const> handles,
+                 int repeats, void* workspace, uint64_t workspace_size, aclrtStream stream,
+                 const AclRuntime& rt, Outcome& outcome) {
+  for (int i = 0; i < repeats; ++i) {
+    uint64_t size = 0;
+    aclOpExecutor* timed = nullptr;
+    if (phase1(handles, &size, &timed) != ACLNN_SUCCESS || size > workspace_size) {
+      note(outcome, "a timed run's phase 1 disagreed with the first run");
+      if (timed) rt.destroy_executor(timed);
+      return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const aclnnStatus status = phase2(workspace, size, timed, stream);
+    if (status == ACLNN_SUCCESS) rt.synchronize_stream(stream);
+    const auto stop = std::chrono::steady_clock::now();
+    if (status != ACLNN_SUCCESS) {
+      note(outcome, "a timed run's phase 2 returned " + std::to_string(status));
+      return;
+    }
+    outcome.phase2_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+  }
+}
+
+// Phase 2 of a successful phase 1, with the data rewrites, the second run and the timed runs the
+// options ask for.
+aclnnStatus run_phase2(const Phase1& phase1, Phase2 phase2, std::span<const TensorSpec> tensors,
+                       CallStorages& storages, aclOpExecutor* executor, uint64_t workspace_size,
+                       aclrtStream stream, const RunOptions& options, const AclRuntime& rt,
+                       Outcome& outcome) {
+  for (const auto& [t, values] : options.rewrite_between_phases) {
+    Storage& s = storages[t];
+    if (tensors[t].null || tensors[t].output || values.size() != s.offsets.size()) continue;
+    encode_at(tensors[t].dtype, values, s.offsets, s.before.data());
+    rt.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+  }
+  GuardedWorkspace workspace(rt, workspace_size, options);
+  const uint64_t passed = workspace_size - std::min(workspace_size, options.workspace_shortfall);
+  const aclnnStatus status =
+      phase2(options.null_workspace ? nullptr : workspace.data(), passed, executor, stream);
+  if (status == ACLNN_SUCCESS) rt.synchronize_stream(stream);
+  if (status != ACLNN_SUCCESS) {
+    outcome.failed_phase = 2;
+    outcome.message = recent_error(rt);
+  }
+  if (options.run_phase2_twice) {
+    outcome.second_run_status = phase2(workspace.data(), passed, executor, stream);
+    outcome.second_run_message = recent_error(rt);
+  }
+  if (!workspace.guard_intact()) {
+    outcome.workspace_guard_intact = false;
+    note(outcome, "workspace written past workspaceSize");
+  }
+  if (status == ACLNN_SUCCESS) {
+    time_phase2(phase1, phase2, storages.handles(), options.timed_repeats, workspace.data(),
+                workspace_size, stream, rt, outcome);
+  }
+  return status;
+}
+
+// An output's values through its view, whether any view element changed, and whether any byte
+// outside the view changed (element granularity: a view element is either canary on every byte
+// or written).
+void read_back_output(size_t t, const TensorSpec& spec, const Storage& s,
+                      std::span<const uint8_t> after, Outcome& outcome) {
+  const auto esize = static_cast<size_t>(s.element_bytes);
+  if (s.row_major) {  // the common case, without the element map below
+    outcome.view_untouched[t] =
+        std::all_of(after.begin(), after.end(), [](uint8_t b) { return b == kOutputCanary; });
+    outcome.values[t] = decode(spec.dtype, after);
+    return;
+  }
+  std::vector<uint8_t>& in_view_buffer = thread_cache().in_view;
+  if (in_view_buffer.capacity() > kRecycledImageBytes) in_view_buffer = {};
+  in_view_buffer.assign(s.bytes / esize, 0);
+  const std::span<uint8_t> in_view(in_view_buffer.data(), s.bytes / esize);
+  bool untouched = true;
+  for (const int64_t offset : s.offsets) {
+    const auto element = static_cast<size_t>(offset);
+    const uint8_t* bytes = after.data() + element * esize;
+    in_view[element] = 1;
+    for (size_t b = 0; untouched && b < esize; ++b) untouched = bytes[b] == kOutputCanary;
+  }
+  outcome.view_untouched[t] = untouched;
+  outcome.values[t] = decode_at(spec.dtype, after.data(), s.offsets);
+  for (size_t element = 0; element < in_view.size(); ++element) {
+    if (in_view[element]) continue;
+    for (size_t b = element * esize; b < (element + 1) * esize; ++b) {
+      if (after[b] == kOutputCanary) continue;
+      outcome.outside_views_untouched = false;
+      note(outcome,
+           "output " + spec.name + " written outside its view (byte " + std::to_string(b) + ")");
+      return;
+    }
+  }
+}
+
+// Every storage read back: inputs must be byte for byte as they were, outputs as above.
+void read_back(std::span<const TensorSpec> tensors, CallStorages& storages, const AclRuntime& rt,
+               Outcome& outcome) {
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const TensorSpec& spec = tensors[t];
+    if (spec.null) continue;
+    const Storage& s = storages[t];
+    std::vector<uint8_t>& after_buffer = thread_cache().after;
+    if (after_buffer.capacity() > kRecycledImageBytes) after_buffer = {};
+    after_buffer.resize(std::max(after_buffer.size(), s.bytes));
+    const std::span<uint8_t> after(after_buffer.data(), s.bytes);
+    rt.memcpy(after.data(), s.bytes, s.device, s.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+    if (spec.output) {
+      read_back_output(t, spec, s, after, outcome);
+    } else if (s.bytes > 0 && std::memcmp(after.data(), s.before.data(), s.bytes) != 0) {
+      outcome.inputs_untouched = false;
+      note(outcome, "input " + spec.name + " was modified");
+    }
+  }
+}
+
+}  // namespace
+
+Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phase2 phase2,
+                 const RunOptions& options, const Backend& backend) {
+  const AclRuntime& rt = backend.runtime();
+  Outcome outcome;
+  outcome.values.resize(tensors.size());
+  outcome.view_untouched.assign(tensors.size(), true);
+  CallStorages storages(tensors, rt);
+  if (const std::string error = storages.prepare(); !error.empty()) {
+    outcome.status = ACLNN_ERR_INNER;
+    outcome.message = error;
+    return outcome;
+  }
+  std::optional<ScopedBackendThreads> threads;
+  threads.emplace(backend, options.phase1_threads > 0 ? options.phase1_threads : options.threads);
+  aclrtStream stream = nullptr;
+  rt.create_stream(&stream);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus status =
+      run_phase1(phase1, storages.handles(), options, rt, &workspace_size, &executor, outcome);
   outcome.workspace_size = workspace_size;
   if (status != ACLNN_SUCCESS) {
     outcome.failed_phase = 1;
@@ -350,123 +538,13 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
       threads.reset();
       threads.emplace(backend, options.threads);
     }
-    for (const auto& [t, values] : options.rewrite_between_phases) {
-      Storage& s = storages[t];
-      if (tensors[t].null || tensors[t].output || values.size() != s.offsets.size()) continue;
-      encode_at(tensors[t].dtype, values, s.offsets, s.before.data());
-      rt.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
-    }
-    // A misaligned run hands phase 2 a pointer one byte into the buffer.
-    const uint64_t shift = options.misaligned_workspace ? 1 : 0;
-    const uint64_t total = shift + workspace_size + kWorkspaceGuardBytes;
-    void* workspace = nullptr;
-    rt.malloc(&workspace, total, ACL_MEM_MALLOC_HUGE_FIRST);
-    auto* const base = static_cast<uint8_t*>(workspace);
-    rt.memset(base, total, options.workspace_fill == WorkspaceFill::kZero ? 0 : 0xFF,
-              shift + workspace_size);
-    rt.memset(base + shift + workspace_size, kWorkspaceGuardBytes, kWorkspaceGuard,
-              kWorkspaceGuardBytes);
-    const uint64_t passed = workspace_size - std::min(workspace_size, options.workspace_shortfall);
-    status = phase2(options.null_workspace ? nullptr : static_cast<uint8_t*>(workspace) + shift,
-                    passed, executor, stream);
-    if (status == ACLNN_SUCCESS) rt.synchronize_stream(stream);
-    if (status != ACLNN_SUCCESS) {
-      outcome.failed_phase = 2;
-      outcome.message = recent_error(rt);
-    }
-    if (options.run_phase2_twice) {
-      outcome.second_run_status =
-          phase2(static_cast<uint8_t*>(workspace) + shift, passed, executor, stream);
-      outcome.second_run_message = recent_error(rt);
-    }
-    // Only the guard is checked: what phase 2 was given is its own to write.
-    std::vector<uint8_t> guard(kWorkspaceGuardBytes);
-    rt.memcpy(guard.data(), guard.size(), base + shift + workspace_size, guard.size(),
-              ACL_MEMCPY_DEVICE_TO_HOST);
-    for (uint64_t i = 0; i < kWorkspaceGuardBytes; ++i) {
-      if (guard[i] != kWorkspaceGuard) {
-        outcome.workspace_guard_intact = false;
-        note(outcome, "workspace written past workspaceSize");
-        break;
-      }
-    }
-    // Timing runs reuse the storages: the outputs read back below come from the first run
-    // unless a later one changes them, which a deterministic kernel does not.
-    for (int i = 0; i < options.timed_repeats && status == ACLNN_SUCCESS; ++i) {
-      uint64_t size = 0;
-      aclOpExecutor* timed = nullptr;
-      if (phase1(handles, &size, &timed) != ACLNN_SUCCESS || size > workspace_size) {
-        note(outcome, "a timed run's phase 1 disagreed with the first run");
-        if (timed) rt.destroy_executor(timed);
-        break;
-      }
-      const auto start = std::chrono::steady_clock::now();
-      const aclnnStatus timed_status = phase2(workspace, size, timed, stream);
-      if (timed_status == ACLNN_SUCCESS) rt.synchronize_stream(stream);
-      const auto stop = std::chrono::steady_clock::now();
-      if (timed_status != ACLNN_SUCCESS) {
-        note(outcome, "a timed run's phase 2 returned " + std::to_string(timed_status));
-        break;
-      }
-      outcome.phase2_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
-    }
-    rt.free(workspace);
+    status = run_phase2(phase1, phase2, tensors, storages, executor, workspace_size, stream,
+                        options, rt, outcome);
   }
   outcome.status = status;
   rt.destroy_stream(stream);
   threads.reset();
-
-  for (size_t t = 0; t < tensors.size(); ++t) {
-    const TensorSpec& spec = tensors[t];
-    Storage& s = storages[t];
-    if (spec.null) continue;
-    std::vector<uint8_t>& after_buffer = thread_cache().after;
-    std::vector<uint8_t>& in_view_buffer = thread_cache().in_view;
-    if (after_buffer.capacity() > kRecycledImageBytes) after_buffer = {};
-    if (in_view_buffer.capacity() > kRecycledImageBytes) in_view_buffer = {};
-    after_buffer.resize(std::max(after_buffer.size(), s.bytes));
-    const std::span<uint8_t> after(after_buffer.data(), s.bytes);
-    rt.memcpy(after.data(), s.bytes, s.device, s.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
-    if (!spec.output) {
-      if (s.bytes > 0 && std::memcmp(after.data(), s.before.data(), s.bytes) != 0) {
-        outcome.inputs_untouched = false;
-        note(outcome, "input " + spec.name + " was modified");
-      }
-      continue;
-    }
-    // Element granularity: a view element is either canary on every byte or written.
-    const size_t esize = static_cast<size_t>(s.element_bytes);
-    if (s.row_major) {  // the common case, without the element map below
-      outcome.view_untouched[t] =
-          std::all_of(after.begin(), after.end(), [](uint8_t b) { return b == kOutputCanary; });
-      outcome.values[t] = decode(spec.dtype, after);
-      continue;
-    }
-    in_view_buffer.assign(s.bytes / esize, 0);
-    const std::span<uint8_t> in_view(in_view_buffer.data(), s.bytes / esize);
-    bool untouched = true;
-    for (const int64_t offset : s.offsets) {
-      const auto element = static_cast<size_t>(offset);
-      const uint8_t* bytes = after.data() + element * esize;
-      in_view[element] = 1;
-      for (size_t b = 0; untouched && b < esize; ++b) untouched = bytes[b] == kOutputCanary;
-    }
-    outcome.view_untouched[t] = untouched;
-    outcome.values[t] = decode_at(spec.dtype, after.data(), s.offsets);
-    bool written_outside = false;
-    for (size_t element = 0; element < in_view.size() && !written_outside; ++element) {
-      if (in_view[element]) continue;
-      for (size_t b = element * esize; b < (element + 1) * esize; ++b) {
-        if (after[b] == kOutputCanary) continue;
-        outcome.outside_views_untouched = false;
-        note(outcome,
-             "output " + spec.name + " written outside its view (byte " + std::to_string(b) + ")");
-        written_outside = true;
-        break;
-      }
-    }
-  }
-  release();
+  read_back(tensors, storages, rt, outcome);
   return outcome;
 }
 

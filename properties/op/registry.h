@@ -102,6 +102,13 @@ struct FaultRow {
   bool timing_dependent = false;
 };
 
+/// A benchmark case: a name and the repro line of the problem it times (like benchdnn's batch
+/// files); `gradconf bench` and the Google Benchmark registrations read them.
+struct BenchCase {
+  std::string_view name;
+  std::string_view repro;
+};
+
 struct OpFamily {
   std::string_view family;
   std::vector<const EntrySpec*> entries;
@@ -117,6 +124,8 @@ struct OpFamily {
   /// boundary by the op's validation test instead (tests/<op>/validation_test.cpp): the report's
   /// traceability says so rather than UNCOVERED.
   std::vector<std::string_view> validation_tested;
+  /// The cases `gradconf bench` times by default.
+  std::vector<BenchCase> bench_cases;
 
   const LawBinding* law(std::string_view name) const;
 };

@@ -62,5 +62,18 @@ TEST(Registry, every_family_has_entries_clauses_faults_and_laws_with_unique_name
   }
 }
 
+// `gradconf bench` times these: each must be a canonical repro line of its own family, and every
+// family has some.
+TEST(Registry, every_benchmark_case_is_a_canonical_repro_line_of_its_family) {
+  for (const OpFamily* family : op_families()) {
+    EXPECT_FALSE(family->bench_cases.empty()) << family->family;
+    for (const BenchCase& c : family->bench_cases) {
+      const ReproCheck check = family->check_repro(c.repro);
+      EXPECT_TRUE(check.accepted) << family->family << "/" << c.name << ": " << c.repro;
+      EXPECT_EQ(check.error, "") << family->family << "/" << c.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gradconf::props

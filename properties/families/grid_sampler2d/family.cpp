@@ -80,15 +80,20 @@ std::vector<FaultRow> fault_rows() {
 }  // namespace
 
 const OpFamily& grid_sampler2d_family() {
-  static const OpFamily family{"grid_sampler2d",
-                               {&gs::forward_entry(), &gs::backward_entry()},
-                               clause_infos(grid_sampler2d::clause_table()),
-                               faults(),
-                               laws(),
-                               fault_rows(),
-                               {},  // the common tolerance rows cover GridSampler's outputs
-                               check_repro_line<Problem>,
-                               {"GS-LIMIT-01", "GS-LIMIT-02"}};
+  static const OpFamily family{
+      .family = "grid_sampler2d",
+      .entries = {&gs::forward_entry(), &gs::backward_entry()},
+      .clauses = clause_infos(grid_sampler2d::clause_table()),
+      .faults = faults(),
+      .laws = laws(),
+      .fault_rows = fault_rows(),
+      .check_repro = check_repro_line<Problem>,
+      .validation_tested = {"GS-LIMIT-01", "GS-LIMIT-02"},
+      .bench_cases = {{"base", "grid_sampler2d_backward n4c32_ih64iw64_oh64ow64"},
+                      {"base_bf16", "grid_sampler2d_backward --dt=bf16 n4c32_ih64iw64_oh64ow64"},
+                      {"large_c", "grid_sampler2d_backward n1c256_ih64iw64_oh64ow64"},
+                      {"large_spatial", "grid_sampler2d_backward n1c4_ih256iw256_oh256ow256"},
+                      {"base_forward", "grid_sampler2d n4c32_ih64iw64_oh64ow64"}}};
   return family;
 }
 

@@ -77,15 +77,20 @@ std::vector<FaultRow> fault_rows() {
 }  // namespace
 
 const OpFamily& multi_scale_deformable_attention_family() {
-  static const OpFamily family{"multi_scale_deformable_attention",
-                               {&msda::forward_entry(), &msda::backward_entry()},
-                               clause_infos(gradconf::msda::clause_table()),
-                               faults(),
-                               laws(),
-                               fault_rows(),
-                               {},
-                               check_repro_line<Problem>,
-                               {"MSDA-LIMIT-02", "MSDA-LIMIT-05"}};
+  static const OpFamily family{
+      .family = "multi_scale_deformable_attention",
+      .entries = {&msda::forward_entry(), &msda::backward_entry()},
+      .clauses = clause_infos(gradconf::msda::clause_table()),
+      .faults = faults(),
+      .laws = laws(),
+      .fault_rows = fault_rows(),
+      .check_repro = check_repro_line<Problem>,
+      .validation_tested = {"MSDA-LIMIT-02", "MSDA-LIMIT-05"},
+      .bench_cases = {
+          {"encoder", "msda_grad --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"},
+          {"encoder_bf16", "msda_grad --dt=bf16 --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"},
+          {"decoder", "msda_grad --levels=64x64.32x32.16x16.8x8 b2m8c32q300p4"},
+          {"encoder_forward", "msda --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"}}};
   return family;
 }
 

@@ -72,15 +72,19 @@ std::vector<FaultRow> fault_rows() {
 }  // namespace
 
 const OpFamily& nsa_compress_family() {
-  static const OpFamily family{"nsa_compress",
-                               {&nc::forward_entry(), &nc::backward_entry()},
-                               clause_infos(gradconf::nc::clause_table()),
-                               faults(),
-                               laws(),
-                               fault_rows(),
-                               {},
-                               check_repro_line<Problem>,
-                               {"NC-LIMIT-02"}};
+  static const OpFamily family{
+      .family = "nsa_compress",
+      .entries = {&nc::forward_entry(), &nc::backward_entry()},
+      .clauses = clause_infos(gradconf::nc::clause_table()),
+      .faults = faults(),
+      .laws = laws(),
+      .fault_rows = fault_rows(),
+      .check_repro = check_repro_line<Problem>,
+      .validation_tested = {"NC-LIMIT-02"},
+      .bench_cases = {{"l32d16", "nc_grad --seqs=8192.8192.8192.8192 n4d128l32s16"},
+                      {"l64d32", "nc_grad --seqs=8192.8192.8192.8192 n4d128l64s32"},
+                      {"l32d16_bf16", "nc_grad --dt=bf16 --seqs=8192.8192.8192.8192 n4d128l32s16"},
+                      {"l32d16_forward", "nc --seqs=8192.8192.8192.8192 n4d128l32s16"}}};
   return family;
 }
 

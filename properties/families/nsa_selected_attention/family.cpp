@@ -98,15 +98,21 @@ std::vector<ToleranceRow> tolerance_rows() {
 }  // namespace
 
 const OpFamily& nsa_selected_attention_family() {
-  static const OpFamily family{"nsa_selected_attention",
-                               {&nsa::forward_entry(), &nsa::backward_entry()},
-                               clause_infos(gradconf::nsa::clause_table()),
-                               faults(),
-                               laws(),
-                               fault_rows(),
-                               tolerance_rows(),
-                               check_repro_line<Problem>,
-                               {"NSA-SEQ-03"}};
+  static const OpFamily family{
+      .family = "nsa_selected_attention",
+      .entries = {&nsa::forward_entry(), &nsa::backward_entry()},
+      .clauses = clause_infos(gradconf::nsa::clause_table()),
+      .faults = faults(),
+      .laws = laws(),
+      .fault_rows = fault_rows(),
+      .tolerances = tolerance_rows(),
+      .check_repro = check_repro_line<Problem>,
+      .validation_tested = {"NSA-SEQ-03"},
+      .bench_cases = {
+          {"small_bf16", "nsa_grad --dt=bf16 --seqs=1024x1024.1024x1024 n16m1dq192dv128b64k8"},
+          {"small_f32",
+           "nsa_grad --dt=f32 --seqs=1024x1024.1024x1024 --profile=extended n16m1dq192dv128b64k8"},
+          {"small_forward_bf16", "nsa --dt=bf16 --seqs=1024x1024.1024x1024 n16m1dq192dv128b64k8"}}};
   return family;
 }
 

@@ -1,0 +1,149 @@
+// gradconf bench: times the registry's benchmark cases (or repro lines) through the one two-phase
+// runner, on the linked backend or on a library given with --backend, so the same cases time any
+// aclnn implementation. Phase 2 only is timed (a fresh, untimed phase 1 before each run: executors
+// are single use), as bench/README.md describes; GB/s counts every input read once and every
+// output written once.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/dtype.h"
+#include "harness/backend.h"
+#include "op/registry.h"
+
+namespace gradconf::cli {
+namespace {
+
+struct Timed {
+  std::string name, repro;
+  int threads = 0;
+  double median_ms = 0, min_ms = 0, max_ms = 0, gb_per_s = 0;
+  std::string error;
+};
+
+/// Bytes the call must move at least: every input view read once, every output view written once.
+double nominal_bytes(const props::Call& call) {
+  double bytes = 0;
+  for (const props::TensorSpec& t : call.tensors) {
+    if (t.null) continue;
+    double elements = 1;
+    for (int64_t d : t.dims) elements *= static_cast<double>(d);
+    bytes += elements * static_cast<double>(element_size(t.dtype));
+  }
+  return bytes;
+}
+
+Timed time_case(std::string name, std::string repro, int threads, int repeats,
+                const props::Backend& backend) {
+  Timed t;
+  t.name = std::move(name);
+  t.repro = std::move(repro);
+  t.threads = threads;
+  const std::optional<props::CaseRecord> record = props::parse_repro_line(t.repro);
+  if (!record) {
+    t.error = "not a repro line of any registered op";
+    return t;
+  }
+  props::RunOptions options;
+  options.threads = threads;
+  options.timed_repeats = repeats;
+  const props::Outcome outcome = props::run(record->call, options, backend);
+  if (!outcome.ok() || outcome.phase2_ms.empty()) {
+    t.error = fmt::format("status {} {}", outcome.status, outcome.message);
+    return t;
+  }
+  std::vector<double> ms = outcome.phase2_ms;
+  std::sort(ms.begin(), ms.end());
+  t.median_ms = ms[ms.size() / 2];
+  t.min_ms = ms.front();
+  t.max_ms = ms.back();
+  t.gb_per_s = nominal_bytes(record->call) / (t.median_ms * 1e6);
+  return t;
+}
+
+std::vector<std::pair<std::string, std::string>> selected_cases(const BenchOptions& options) {
+  std::vector<std::pair<std::string, std::string>> cases;
+  for (size_t i = 0; i < options.repro_lines.size(); ++i) {
+    cases.emplace_back(fmt::format("repro{}", i), options.repro_lines[i]);
+  }
+  if (!cases.empty()) return cases;
+  for (const props::OpFamily* family : props::op_families()) {
+    const bool wanted = options.ops.empty() || std::find(options.ops.begin(), options.ops.end(),
+                                                         family->family) != options.ops.end();
+    if (!wanted) continue;
+    for (const props::BenchCase& c : family->bench_cases) {
+      cases.emplace_back(fmt::format("{}/{}", family->family, c.name), std::string(c.repro));
+    }
+  }
+  return cases;
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& options) {
+  std::shared_ptr<const props::Backend> loaded;
+  if (!options.backend.empty()) {
+    std::string error;
+    loaded = props::Backend::load(options.backend, &error);
+    if (!loaded) {
+      std::cerr << "gradconf bench: cannot use backend '" << options.backend << "': " << error
+                << "\n";
+      return kExitBadInput;
+    }
+  }
+  const props::Backend& backend = loaded ? *loaded : props::Backend::linked();
+  const auto cases = selected_cases(options);
+  if (cases.empty()) {
+    std::cerr << "gradconf bench: no case selected\n";
+    return kExitBadInput;
+  }
+  const std::vector<int> thread_counts =
+      options.threads.empty() ? std::vector<int>{0} : options.threads;
+  std::cout << fmt::format("backend {}; phase 2 of {} runs per case, each after its own phase 1\n",
+                           backend.name(), options.repeats);
+  std::cout << fmt::format("{:<44} {:>7} {:>10} {:>10} {:>10} {:>8}\n", "case", "threads",
+                           "median ms", "min ms", "max ms", "GB/s");
+  nlohmann::json results = nlohmann::json::array();
+  bool all_ran = true;
+  for (const auto& [name, repro] : cases) {
+    for (int threads : thread_counts) {
+      const Timed t = time_case(name, repro, threads, options.repeats, backend);
+      const std::string shown = threads > 0 ? std::to_string(threads) : "default";
+      if (!t.error.empty()) {
+        all_ran = false;
+        std::cout << fmt::format("{:<44} {:>7} failed: {}\n", t.name, shown, t.error);
+      } else {
+        std::cout << fmt::format("{:<44} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f}\n", t.name,
+                                 shown, t.median_ms, t.min_ms, t.max_ms, t.gb_per_s);
+      }
+      results.push_back({{"case", t.name},
+                         {"repro", t.repro},
+                         {"threads", threads},
+                         {"median_ms", t.median_ms},
+                         {"min_ms", t.min_ms},
+                         {"max_ms", t.max_ms},
+                         {"gb_per_s", t.gb_per_s},
+                         {"error", t.error}});
+    }
+  }
+  if (!options.json_out.empty()) {
+    std::ofstream out(options.json_out);
+    out << nlohmann::json{{"backend", backend.name()},
+                          {"repeats", options.repeats},
+                          {"results", results}}
+               .dump(2)
+        << "\n";
+    if (!out) {
+      std::cerr << "gradconf bench: cannot write " << options.json_out << "\n";
+      return kExitRuntimeFailure;
+    }
+  }
+  return all_ran ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace gradconf::cli
