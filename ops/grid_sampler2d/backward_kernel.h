@@ -103,9 +103,9 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   parallel_for(0, l.n_batch * points, 1024, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t n = i / points, h = (i % points) / l.out_w, w = i % l.out_w;
-      located[i] = locate_source<kFault>(static_cast<double>(grid(n, h, w, 0)),
-                                         static_cast<double>(grid(n, h, w, 1)), l.in_h, l.in_w,
-                                         a.interpolation, a.padding, a.align_corners);
+      located[i] = locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
+                                         static_cast<compute_t<T>>(grid(n, h, w, 1)), l.in_h,
+                                         l.in_w, a.interpolation, a.padding, a.align_corners);
       if (plan.want_input_grad) scatter[i] = scatter_taps<PlaneAcc, kFault>(located[i], l, nearest);
     }
   });

@@ -1,7 +1,8 @@
 // Coordinate helpers of the kernels (spec grid_sampler2d.md "Forward", "Backward"), each with its
-// gradient twin, in the style of PyTorch's GridSampler.h. Coordinates are computed in double for
-// every dtype so that tap selection (floor, round-half-even, bounds) is exactly the reference's;
-// only the interpolation arithmetic runs in the dtype's compute type.
+// gradient twin, in the style of PyTorch's GridSampler.h. Coordinates (unnormalize, padding) are
+// computed in the compute type Coord of the dtype, float for FLOAT/FLOAT16/BFLOAT16 and double for
+// DOUBLE, with PyTorch's expression order (spec "Coordinate precision"): ties and kinks then fall
+// where PyTorch and a device put them, and where the reference puts them.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_COORDS_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_COORDS_H_
 
@@ -20,8 +21,9 @@ enum class Padding : int64_t { kZeros = 0, kBorder = 1 };
 inline constexpr double kMaxCoordinate = 2147483646.0;  // 2^31 - 2
 
 /// alignCorners: -1 and +1 are the centres of the corner pixels; else their outer edges.
-inline double unnormalize(double coord, int64_t size, bool align_corners) {
-  const double s = static_cast<double>(size);
+template <typename Coord>
+Coord unnormalize(Coord coord, int64_t size, bool align_corners) {
+  const auto s = static_cast<Coord>(size);
   return align_corners ? (coord + 1) / 2 * (s - 1) : ((coord + 1) * s - 1) / 2;
 }
 
@@ -32,8 +34,9 @@ inline double unnormalize_grad(int64_t size, bool align_corners) {
 }
 
 /// Border padding. NaN passes through (and later makes the point out of bounds).
-inline double clip_coordinates(double coord, int64_t size) {
-  const double high = static_cast<double>(size - 1);
+template <typename Coord>
+Coord clip_coordinates(Coord coord, int64_t size) {
+  const auto high = static_cast<Coord>(size - 1);
   if (coord <= 0) return 0;
   if (coord >= high) return high;
   return coord;
@@ -41,11 +44,15 @@ inline double clip_coordinates(double coord, int64_t size) {
 
 /// d clip / d coord: 1 strictly inside (0, size-1), 0 at or beyond either border (PyTorch's
 /// convention: a point exactly on the border gets no grid gradient).
-inline double clip_coordinates_grad(double coord, int64_t size) {
-  return (coord > 0 && coord < static_cast<double>(size - 1)) ? 1.0 : 0.0;
+template <typename Coord>
+double clip_coordinates_grad(Coord coord, int64_t size) {
+  return (coord > 0 && coord < static_cast<Coord>(size - 1)) ? 1.0 : 0.0;
 }
 
-inline bool is_addressable(double coord) { return std::fabs(coord) <= kMaxCoordinate; }
+template <typename Coord>
+bool is_addressable(Coord coord) {
+  return std::fabs(static_cast<double>(coord)) <= kMaxCoordinate;
+}
 
 /// Where one grid point samples, and the chain-rule factors of its coordinates.
 struct SourcePoint {
@@ -55,12 +62,13 @@ struct SourcePoint {
   bool addressable = false;       ///< false: samples 0, no gradient anywhere
 };
 
-template <Fault kFault = Fault::kNone>
-SourcePoint locate_source(double x, double y, int64_t in_h, int64_t in_w,
-                          Interpolation interpolation, Padding padding, bool align_corners) {
+/// x, y: the grid point in the coordinate type (float, or double for DOUBLE problems).
+template <Fault kFault = Fault::kNone, typename Coord>
+SourcePoint locate_source(Coord x, Coord y, int64_t in_h, int64_t in_w, Interpolation interpolation,
+                          Padding padding, bool align_corners) {
   SourcePoint p;
-  double ix = unnormalize(x, in_w, align_corners);
-  double iy = unnormalize(y, in_h, align_corners);
+  Coord ix = unnormalize(x, in_w, align_corners);
+  Coord iy = unnormalize(y, in_h, align_corners);
   p.mult_x = unnormalize_grad(in_w, align_corners);
   p.mult_y = unnormalize_grad(in_h, align_corners);
   if (padding == Padding::kBorder && kFault != Fault::kDroppedBorderClamp) {
@@ -82,12 +90,13 @@ SourcePoint locate_source(double x, double y, int64_t in_h, int64_t in_w,
     }
     return p;
   }
-  const double fx = std::floor(ix);
-  const double fy = std::floor(iy);
+  // ix - floor(ix) is exact in Coord: tx and ty are the coordinate's own fractions.
+  const Coord fx = std::floor(ix);
+  const Coord fy = std::floor(iy);
   p.x0 = static_cast<int64_t>(fx);
   p.y0 = static_cast<int64_t>(fy);
-  p.tx = ix - fx;
-  p.ty = iy - fy;
+  p.tx = static_cast<double>(ix - fx);
+  p.ty = static_cast<double>(iy - fy);
   return p;
 }
 

@@ -85,9 +85,10 @@ void forward_kernel(const ForwardPlan& plan) {
       for (int64_t i = start; i < end; ++i) {
         const int64_t h = (i % points) / out_w, w = i % out_w;
         Located& b = block[i - start];
-        const SourcePoint p = locate_source<kFault>(
-            static_cast<double>(grid(n, h, w, 0)), static_cast<double>(grid(n, h, w, 1)), in_h,
-            in_w, a.interpolation, a.padding, a.align_corners);
+        const SourcePoint p =
+            locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
+                                  static_cast<compute_t<T>>(grid(n, h, w, 1)), in_h, in_w,
+                                  a.interpolation, a.padding, a.align_corners);
         b.out_offset = h * out.strides[2] + w * out.strides[3];
         b.taps = BilinearTaps<Acc, kFault>(p, in_h, in_w);
         if (nearest) {

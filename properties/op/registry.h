@@ -54,6 +54,7 @@ concept OpTraits = requires(const typename T::Problem& p, typename T::Problem q,
   { T::adjoint_magnitude(p, call, call, Differentiable{}) } -> std::convertible_to<double>;
   { T::batch_dim(call, 0) } -> std::convertible_to<int>;
   { T::tags(p) } -> std::same_as<std::vector<std::string>>;
+  { T::same_semantics_in_float64(p) } -> std::convertible_to<bool>;
 };
 
 /// One case as data, for `gradconf export` and `gradconf run --repro`: the call, what the spec

@@ -39,6 +39,10 @@ struct TraitsDefaults {
   static aclDataType dtype(const Problem& p) { return p.dtype; }
   static std::string_view op_name(const Problem& p) { return p.op_name(); }
 
+  /// True when the op's semantics depend on the dtype only through rounding, so a low-precision
+  /// run and a float64 run of the same rounded inputs must agree (dtype_agreement).
+  static bool same_semantics_in_float64(const Problem&) { return true; }
+
   /// Every output of the call.
   static std::vector<int> wanted_outputs(const Problem&, const Call& call) {
     std::vector<int> indices;

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "core/dtype.h"
+#include "families/grid_sampler2d/entries.h"
+#include "harness/backend.h"
+
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -148,6 +152,65 @@ TEST(GridSampler2DReference, infinite_and_huge_coordinates) {
   // Third point: gx = (V01 - V00) * mx = (5 - 3) * 1 = 2; iy = 0 is on the border: gy = 0.
   expect_near("border.grid_grad", g.grid_grad, {0, 0, 0, 0, 2, 0});
   expect_near("border.input_grad", g.input_grad, {1 + 0.5, 1 + 0.5});
+}
+
+}  // namespace
+
+namespace {
+
+// PyTorch's own ground truth (test_nn.py, TestNN.test_grid_sample, "known input"): input 1..10 as
+// (1, 1, 2, 5), the point (x, y) = (-0.2, 1e-6), nearest, alignCorners false. In float,
+// ix = ((-0.2f + 1) * 5 - 1) / 2 is exactly 1.5, which rounds half to even to 2; iy = 0.500001
+// rounds to 1: the sample is input[1][2] = 8 (PyTorch float32 gives 8). In double, -0.2f is
+// -0.200000003, ix = 1.4999999925 rounds to 1: 7 (PyTorch float64 gives 7 for the same values).
+constexpr float kTieX = -0.2f;
+constexpr double kTieY = 1e-6;
+
+std::vector<double> tie_input() {
+  std::vector<double> v(10);
+  for (int i = 0; i < 10; ++i) v[static_cast<size_t>(i)] = i + 1;
+  return v;
+}
+
+TEST(GridSampler2DReference, nearest_tie_falls_where_pytorch_puts_it_per_dtype) {
+  const Dims dims{1, 1, 2, 5, 1, 1};
+  const std::vector<double> grid = {static_cast<double>(kTieX), static_cast<double>(kTieY)};
+  for (int64_t padding : {0, 1}) {
+    EXPECT_EQ(forward(dims, Attrs{1, padding, false, true}, tie_input(), grid),
+              std::vector<double>{8})
+        << "float coordinates, padding " << padding;
+    EXPECT_EQ(forward(dims, Attrs{1, padding, false, false}, tie_input(), grid),
+              std::vector<double>{7})
+        << "double coordinates, padding " << padding;
+  }
+}
+
+// The same point through the C API on the shipped kernels: FLOAT computes the coordinate in float
+// (8), DOUBLE in double (7). (-0.2 is no FLOAT16/BFLOAT16 value: those grids hold another point.)
+TEST(GridSampler2DKernels, nearest_tie_falls_where_pytorch_puts_it_per_dtype) {
+  namespace gs = gradconf::props::gs;
+  for (aclDataType dtype : {ACL_FLOAT, ACL_DOUBLE}) {
+    for (auto padding :
+         {gradconf::grid_sampler2d::Padding::kZeros, gradconf::grid_sampler2d::Padding::kBorder}) {
+      gradconf::grid_sampler2d::Problem p;
+      p.entry = gradconf::Direction::kForward;
+      p.dtype = dtype;
+      p.profile =
+          dtype == ACL_DOUBLE ? gradconf::SpecProfile::kExtended : gradconf::SpecProfile::kSeed;
+      p.n = 1, p.c = 1, p.in_h = 2, p.in_w = 5, p.out_h = 1, p.out_w = 1;
+      p.interpolation = gradconf::grid_sampler2d::Interpolation::kNearest;
+      p.padding = padding;
+      gradconf::props::Call call = gs::make_call(p);
+      call.profile = p.profile;
+      call.tensor("input").values = tie_input();
+      call.tensor("grid").values = {static_cast<double>(kTieX), kTieY};
+      const auto outcome = gradconf::props::run(call, {}, gradconf::props::Backend::linked());
+      ASSERT_TRUE(outcome.ok()) << outcome.message;
+      EXPECT_EQ(gradconf::props::output_of(call, outcome, "out"),
+                std::vector<double>{dtype == ACL_DOUBLE ? 7.0 : 8.0})
+          << gradconf::dtype_name(dtype);
+    }
+  }
 }
 
 }  // namespace

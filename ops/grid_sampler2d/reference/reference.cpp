@@ -44,9 +44,11 @@ struct Tap {
 };
 
 // With align_corners, -1 and +1 are the centres of the corner pixels; without, their outer edges.
-double unnormalize(double coord, int64_t size, bool align_corners) {
-  if (align_corners) return (coord + 1.0) / 2.0 * static_cast<double>(size - 1);
-  return ((coord + 1.0) * static_cast<double>(size) - 1.0) / 2.0;
+// In the coordinate's compute type C, with PyTorch's expression order.
+template <typename C>
+C unnormalize(C coord, int64_t size, bool align_corners) {
+  if (align_corners) return (coord + C(1)) / C(2) * static_cast<C>(size - 1);
+  return ((coord + C(1)) * static_cast<C>(size) - C(1)) / C(2);
 }
 
 // d(unnormalize)/d(coord); a constant because unnormalize is affine.
@@ -57,21 +59,30 @@ double unnormalize_grad(int64_t size, bool align_corners) {
 // Border padding. The derivative is 0 at the borders themselves, not only beyond them: PyTorch's
 // convention, adopted by the spec. NaN fails both comparisons and passes through unchanged, so the
 // range check drops the point instead of clamping it to pixel 0 (PyTorch CPU does the latter).
-SourceIndex clip_coordinates_set_grad(double coord, int64_t size) {
-  const double high = static_cast<double>(size - 1);
-  if (coord <= 0.0) return {0.0, 0.0};
-  if (coord >= high) return {high, 0.0};
-  return {coord, 1.0};
+template <typename C>
+SourceIndex clip_coordinates_set_grad(C coord, int64_t size) {
+  const auto high = static_cast<C>(size - 1);
+  if (coord <= C(0)) return {0.0, 0.0};
+  if (coord >= high) return {static_cast<double>(high), 0.0};
+  return {static_cast<double>(coord), 1.0};
 }
 
-SourceIndex compute_source_index_set_grad(double coord, int64_t size, const Attrs& attrs) {
-  const double unnormalized = unnormalize(coord, size, attrs.align_corners);
+template <typename C>
+SourceIndex compute_source_index_set_grad(C coord, int64_t size, const Attrs& attrs) {
+  const C unnormalized = unnormalize(coord, size, attrs.align_corners);
   const double mult = unnormalize_grad(size, attrs.align_corners);
   if (attrs.padding == kBorder) {
     const SourceIndex clipped = clip_coordinates_set_grad(unnormalized, size);
     return {clipped.coord, mult * clipped.grad};
   }
-  return {unnormalized, mult};
+  return {static_cast<double>(unnormalized), mult};
+}
+
+SourceIndex source_index(double coord, int64_t size, const Attrs& attrs) {
+  if (attrs.float_coordinates) {
+    return compute_source_index_set_grad(static_cast<float>(coord), size, attrs);
+  }
+  return compute_source_index_set_grad(coord, size, attrs);
 }
 
 // Applied after padding, so +-inf under border padding is a legal (clamped) coordinate, while under
@@ -108,10 +119,8 @@ std::size_t grid_offset(const Dims& d, int64_t n, int64_t h, int64_t w, int64_t 
 
 SourcePoint source_point(const Dims& d, const Attrs& attrs, const std::vector<double>& grid,
                          int64_t n, int64_t h, int64_t w) {
-  const SourceIndex x =
-      compute_source_index_set_grad(grid[grid_offset(d, n, h, w, 0)], d.in_w, attrs);
-  const SourceIndex y =
-      compute_source_index_set_grad(grid[grid_offset(d, n, h, w, 1)], d.in_h, attrs);
+  const SourceIndex x = source_index(grid[grid_offset(d, n, h, w, 0)], d.in_w, attrs);
+  const SourceIndex y = source_index(grid[grid_offset(d, n, h, w, 1)], d.in_h, attrs);
   return {is_usable_coordinate(x.coord) && is_usable_coordinate(y.coord), x, y};
 }
 

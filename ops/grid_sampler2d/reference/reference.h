@@ -27,6 +27,10 @@ struct Attrs {
   int64_t interpolation = 0;  ///< 0 bilinear, 1 nearest.
   int64_t padding = 0;        ///< 0 zeros, 1 border.
   bool align_corners = false;
+  /// The coordinate's compute type (spec "Coordinate precision"): float for FLOAT, FLOAT16 and
+  /// BFLOAT16 problems, double for DOUBLE. Only unnormalize and padding use it; everything after
+  /// the coordinate is double.
+  bool float_coordinates = false;
 };
 
 /// Samples `input` (n, c, in_h, in_w) at the points of `grid` (n, out_h, out_w, 2), where

@@ -225,7 +225,7 @@ std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Proble
   namespace ref = grid_sampler2d::reference;
   const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
-                         p.align_corners};
+                         p.align_corners, p.dtype != ACL_DOUBLE};
   const auto& input = tensor(call, Role::kInput).values;
   const auto& grid = tensor(call, Role::kGrid).values;
   if (p.entry == Direction::kForward) return {{Role::kOut, ref::forward(dims, attrs, input, grid)}};

@@ -50,7 +50,7 @@ double GridSampler2DTraits::adjoint_magnitude(const Problem& p, const Call& forw
   for (double& v : abs_input) v = std::fabs(v);
   const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
-                         p.align_corners};
+                         p.align_corners, p.dtype != ACL_DOUBLE};
   // Bilinear and nearest weights are non-negative: forward(|u|) sums |w u| per output.
   const auto abs_out =
       ref::forward(dims, attrs, abs_input, gs::tensor(forward, Role::kGrid).values);
