@@ -1,155 +1,181 @@
 // gradconf: command-line front end of the conformance suite. Parses the command line and hands
-// over to one subcommand (commands.h); exit codes are documented in README.md.
+// over to one subcommand (commands.h); exit codes are documented in README.md. Each add_* function
+// declares one subcommand's options and returns what runs it once the line is parsed.
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.h"
 
-int main(int argc, char** argv) {
-  using gradconf::cli::kExitBadInput;
-  using gradconf::cli::kExitOk;
+namespace {
 
-  CLI::App app{"gradconf: conformance suite for Ascend aclnn backward operators"};
-  app.require_subcommand(1);
+namespace cli = gradconf::cli;
+using Runner = std::function<int()>;
+/// A subcommand and what runs it once the line is parsed.
+using Command = std::pair<CLI::App*, Runner>;
 
-  gradconf::cli::ReplayOptions replay;
-  std::string profile;
-  int threads = 0;
-  int repeat = 0;
-  CLI::App* replay_command =
-      app.add_subcommand("replay",
-                         "Run a case folder through the C API; write OUT_DIR/status.json "
-                         "and one .npy per output");
-  replay_command->add_option("CASE_DIR", replay.case_dir, "Folder holding case.json and inputs")
-      ->required();
-  replay_command->add_option("--out", replay.out_dir, "Folder for status.json and outputs")
-      ->required();
+Command add_replay(CLI::App& app) {
+  auto options = std::make_shared<cli::ReplayOptions>();
+  auto profile = std::make_shared<std::string>();
+  auto threads = std::make_shared<int>(0), repeat = std::make_shared<int>(0);
+  CLI::App* c = app.add_subcommand(
+      "replay",
+      "Run a case folder through the C API; write OUT_DIR/status.json and one .npy per "
+      "output");
+  c->add_option("CASE_DIR", options->case_dir, "Folder holding case.json and inputs")->required();
+  c->add_option("--out", options->out_dir, "Folder for status.json and outputs")->required();
   CLI::Option* profile_option =
-      replay_command->add_option("--profile", profile, "Override the case's spec profile")
+      c->add_option("--profile", *profile, "Override the case's spec profile")
           ->check(CLI::IsMember({"seed", "extended"}));
   CLI::Option* threads_option =
-      replay_command->add_option("--threads", threads, "Kernel threads (default: all cores)")
+      c->add_option("--threads", *threads, "Kernel threads (default: all cores)")
           ->check(CLI::Range(1, 4096));
   CLI::Option* repeat_option =
-      replay_command
-          ->add_option("--repeat", repeat,
-                       "Time phase 2 N times and print one JSON line with the median")
+      c->add_option("--repeat", *repeat,
+                    "Time phase 2 N times and print one JSON line with the median")
           ->check(CLI::Range(1, 1000000));
+  return {c, [=] {
+            if (*profile_option) options->profile = gradconf::parse_profile(*profile);
+            if (*threads_option) options->threads = *threads;
+            if (*repeat_option) options->repeat = *repeat;
+            return cli::run_replay(*options);
+          }};
+}
 
-  gradconf::cli::ListOptions list;
-  CLI::App* list_command = app.add_subcommand("list", "Print the ops replay knows");
-  list_command->add_flag("--json", list.json, "Print one JSON array instead of one line per op");
+Command add_list(CLI::App& app) {
+  auto options = std::make_shared<cli::ListOptions>();
+  CLI::App* c = app.add_subcommand("list", "Print the ops replay knows");
+  c->add_flag("--json", options->json, "Print one JSON array instead of one line per op");
+  return {c, [=] { return cli::run_list(*options); }};
+}
 
-  gradconf::cli::CheckOptions check;
-  bool no_self_test = false, no_progress = false;
-  CLI::App* check_command = app.add_subcommand(
+// "I/N" with 0 <= I < N, or "" when the text is one.
+std::string shard_error(const std::string& text) {
+  int i = 0, n = 0;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> i >> slash >> n) || slash != '/' || n < 1 || i < 0 || i >= n || !in.eof()) {
+    return "expected I/N with 0 <= I < N";
+  }
+  return "";
+}
+
+Command add_check(CLI::App& app) {
+  auto options = std::make_shared<cli::CheckOptions>();
+  auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no self-test, progress
+  auto shard = std::make_shared<std::string>();
+  CLI::App* c = app.add_subcommand(
       "check",
-      "Run every law of every selected op under a time budget; write summary.md, "
-      "report.json, junit.xml and report.html");
-  check_command->add_option("--op", check.ops, "Op families or entries (default: all)");
-  check_command->add_option("--law", check.laws, "Laws (default: all)");
-  check_command->add_option("--dtype", check.dtypes, "f16, bf16, f32, f64 (default: all)");
-  check_command
-      ->add_option("--budget", check.budget_seconds,
-                   "Seconds for the campaign (sets "
-                   "the case count)")
+      "Run every law of every selected op under a time budget; write summary.md, report.json, "
+      "junit.xml and report.html");
+  c->add_option("--op", options->ops, "Op families or entries (default: all)");
+  c->add_option("--law", options->laws, "Laws (default: all)");
+  c->add_option("--dtype", options->dtypes, "f16, bf16, f32, f64 (default: all)");
+  c->add_option("--budget", options->budget_seconds,
+                "Seconds for the campaign (sets the case count)")
       ->check(CLI::Range(1.0, 1e7));
-  check_command->add_option("--seed", check.seed, "Seed of the cases");
-  check_command->add_option("--out", check.out_dir, "Report folder (default reports/out/<time>)");
-  check_command->add_flag("--no-self-test", no_self_test, "Skip the planted-fault self-test");
-  check_command->add_flag("--no-progress", no_progress, "No progress lines on stderr");
-  check_command->add_flag("--strict", check.strict, "Also fail when a clause is uncovered");
-  check_command->add_option("--profile", check.profile, "Only cases of this spec profile")
+  c->add_option("--seed", options->seed, "Seed of the cases");
+  c->add_option("--out", options->out_dir, "Report folder (default reports/out/<time>)");
+  c->add_flag("--no-self-test", flags->first, "Skip the planted-fault self-test");
+  c->add_flag("--no-progress", flags->second, "No progress lines on stderr");
+  c->add_flag("--strict", options->strict, "Also fail when a clause is uncovered");
+  c->add_option("--profile", options->profile, "Only cases of this spec profile")
       ->check(CLI::IsMember({"seed", "extended"}));
-  check_command->add_option("--jobs", check.jobs, "Law bindings run side by side")
+  c->add_option("--jobs", options->jobs, "Law bindings run side by side")
       ->check(CLI::Range(1, 256));
-  std::string shard;
-  check_command
-      ->add_option("--shard", shard,
-                   "I/N: run shard I (0-based) of N; merge-reports joins the shards")
-      ->check([](const std::string& text) -> std::string {
-        int i = 0, n = 0;
-        char slash = 0;
-        std::istringstream in(text);
-        if (!(in >> i >> slash >> n) || slash != '/' || n < 1 || i < 0 || i >= n || !in.eof()) {
-          return "expected I/N with 0 <= I < N";
-        }
-        return "";
-      });
+  c->add_option("--shard", *shard,
+                "I/N: run shard I (0-based) of N; merge-reports joins the shards")
+      ->check(shard_error);
+  return {c, [=] {
+            options->self_test = !flags->first;
+            options->progress = !flags->second;
+            if (!shard->empty()) {
+              char slash = 0;
+              std::istringstream(*shard) >> options->shard_index >> slash >> options->shard_count;
+            }
+            return cli::run_check(*options);
+          }};
+}
 
-  gradconf::cli::MergeOptions merge;
-  CLI::App* merge_command = app.add_subcommand(
+Command add_merge(CLI::App& app) {
+  auto options = std::make_shared<cli::MergeOptions>();
+  CLI::App* c = app.add_subcommand(
       "merge-reports", "Join the report.json of check shards into the report of one run");
-  merge_command->add_option("DIR", merge.dirs, "Report folders of the shards")->required();
-  merge_command->add_option("--out", merge.out_dir, "Folder for the merged report")->required();
+  c->add_option("DIR", options->dirs, "Report folders of the shards")->required();
+  c->add_option("--out", options->out_dir, "Folder for the merged report")->required();
+  return {c, [=] { return cli::run_merge(*options); }};
+}
 
-  gradconf::cli::ReproOptions repro;
-  CLI::App* run_command =
+Command add_run(CLI::App& app) {
+  auto options = std::make_shared<cli::ReproOptions>();
+  CLI::App* c =
       app.add_subcommand("run", "Re-run one case from its repro line against the reference");
-  run_command->add_option("--repro", repro.line, "The repro line a law printed")->required();
-  run_command->add_option("--worst", repro.worst, "Worst elements shown per output")
+  c->add_option("--repro", options->line, "The repro line a law printed")->required();
+  c->add_option("--worst", options->worst, "Worst elements shown per output")
       ->check(CLI::Range(0, 1000));
+  return {c, [=] { return cli::run_repro(*options); }};
+}
 
-  gradconf::cli::ExportOptions exporting;
-  gradconf::cli::BenchOptions bench;
-  CLI::App* bench_command = app.add_subcommand(
+Command add_bench(CLI::App& app) {
+  auto options = std::make_shared<cli::BenchOptions>();
+  CLI::App* c = app.add_subcommand(
       "bench", "Time the registry's benchmark cases (or repro lines) on a backend");
-  bench_command->add_option("--op", bench.ops, "Op families (default: all)");
-  bench_command->add_option("--repro", bench.repro_lines, "Repro lines to time instead");
-  bench_command->add_option("--backend", bench.backend, "Library implementing the aclnn C API");
-  bench_command->add_option("--threads", bench.threads, "Kernel threads (several: one row each)")
+  c->add_option("--op", options->ops, "Op families (default: all)");
+  c->add_option("--repro", options->repro_lines, "Repro lines to time instead");
+  c->add_option("--backend", options->backend, "Library implementing the aclnn C API");
+  c->add_option("--threads", options->threads, "Kernel threads (several: one row each)")
       ->check(CLI::Range(1, 1024));
-  bench_command->add_option("--repeats", bench.repeats, "Timed phase-2 runs per case")
+  c->add_option("--repeats", options->repeats, "Timed phase-2 runs per case")
       ->check(CLI::Range(1, 100000));
-  bench_command->add_option("--json", bench.json_out, "Also write the results to this file");
+  c->add_option("--json", options->json_out, "Also write the results to this file");
+  return {c, [=] { return cli::run_bench(*options); }};
+}
 
-  CLI::App* export_command = app.add_subcommand(
+Command add_export(CLI::App& app) {
+  auto options = std::make_shared<cli::ExportOptions>();
+  CLI::App* c = app.add_subcommand(
       "export", "Write golden case folders (inputs, expected outputs and status)");
-  export_command->add_option("--op", exporting.ops, "Entries or op families")->required();
-  export_command->add_option("--count", exporting.count, "Cases per entry")
-      ->check(CLI::Range(1, 100000));
-  export_command->add_option("--dtype", exporting.dtype, "f16, bf16, f32 or f64");
-  export_command->add_option("--seed", exporting.seed, "Seed of the cases");
-  export_command->add_flag("--edge", exporting.edge,
-                           "Every other case at a clause boundary (either side)");
-  export_command->add_option("--out", exporting.out_dir, "Folder for the case folders")->required();
+  c->add_option("--op", options->ops, "Entries or op families")->required();
+  c->add_option("--count", options->count, "Cases per entry")->check(CLI::Range(1, 100000));
+  c->add_option("--dtype", options->dtype, "f16, bf16, f32 or f64");
+  c->add_option("--seed", options->seed, "Seed of the cases");
+  c->add_flag("--edge", options->edge, "Every other case at a clause boundary (either side)");
+  c->add_option("--out", options->out_dir, "Folder for the case folders")->required();
+  return {c, [=] { return cli::run_export(*options); }};
+}
 
-  gradconf::cli::CompareOptions comparing;
-  CLI::App* compare_command = app.add_subcommand(
+Command add_compare(CLI::App& app) {
+  auto options = std::make_shared<cli::CompareOptions>();
+  CLI::App* c = app.add_subcommand(
       "compare", "Judge another implementation's replay outputs against exported cases");
-  compare_command->add_option("CASES", comparing.cases_dir, "Folder of exported cases")->required();
-  compare_command
-      ->add_option("OUTS", comparing.outputs_dir, "Folder with one replay output folder per case")
+  c->add_option("CASES", options->cases_dir, "Folder of exported cases")->required();
+  c->add_option("OUTS", options->outputs_dir, "Folder with one replay output folder per case")
       ->required();
-  compare_command->add_option("--out", comparing.report_dir, "Report folder");
+  c->add_option("--out", options->report_dir, "Report folder");
+  return {c, [=] { return cli::run_compare(*options); }};
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gradconf: conformance suite for Ascend aclnn backward operators"};
+  app.require_subcommand(1);
+  std::vector<Command> commands;
+  for (auto add :
+       {add_replay, add_list, add_check, add_merge, add_run, add_bench, add_export, add_compare}) {
+    commands.push_back(add(app));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error) == 0 ? kExitOk : kExitBadInput;
+    return app.exit(error) == 0 ? cli::kExitOk : cli::kExitBadInput;
   }
-
-  if (*replay_command) {
-    if (*profile_option) replay.profile = gradconf::parse_profile(profile);
-    if (*threads_option) replay.threads = threads;
-    if (*repeat_option) replay.repeat = repeat;
-    return gradconf::cli::run_replay(replay);
+  for (const auto& [command, run] : commands) {
+    if (*command) return run();
   }
-  if (*list_command) return gradconf::cli::run_list(list);
-  if (*check_command) {
-    check.self_test = !no_self_test;
-    check.progress = !no_progress;
-    if (!shard.empty()) {
-      char slash = 0;
-      std::istringstream(shard) >> check.shard_index >> slash >> check.shard_count;
-    }
-    return gradconf::cli::run_check(check);
-  }
-  if (*merge_command) return gradconf::cli::run_merge(merge);
-  if (*run_command) return gradconf::cli::run_repro(repro);
-  if (*bench_command) return gradconf::cli::run_bench(bench);
-  if (*export_command) return gradconf::cli::run_export(exporting);
-  if (*compare_command) return gradconf::cli::run_compare(comparing);
-  return kExitBadInput;
+  return cli::kExitBadInput;
 }
