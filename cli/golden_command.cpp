@@ -208,11 +208,108 @@ int run_export(const ExportOptions& options) {
   return kExitOk;
 }
 
+namespace {
+
+using Cells = std::map<std::tuple<std::string, std::string, std::string>, reports::Cell>;
+
+struct CaseVerdict {
+  std::string op = "?", dtype = "?";
+  bool valid = false;  ///< the expected status is success: the outputs are compared too
+  std::vector<std::string> problems;
+};
+
+// The first floating input's dtype names the case's cell.
+std::string case_dtype(const caseio::CaseFile& file) {
+  for (const auto& [input, value] : file.inputs) {
+    if (caseio::is_case_dtype(value.tensor.dtype) && value.tensor.dtype != ACL_INT32 &&
+        value.tensor.dtype != ACL_INT64 && value.tensor.dtype != ACL_BOOL) {
+      return std::string(dtype_repro_name(value.tensor.dtype));
+    }
+  }
+  return "?";
+}
+
+// One expected output against the replayed one, measured into the case's golden_values cell.
+void compare_output(const std::string& name, const std::string& output, const json& spec,
+                    const fs::path& dir, const fs::path& out, Cells& cells, CaseVerdict& v) {
+  const aclDataType declared = *parse_dtype(spec.at("dtype").get<std::string>());
+  const caseio::HostTensor gold = caseio::tensor_from_npy(
+      caseio::read_npy(dir / spec.at("file").get<std::string>()), declared, output);
+  const caseio::HostTensor mine =
+      caseio::tensor_from_npy(caseio::read_npy(out / (output + ".npy")), declared, output);
+  if (mine.shape != gold.shape) {
+    v.problems.push_back(output + ": shape differs");
+    return;
+  }
+  const props::Tolerance& tolerance = props::tolerance_for(v.op, output, declared);
+  const props::Comparison c =
+      props::compare(decode_tensor(mine), decode_tensor(gold), gold.shape, tolerance);
+  reports::Cell& cell = cells[{v.op, "golden_values", v.dtype}];
+  cell.max_rel_error = std::max(cell.max_rel_error, c.max_scaled_rel_error);
+  cell.max_abs_error = std::max(cell.max_abs_error, c.max_abs_error);
+  cell.bounded_elements += c.count;
+  if (cell.worst_repro.empty() || c.worst_error_over_bound > cell.worst_error_over_bound) {
+    cell.worst_error_over_bound = c.worst_error_over_bound;
+    cell.worst_repro = name;
+  }
+  if (c.count > 0) {
+    cell.has_mere = true;
+    cell.mere = std::max(cell.mere, c.mere);
+    cell.mare = std::max(cell.mare, c.mare);
+    cell.mere_threshold = tolerance.mere_threshold;
+  }
+  if (c.status == props::CompareStatus::kFailed) v.problems.push_back(output + ": " + c.summary());
+}
+
+// One exported case against its replay: the status, and for a valid call every output.
+CaseVerdict judge_case(const fs::path& dir, const CompareOptions& options, Cells& cells) {
+  CaseVerdict v;
+  const std::string name = dir.filename().string();
+  try {
+    const caseio::CaseFile file = caseio::read_case(dir);
+    v.op = file.op;
+    v.dtype = case_dtype(file);
+    const json& expected = file.other_keys.at("expected");
+    const aclnnStatus want = expected.at("status").get<aclnnStatus>();
+    v.valid = want == ACLNN_SUCCESS;
+    const fs::path out = fs::path(options.outputs_dir) / name;
+    const caseio::StatusRecord got = caseio::read_status(out);
+    if (got.status != want) {
+      v.problems.push_back("status " + std::to_string(got.status) + ", expected " +
+                           std::to_string(want));
+    }
+    if (v.valid && got.status == want) {
+      for (const auto& [output, spec] : expected.at("outputs").items()) {
+        compare_output(name, output, spec, dir, out, cells, v);
+      }
+    }
+  } catch (const std::exception& e) {
+    v.problems.push_back(e.what());
+  }
+  return v;
+}
+
+// The case's count, check and failure in its golden_values or golden_status cell.
+bool record_case(const std::string& name, const CaseVerdict& v, Cells& cells) {
+  reports::Cell& cell = cells[{v.op, v.valid ? "golden_values" : "golden_status", v.dtype}];
+  cell.family = v.op;
+  cell.entry = v.op;
+  cell.law = v.op + (v.valid ? ".golden_values" : ".golden_status");
+  cell.dtype = v.dtype;
+  cell.cases += 1;
+  if (!v.valid) cell.checks += 1;  // the status compared
+  if (v.problems.empty()) return true;
+  cell.failed += 1;
+  std::string why = name + ": ";
+  for (const auto& p : v.problems) why += p + "; ";
+  if (cell.failures.size() < 20) cell.failures.push_back(why);
+  std::cout << "FAILED " << why << "\n";
+  return false;
+}
+
+}  // namespace
+
 int run_compare(const CompareOptions& options) {
-  reports::Campaign campaign;
-  campaign.options.ops = {"compare " + options.cases_dir + " " + options.outputs_dir};
-  std::map<std::tuple<std::string, std::string, std::string>, reports::Cell> cells;
-  std::vector<std::string> failed_cases;
   std::vector<fs::path> dirs;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(options.cases_dir, ec)) {
@@ -224,82 +321,14 @@ int run_compare(const CompareOptions& options) {
     return kExitBadInput;
   }
   std::sort(dirs.begin(), dirs.end());
+  Cells cells;
+  size_t failed = 0;
   for (const fs::path& dir : dirs) {
     const std::string name = dir.filename().string();
-    std::vector<std::string> problems;
-    std::string op = "?", dtype = "?";
-    bool valid = false;
-    try {
-      const caseio::CaseFile file = caseio::read_case(dir);
-      op = file.op;
-      const json& expected = file.other_keys.at("expected");
-      const aclnnStatus want = expected.at("status").get<aclnnStatus>();
-      valid = want == ACLNN_SUCCESS;
-      for (const auto& [input, value] : file.inputs) {
-        if (caseio::is_case_dtype(value.tensor.dtype) && value.tensor.dtype != ACL_INT32 &&
-            value.tensor.dtype != ACL_INT64 && value.tensor.dtype != ACL_BOOL) {
-          dtype = std::string(dtype_repro_name(value.tensor.dtype));
-          break;
-        }
-      }
-      const fs::path out = fs::path(options.outputs_dir) / name;
-      const caseio::StatusRecord got = caseio::read_status(out);
-      if (got.status != want) {
-        problems.push_back("status " + std::to_string(got.status) + ", expected " +
-                           std::to_string(want));
-      }
-      if (valid && got.status == want) {
-        for (const auto& [output, spec] : expected.at("outputs").items()) {
-          const aclDataType declared = *parse_dtype(spec.at("dtype").get<std::string>());
-          const caseio::HostTensor gold = caseio::tensor_from_npy(
-              caseio::read_npy(dir / spec.at("file").get<std::string>()), declared, output);
-          const caseio::HostTensor mine =
-              caseio::tensor_from_npy(caseio::read_npy(out / (output + ".npy")), declared, output);
-          if (mine.shape != gold.shape) {
-            problems.push_back(output + ": shape differs");
-            continue;
-          }
-          const props::Comparison c =
-              props::compare(decode_tensor(mine), decode_tensor(gold), gold.shape,
-                             props::tolerance_for(op, output, declared));
-          reports::Cell& cell = cells[{op, "golden_values", dtype}];
-          cell.max_rel_error = std::max(cell.max_rel_error, c.max_scaled_rel_error);
-          cell.max_abs_error = std::max(cell.max_abs_error, c.max_abs_error);
-          cell.bounded_elements += c.count;
-          if (cell.worst_repro.empty() || c.worst_error_over_bound > cell.worst_error_over_bound) {
-            cell.worst_error_over_bound = c.worst_error_over_bound;
-            cell.worst_repro = name;
-          }
-          if (c.count > 0) {
-            cell.has_mere = true;
-            cell.mere = std::max(cell.mere, c.mere);
-            cell.mare = std::max(cell.mare, c.mare);
-            cell.mere_threshold = props::tolerance_for(op, output, declared).mere_threshold;
-          }
-          if (c.status == props::CompareStatus::kFailed) {
-            problems.push_back(output + ": " + c.summary());
-          }
-        }
-      }
-    } catch (const std::exception& e) {
-      problems.push_back(e.what());
-    }
-    reports::Cell& cell = cells[{op, valid ? "golden_values" : "golden_status", dtype}];
-    cell.family = op;
-    cell.entry = op;
-    cell.law = op + (valid ? ".golden_values" : ".golden_status");
-    cell.dtype = dtype;
-    cell.cases += 1;
-    if (!valid) cell.checks += 1;  // the status compared
-    if (!problems.empty()) {
-      cell.failed += 1;
-      std::string why = name + ": ";
-      for (const auto& p : problems) why += p + "; ";
-      if (cell.failures.size() < 20) cell.failures.push_back(why);
-      failed_cases.push_back(name);
-      std::cout << "FAILED " << why << "\n";
-    }
+    if (!record_case(name, judge_case(dir, options, cells), cells)) ++failed;
   }
+  reports::Campaign campaign;
+  campaign.options.ops = {"compare " + options.cases_dir + " " + options.outputs_dir};
   for (auto& [key, cell] : cells) campaign.cells.push_back(std::move(cell));
   const reports::Errata errata{read_text(GRADCONF_SOURCE_DIR "/reports/errata.json"),
                                read_text(GRADCONF_SOURCE_DIR "/reports/spec_errata.md")};
@@ -310,9 +339,9 @@ int run_compare(const CompareOptions& options) {
     std::cerr << "gradconf compare: " << error << "\n";
     return kExitRuntimeFailure;
   }
-  std::cout << "gradconf compare: " << dirs.size() << " cases, " << failed_cases.size()
-            << " failed; reports in " << out << "\n";
-  return failed_cases.empty() ? kExitOk : kExitCheckFailed;
+  std::cout << "gradconf compare: " << dirs.size() << " cases, " << failed << " failed; reports in "
+            << out << "\n";
+  return failed == 0 ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace gradconf::cli

@@ -251,15 +251,27 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
 
 }  // namespace
 
-Campaign run_campaign(const CampaignOptions& options, const props::Backend& backend) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  Campaign campaign;
-  campaign.options = options;
-  const int shards = std::max(1, options.shard_count);
+namespace {
 
+// The clause rows of a family, once per clause id across families.
+void add_clause_rows(const props::OpFamily& family, Campaign& campaign) {
+  for (const props::ClauseInfo& c : family.clauses) {
+    const bool seen = std::any_of(campaign.clauses.begin(), campaign.clauses.end(),
+                                  [&](const ClauseRow& r) { return r.id == c.id; });
+    if (seen) continue;
+    ClauseRow row{std::string(family.family), std::string(c.id), std::string(c.source),
+                  std::string(c.condition), static_cast<int>(c.status)};
+    row.validation_tested =
+        std::find(family.validation_tested.begin(), family.validation_tested.end(), c.id) !=
+        family.validation_tested.end();
+    campaign.clauses.push_back(row);
+  }
+}
+
+// Every law binding the options select, in registry order, and the families they come from.
+std::vector<Work> select_work(const CampaignOptions& options, Campaign& campaign,
+                              std::vector<const props::OpFamily*>& families) {
   std::vector<Work> all;
-  std::vector<const props::OpFamily*> families;
   for (const props::OpFamily* family : props::op_families()) {
     bool family_selected = options.ops.empty() || selected(options.ops, {family->family});
     for (const auto* e : family->entries) {
@@ -272,44 +284,15 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
       if (!selected(options.laws, {law.law, law.name})) continue;
       all.push_back({static_cast<int>(all.size()), family, &law});
     }
-    for (const props::ClauseInfo& c : family->clauses) {
-      const bool seen = std::any_of(campaign.clauses.begin(), campaign.clauses.end(),
-                                    [&](const ClauseRow& r) { return r.id == c.id; });
-      if (!seen) {
-        ClauseRow row{std::string(family->family), std::string(c.id), std::string(c.source),
-                      std::string(c.condition), static_cast<int>(c.status)};
-        row.validation_tested =
-            std::find(family->validation_tested.begin(), family->validation_tested.end(), c.id) !=
-            family->validation_tested.end();
-        campaign.clauses.push_back(row);
-      }
-    }
+    add_clause_rows(*family, campaign);
   }
-  // The case count follows from the whole campaign, so every shard runs the cases it would.
-  const int bindings = std::max<int>(1, static_cast<int>(all.size()));
-  campaign.cases_per_cell =
-      std::clamp(static_cast<int>(options.budget_seconds / kSecondsPerCase / bindings),
-                 kMinCasesPerCell, kMaxCasesPerCell);
-  std::vector<Work> work;
-  for (const Work& w : all) {
-    if (w.order % shards == options.shard_index) work.push_back(w);
-  }
+  return all;
+}
 
-  Progress progress(options.progress, static_cast<int>(work.size()),
-                    static_cast<int64_t>(work.size()) * campaign.cases_per_cell);
-  // One process runs one binding at a time: the backend's spec profile and thread count are
-  // process-wide, so `gradconf check --jobs N` runs N shard processes instead of threads.
-  std::vector<WorkResult> results(work.size());
-  int total_cases = 0, total_failures = 0;
-  for (size_t i = 0; i < work.size(); ++i) {
-    const int cases = work[i].law->cases_of(campaign.cases_per_cell);
-    results[i] = run_work(work[i], options, cases, backend);
-    total_cases += cases;
-    total_failures += results[i].failures;
-    progress.update(static_cast<int>(i) + 1, total_cases, total_failures, work[i].law->name);
-  }
-  progress.finish();
-
+// The results of the shard's bindings into the campaign: cells, clause sides, error histograms,
+// margins and coverage tags.
+void collect_results(const std::vector<Work>& work, std::vector<WorkResult>& results,
+                     Campaign& campaign) {
   std::map<std::pair<std::string, std::string>, ErrorHistogram> histograms;
   for (size_t i = 0; i < work.size(); ++i) {
     WorkResult& r = results[i];
@@ -338,33 +321,76 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
     }
   }
   for (auto& [key, h] : histograms) campaign.errors.push_back(std::move(h));
+}
 
-  if (!options.planted_library.empty()) {
-    std::string error;
-    auto planted = props::Backend::load(options.planted_library, &error);
-    int order = 0;
-    for (const props::OpFamily* family : families) {
-      for (const props::FaultRow& row : family->fault_rows) {
-        const int this_order = order++;
-        if (this_order % shards != options.shard_index) continue;
-        FaultCheck check{this_order, std::string(family->family), std::string(row.fault),
-                         std::string(row.law)};
-        check.timing_dependent = row.timing_dependent;
-        const props::LawBinding* law = family->law(row.law);
-        if (planted && law &&
-            planted->select_fault(props::planted_fault_name(family->family, row.fault))) {
-          // Caught: the planted backend fails a case the shipped backend holds, so the failure
-          // is the fault's doing (a case the shipped backend also fails proves nothing).
-          for (int i = 0; i < row.attempts && !check.caught; ++i) {
-            check.attempts = i + 1;
-            check.caught = !props::run_law_case(*law, *planted, i).holds &&
-                           props::run_law_case(*law, backend, i).holds;
-          }
-          planted->select_fault("");
+// The planted-fault self-test: each fault row of the shard must be caught by its law on a case
+// the shipped backend holds (a case the shipped backend also fails proves nothing).
+void run_fault_self_test(const CampaignOptions& options,
+                         const std::vector<const props::OpFamily*>& families,
+                         const props::Backend& backend, Campaign& campaign) {
+  const int shards = std::max(1, options.shard_count);
+  std::string error;
+  auto planted = props::Backend::load(options.planted_library, &error);
+  int order = 0;
+  for (const props::OpFamily* family : families) {
+    for (const props::FaultRow& row : family->fault_rows) {
+      const int this_order = order++;
+      if (this_order % shards != options.shard_index) continue;
+      FaultCheck check{this_order, std::string(family->family), std::string(row.fault),
+                       std::string(row.law)};
+      check.timing_dependent = row.timing_dependent;
+      const props::LawBinding* law = family->law(row.law);
+      if (planted && law &&
+          planted->select_fault(props::planted_fault_name(family->family, row.fault))) {
+        for (int i = 0; i < row.attempts && !check.caught; ++i) {
+          check.attempts = i + 1;
+          check.caught = !props::run_law_case(*law, *planted, i).holds &&
+                         props::run_law_case(*law, backend, i).holds;
         }
-        campaign.faults.push_back(check);
+        planted->select_fault("");
       }
+      campaign.faults.push_back(check);
     }
+  }
+}
+
+}  // namespace
+
+Campaign run_campaign(const CampaignOptions& options, const props::Backend& backend) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  Campaign campaign;
+  campaign.options = options;
+  const int shards = std::max(1, options.shard_count);
+  std::vector<const props::OpFamily*> families;
+  const std::vector<Work> all = select_work(options, campaign, families);
+  // The case count follows from the whole campaign, so every shard runs the cases it would.
+  const int bindings = std::max<int>(1, static_cast<int>(all.size()));
+  campaign.cases_per_cell =
+      std::clamp(static_cast<int>(options.budget_seconds / kSecondsPerCase / bindings),
+                 kMinCasesPerCell, kMaxCasesPerCell);
+  std::vector<Work> work;
+  for (const Work& w : all) {
+    if (w.order % shards == options.shard_index) work.push_back(w);
+  }
+
+  Progress progress(options.progress, static_cast<int>(work.size()),
+                    static_cast<int64_t>(work.size()) * campaign.cases_per_cell);
+  // One process runs one binding at a time: the backend's spec profile and thread count are
+  // process-wide, so `gradconf check --jobs N` runs N shard processes instead of threads.
+  std::vector<WorkResult> results(work.size());
+  int total_cases = 0, total_failures = 0;
+  for (size_t i = 0; i < work.size(); ++i) {
+    const int cases = work[i].law->cases_of(campaign.cases_per_cell);
+    results[i] = run_work(work[i], options, cases, backend);
+    total_cases += cases;
+    total_failures += results[i].failures;
+    progress.update(static_cast<int>(i) + 1, total_cases, total_failures, work[i].law->name);
+  }
+  progress.finish();
+  collect_results(work, results, campaign);
+  if (!options.planted_library.empty()) {
+    run_fault_self_test(options, families, backend, campaign);
   }
   campaign.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return campaign;
