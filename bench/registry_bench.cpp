@@ -4,7 +4,10 @@
 // after its own untimed phase 1 (manual time), as `gradconf bench` does.
 #include <benchmark/benchmark.h>
 
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "harness/backend.h"
 #include "op/registry.h"
@@ -13,10 +16,28 @@ namespace {
 
 using gradconf::props::Backend;
 
-// The call is made when the benchmark first runs (a case's inputs, and for a backward the
-// forward's results, are computed then), so a --benchmark_filter run pays for its cases only.
-void time_case(benchmark::State& state, std::string_view repro, int threads) {
-  const auto record = gradconf::props::parse_repro_line(repro);
+// A case's call, made when one of its benchmarks first runs (its inputs, and for a backward the
+// forward's results, are computed then, so a --benchmark_filter run pays for its cases only) and
+// kept for the benchmark's further runs and for its other thread count.
+class LazyCase {
+ public:
+  explicit LazyCase(std::string_view repro) : repro_(repro) {}
+  const std::optional<gradconf::props::CaseRecord>& record() {
+    if (!parsed_) {
+      record_ = gradconf::props::parse_repro_line(repro_);
+      parsed_ = true;
+    }
+    return record_;
+  }
+
+ private:
+  std::string_view repro_;
+  bool parsed_ = false;
+  std::optional<gradconf::props::CaseRecord> record_;
+};
+
+void time_case(benchmark::State& state, LazyCase& lazy, int threads) {
+  const auto& record = lazy.record();
   if (!record) {
     state.SkipWithError("not a repro line of any registered op");
     return;
@@ -38,13 +59,13 @@ void time_case(benchmark::State& state, std::string_view repro, int threads) {
 void register_registry_cases() {
   for (const gradconf::props::OpFamily* family : gradconf::props::op_families()) {
     for (const gradconf::props::BenchCase& c : family->bench_cases) {
+      auto lazy = std::make_shared<LazyCase>(c.repro);
       for (int threads : {1, 2}) {
         const std::string name = std::string(family->family) + "/" + std::string(c.name) +
                                  "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [repro = c.repro, threads](benchmark::State& state) {
-                                       time_case(state, repro, threads);
-                                     })
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [lazy, threads](benchmark::State& state) { time_case(state, *lazy, threads); })
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond);
       }

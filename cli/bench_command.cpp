@@ -38,13 +38,15 @@ double nominal_bytes(const props::Call& call) {
   return bytes;
 }
 
-Timed time_case(std::string name, std::string repro, int threads, int repeats,
+// `record` is the case parsed once for all its thread counts (parsing makes its inputs and, for a
+// backward, the forward's results).
+Timed time_case(const std::string& name, const std::string& repro,
+                const std::optional<props::CaseRecord>& record, int threads, int repeats,
                 const props::Backend& backend) {
   Timed t;
-  t.name = std::move(name);
-  t.repro = std::move(repro);
+  t.name = name;
+  t.repro = repro;
   t.threads = threads;
-  const std::optional<props::CaseRecord> record = props::parse_repro_line(t.repro);
   if (!record) {
     t.error = "not a repro line of any registered op";
     return t;
@@ -111,8 +113,9 @@ int run_bench(const BenchOptions& options) {
   nlohmann::json results = nlohmann::json::array();
   bool all_ran = true;
   for (const auto& [name, repro] : cases) {
+    const std::optional<props::CaseRecord> record = props::parse_repro_line(repro);
     for (int threads : thread_counts) {
-      const Timed t = time_case(name, repro, threads, options.repeats, backend);
+      const Timed t = time_case(name, repro, record, threads, options.repeats, backend);
       const std::string shown = threads > 0 ? std::to_string(threads) : "default";
       if (!t.error.empty()) {
         all_ran = false;
