@@ -363,7 +363,7 @@ CaseFile read_case(const fs::path& dir) {
     result.profile = parse_profile(profile->get<std::string>());
     if (!result.profile) {
       fail(where, "unknown profile " + single_quoted(profile->get<std::string>()) +
-                      " (seed, extended; cann-latest is not implemented yet)");
+                      " (seed, extended, cann-latest)");
     }
   }
 

@@ -30,7 +30,7 @@ Command add_replay(CLI::App& app) {
   c->add_option("--out", options->out_dir, "Folder for status.json and outputs")->required();
   CLI::Option* profile_option =
       c->add_option("--profile", *profile, "Override the case's spec profile")
-          ->check(CLI::IsMember({"seed", "extended"}));
+          ->check(CLI::IsMember({"seed", "extended", "cann-latest"}));
   CLI::Option* threads_option =
       c->add_option("--threads", *threads, "Kernel threads (default: all cores)")
           ->check(CLI::Range(1, 4096));
@@ -84,7 +84,7 @@ Command add_check(CLI::App& app) {
   c->add_flag("--no-progress", flags->second, "No progress lines on stderr");
   c->add_flag("--strict", options->strict, "Also fail when a clause is uncovered");
   c->add_option("--profile", options->profile, "Only cases of this spec profile")
-      ->check(CLI::IsMember({"seed", "extended"}));
+      ->check(CLI::IsMember({"seed", "extended", "cann-latest"}));
   c->add_option("--jobs", options->jobs, "Law bindings run side by side")
       ->check(CLI::Range(1, 256));
   c->add_option("--shard", *shard,

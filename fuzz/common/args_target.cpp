@@ -310,7 +310,8 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
   FuzzedDataProvider fdp(data, size);
   const props::AclRuntime& rt = backend.runtime();
   props::Call call = target.base_call(fdp);
-  call.profile = fdp.ConsumeBool() ? SpecProfile::kExtended : SpecProfile::kSeed;
+  call.profile =
+      pick(fdp, std::array{SpecProfile::kSeed, SpecProfile::kExtended, SpecProfile::kCannLatest});
   const props::ScopedBackendProfile profile(backend, call.profile);
   snapshot_arena().clear();
   storage_arena().reset(call.tensors.size());

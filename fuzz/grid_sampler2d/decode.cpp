@@ -38,8 +38,9 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction entry) {
   p.in_w = decode_size(fdp, ranges::kMaxSpatial, false);
   p.out_h = decode_size(fdp, ranges::kMaxSpatial, true);
   p.out_w = decode_size(fdp, ranges::kMaxSpatial, true);
-  p.interpolation = fdp.ConsumeBool() ? Interpolation::kNearest : Interpolation::kBilinear;
-  p.padding = fdp.ConsumeBool() ? Padding::kBorder : Padding::kZeros;
+  p.interpolation = pick(
+      fdp, std::array{Interpolation::kBilinear, Interpolation::kNearest, Interpolation::kBicubic});
+  p.padding = pick(fdp, std::array{Padding::kZeros, Padding::kBorder, Padding::kReflection});
   p.align_corners = fdp.ConsumeBool();
   if (entry == Direction::kBackward) {
     switch (fdp.ConsumeIntegralInRange<int>(0, 4)) {
@@ -67,7 +68,11 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction entry) {
   p.value_fill = fdp.ConsumeBool() ? ValueFill::kDyadic : ValueFill::kUniform;
   // Repro lines carry seeds as positive int64.
   p.seed = fdp.ConsumeIntegralInRange<uint64_t>(1, std::numeric_limits<int64_t>::max());
-  p.profile = fdp.ConsumeBool() ? SpecProfile::kExtended : SpecProfile::kSeed;
+  p.profile =
+      pick(fdp, std::array{SpecProfile::kSeed, SpecProfile::kExtended, SpecProfile::kCannLatest});
+  // Bicubic and reflection are cann-latest's (E-GS-5).
+  if (p.interpolation == Interpolation::kBicubic || p.padding == Padding::kReflection)
+    p.profile = SpecProfile::kCannLatest;
   return p;
 }
 

@@ -15,13 +15,18 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   Problem p;
   p.entry = direction;
   p.dtype = pick(fdp, std::array{ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE});
-  p.profile =
-      p.dtype == ACL_DOUBLE || fdp.ConsumeBool() ? SpecProfile::kExtended : SpecProfile::kSeed;
+  p.profile = p.dtype == ACL_DOUBLE
+                  ? SpecProfile::kExtended
+                  : pick(fdp, std::array{SpecProfile::kExtended, SpecProfile::kSeed,
+                                         SpecProfile::kCannLatest});
   p.shape_dtype = fdp.ConsumeBool() ? ACL_INT32 : ACL_INT64;
   p.start_dtype = fdp.ConsumeBool() ? ACL_INT32 : ACL_INT64;
   p.batch = fdp.ConsumeIntegralInRange<int64_t>(0, 2);
   p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
-  p.channels = pick(fdp, std::array<int64_t, 6>{8, 16, 24, 32, 0, 64});
+  // extended accepts any C up to 256: mmcv's and Deformable-DETR's shapes and lane tails too.
+  p.channels = p.profile == SpecProfile::kExtended
+                   ? pick(fdp, std::array<int64_t, 10>{8, 16, 24, 32, 0, 64, 1, 2, 30, 71})
+                   : pick(fdp, std::array<int64_t, 6>{8, 16, 24, 32, 0, 64});
   p.queries = fdp.ConsumeIntegralInRange<int64_t>(0, 4);
   p.points = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
   p.levels.resize(fdp.ConsumeIntegralInRange<size_t>(1, 4));

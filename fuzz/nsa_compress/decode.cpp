@@ -14,16 +14,19 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   Problem p;
   p.entry = direction;
   p.dtype = pick(fdp, std::array{ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE});
-  p.profile = p.dtype == ACL_FLOAT || p.dtype == ACL_DOUBLE || fdp.ConsumeBool()
+  p.profile = p.dtype == ACL_FLOAT || p.dtype == ACL_DOUBLE
                   ? SpecProfile::kExtended
-                  : SpecProfile::kSeed;
+                  : pick(fdp, std::array{SpecProfile::kExtended, SpecProfile::kSeed,
+                                         SpecProfile::kCannLatest});
   p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
-  const bool seed = p.profile == SpecProfile::kSeed;
+  // cann-latest is seed with l == d allowed (errata E-NC-1).
+  const bool seed = p.profile != SpecProfile::kExtended;
+  const int64_t first_k = p.profile == SpecProfile::kCannLatest ? 0 : 1;
   p.dim = seed ? pick(fdp, std::array<int64_t, 2>{16, 32})
                : pick(fdp, std::array<int64_t, 4>{16, 1, 3, 5});
   if (seed) {
     p.stride = pick(fdp, std::array<int64_t, 2>{16, 32});
-    p.block = p.stride + 16 * fdp.ConsumeIntegralInRange<int64_t>(1, 3);
+    p.block = p.stride + 16 * fdp.ConsumeIntegralInRange<int64_t>(first_k, 3);
   } else {
     p.block = fdp.ConsumeIntegralInRange<int64_t>(1, 9);
     p.stride = fdp.ConsumeIntegralInRange<int64_t>(1, 5);

@@ -12,8 +12,8 @@ SpecProfile profile_from_environment() {
   if (auto parsed = parse_profile(value)) return *parsed;
   // A typo must not silently run the wrong contract.
   std::fprintf(stderr,
-               "gradconf: GRADCONF_SPEC_PROFILE '%s' is not an implemented profile (seed, "
-               "extended), using 'seed'\n",
+               "gradconf: GRADCONF_SPEC_PROFILE '%s' is not a profile (seed, extended, "
+               "cann-latest), using 'seed'\n",
                value);
   return SpecProfile::kSeed;
 }
@@ -25,7 +25,8 @@ std::atomic<SpecProfile>& active() {
 }  // namespace
 
 std::span<const SpecProfile> implemented_profiles() {
-  static constexpr SpecProfile kImplemented[] = {SpecProfile::kSeed, SpecProfile::kExtended};
+  static constexpr SpecProfile kImplemented[] = {SpecProfile::kSeed, SpecProfile::kExtended,
+                                                 SpecProfile::kCannLatest};
   return kImplemented;
 }
 
@@ -44,9 +45,25 @@ std::string_view profile_name(SpecProfile profile) {
   return "seed";
 }
 
+std::string_view profile_description(SpecProfile profile) {
+  switch (profile) {
+    case SpecProfile::kSeed:
+      return "the seed documents as written, with the spec's decisions (where the two MSDA "
+             "documents disagree, a call must satisfy both)";
+    case SpecProfile::kExtended:
+      return "seed plus DOUBLE for every float tensor and the device-tiling limits relaxed "
+             "(MSDA any C <= 256, NsaCompress any l and d, ...): the same kernels on small "
+             "shapes in double";
+    case SpecProfile::kCannLatest:
+      return "current CANN code where it moved past the seed documents: E-GS-5 (GridSampler2D "
+             "reflection padding and bicubic interpolation, PyTorch's formulas), E-MSDA-3 (seed "
+             "000's limits only), E-MSDA-4 (gradOutput and output (bs, Q, heads * C)), E-NC-1 "
+             "(compressBlockSize >= compressStride)";
+  }
+  return "";
+}
+
 std::optional<SpecProfile> parse_profile(std::string_view name) {
-  // cann-latest is named in the spec but not implemented yet: accepting it would silently run
-  // the seed contract under another name.
   for (auto p : implemented_profiles()) {
     if (profile_name(p) == name) return p;
   }

@@ -24,9 +24,11 @@ inline constexpr bool contains(ProfileSet set, SpecProfile p) {
 SpecProfile spec_profile();
 void set_spec_profile(SpecProfile profile);
 std::string_view profile_name(SpecProfile profile);
-/// The profiles the operators implement: seed and extended (cann-latest is reserved).
+/// What the profile implements, in one sentence for reports (spec README §4 and its Changes).
+std::string_view profile_description(SpecProfile profile);
+/// The profiles the operators implement: seed, extended and cann-latest (spec README §4).
 std::span<const SpecProfile> implemented_profiles();
-/// An implemented profile by name; nullopt for anything else, "cann-latest" included.
+/// An implemented profile by name ("seed", "extended", "cann-latest"); nullopt for anything else.
 std::optional<SpecProfile> parse_profile(std::string_view name);
 
 /// Sets a profile for the lifetime of the guard (tests, CLI replay of one case).

@@ -81,6 +81,12 @@ bool take_common_keys(ReproLine& line, Problem& p) {
     if (!dt || *dt == defaults.dtype) return false;
     p.dtype = *dt;
   }
+  // Before the layouts: a role's rank may depend on the profile (MSDA's gradOutput, E-MSDA-4).
+  if (auto v = line.take("profile")) {
+    auto profile = parse_profile(*v);
+    if (!profile || *profile == defaults.profile) return false;
+    p.profile = *profile;
+  }
   for (auto role : p.roles()) {
     if (auto v = line.take("layout-" + std::string(role_name(role)))) {
       auto layout = LayoutSpec::parse(*v, p.dims(role).size());
@@ -92,11 +98,6 @@ bool take_common_keys(ReproLine& line, Problem& p) {
     auto seed = parse_int_in(*v, 2, std::numeric_limits<int64_t>::max());
     if (!seed) return false;
     p.seed = static_cast<uint64_t>(*seed);
-  }
-  if (auto v = line.take("profile")) {
-    auto profile = parse_profile(*v);
-    if (!profile || *profile == defaults.profile) return false;
-    p.profile = *profile;
   }
   return true;
 }

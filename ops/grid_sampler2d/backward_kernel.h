@@ -1,8 +1,9 @@
 // NOTE [GridSampler2D backward kernel]
 // Three passes over a workspace laid out as [points | scatter taps | one accumulator plane per
 // worker] (workspace.h):
-//   1. locate: every grid point (n, h, w) is located once (coords.h, in double) into `points`,
-//      and, when inputGrad is wanted, its four tap offsets and weights into `scatter taps`;
+//   1. locate: every grid point (n, h, w) is located once (coords.h, in the coordinate type)
+//      into `points`, and, when inputGrad is wanted, its tap offsets and weights (4, or 16 for
+//      bicubic) into `scatter taps`;
 //   2. gridGrad: one task per point sums its channel terms in channel order (in double for every
 //      dtype: C can be long) and writes both components;
 //   3. inputGrad: one task per plane (n, c) clears its worker's accumulator, scatters every point
@@ -17,6 +18,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "core/checked_math.h"
 #include "core/dtype.h"
@@ -58,6 +61,91 @@ ScatterTaps scatter_taps(const SourcePoint& p, const BackwardLayout& l, bool nea
   return s;
 }
 
+/// The 16 scatter taps of a located bicubic point, row by row (tap (j, i) at 4 j + i). Taps are
+/// padded one by one, so several may land on one pixel (border, reflection).
+template <typename T, Fault kFault>
+BicubicScatterTaps bicubic_scatter_taps(const SourcePoint& p, const BackwardLayout& l,
+                                        const Attributes& a) {
+  BicubicScatterTaps s;
+  std::fill(std::begin(s.offset), std::end(s.offset), l.in_h * l.in_w);  // the trash slot
+  std::fill(std::begin(s.weight), std::end(s.weight), 0.0);
+  if (!p.addressable) return s;
+  using Coord = compute_t<T>;
+  const CubicAxis x =
+      cubic_axis<Coord, kFault>(p.floor_x, p.tx, l.in_w, a.padding, a.align_corners);
+  const CubicAxis y =
+      cubic_axis<Coord, kFault>(p.floor_y, p.ty, l.in_h, a.padding, a.align_corners);
+  for (int j = 0; j < 4; ++j) {
+    for (int i = 0; i < 4; ++i) {
+      if (!x.inside[i] || !y.inside[j]) continue;
+      s.offset[4 * j + i] = y.index[j] * l.in_w + x.index[i];
+      s.weight[4 * j + i] = x.weight[i] * y.weight[j];
+    }
+  }
+  return s;
+}
+
+/// d loss / d(ix, iy) of one bicubic point, summed over channels in channel order (double).
+template <typename T, Fault kFault>
+std::pair<double, double> bicubic_coordinate_grad(const SourcePoint& p, const BackwardLayout& l,
+                                                  const Attributes& a,
+                                                  const StridedView<const T, 4>& input,
+                                                  const StridedView<const T, 4>& grad_output,
+                                                  int64_t n, int64_t h, int64_t w) {
+  using Coord = compute_t<T>;
+  const CubicAxis x =
+      cubic_axis<Coord, kFault>(p.floor_x, p.tx, l.in_w, a.padding, a.align_corners);
+  const CubicAxis y =
+      cubic_axis<Coord, kFault>(p.floor_y, p.ty, l.in_h, a.padding, a.align_corners);
+  int64_t offset[16];
+  double dwx[16], dwy[16];
+  int taps = 0;  // the taps inside, packed
+  for (int j = 0; j < 4; ++j) {
+    for (int i = 0; i < 4; ++i) {
+      if (!x.inside[i] || !y.inside[j]) continue;
+      offset[taps] = y.index[j] * input.strides[2] + x.index[i] * input.strides[3];
+      dwx[taps] = x.weight_grad[i] * y.weight[j];
+      dwy[taps] = x.weight[i] * y.weight_grad[j];
+      ++taps;
+    }
+  }
+  double gx = 0, gy = 0;
+  const T* in_batch = &input(n, 0, 0, 0);
+  const T* go_batch = &grad_output(n, 0, h, w);
+  for (int64_t c = 0; c < l.channels; ++c) {
+    const T* in_plane = in_batch + c * input.strides[1];
+    const double g = static_cast<double>(go_batch[c * grad_output.strides[1]]);
+    double sx = 0, sy = 0;
+    for (int k = 0; k < taps; ++k) {
+      const double v = static_cast<double>(in_plane[offset[k]]);
+      sx += v * dwx[k];
+      sy += v * dwy[k];
+    }
+    gx += g * sx;
+    gy += g * sy;
+  }
+  return {gx, gy};
+}
+
+/// Scatters gradOutput(n, c, ., .) into the accumulator plane `acc` through each point's taps, in
+/// point order (gradOutput walked row by row: no division per point).
+template <typename PlaneAcc, typename Taps, typename T>
+void scatter_plane(PlaneAcc* acc, const Taps* batch_taps, const T* go_plane, int64_t go_row,
+                   int64_t go_col, const BackwardLayout& l, bool nearest) {
+  for (int64_t i = 0, h = 0, w = 0; i < l.points(); ++i, w = w + 1 == l.out_w ? (++h, 0) : w + 1) {
+    const PlaneAcc g = static_cast<PlaneAcc>(go_plane[h * go_row + w * go_col]);
+    const Taps& t = batch_taps[i];
+    if (nearest) {
+      // One tap (weight 1): the three trash taps would only chain adds on the trash slot.
+      acc[t.offset[0]] += g;
+      continue;
+    }
+#pragma GCC unroll 16
+    for (int k = 0; k < Taps::kCount; ++k)
+      acc[t.offset[k]] += static_cast<PlaneAcc>(t.weight[k]) * g;
+  }
+}
+
 template <typename T, Fault kFault>
 void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   using Acc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, compute_t<T>>;
@@ -97,16 +185,24 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
     return;
   }
 
-  const BackwardWorkspace ws = *backward_workspace(l, plan.want_input_grad, plan.workers);
+  const bool bicubic = a.interpolation == Interpolation::kBicubic;
+  const BackwardWorkspace ws =
+      *backward_workspace(l, a.interpolation, plan.want_input_grad, plan.workers);
   auto* located = reinterpret_cast<SourcePoint*>(workspace);
   auto* scatter = reinterpret_cast<ScatterTaps*>(workspace + ws.points_bytes);
+  auto* bicubic_scatter = reinterpret_cast<BicubicScatterTaps*>(workspace + ws.points_bytes);
   parallel_for(0, l.n_batch * points, 1024, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t n = i / points, h = (i % points) / l.out_w, w = i % l.out_w;
       located[i] = locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
                                          static_cast<compute_t<T>>(grid(n, h, w, 1)), l.in_h,
                                          l.in_w, a.interpolation, a.padding, a.align_corners);
-      if (plan.want_input_grad) scatter[i] = scatter_taps<PlaneAcc, kFault>(located[i], l, nearest);
+      if (!plan.want_input_grad) continue;
+      if (bicubic) {
+        bicubic_scatter[i] = bicubic_scatter_taps<T, kFault>(located[i], l, a);
+      } else {
+        scatter[i] = scatter_taps<PlaneAcc, kFault>(located[i], l, nearest);
+      }
     }
   });
 
@@ -117,7 +213,12 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
         const int64_t n = i / points, h = (i % points) / l.out_w, w = i % l.out_w;
         const SourcePoint& p = located[i];
         double gx = 0, gy = 0;
-        if (p.addressable && !nearest) {
+        if (p.addressable && bicubic) {
+          std::tie(gx, gy) =
+              bicubic_coordinate_grad<T, kFault>(p, l, a, input, grad_output, n, h, w);
+          gx *= p.mult_x;
+          gy *= p.mult_y;
+        } else if (p.addressable && !nearest) {
           const BilinearTaps<double, kFault> taps(p, l.in_h, l.in_w);
           // d weight / d ix and d weight / d iy of the taps, in tap order.
           const double dwx[4] = {-(1 - p.ty), 1 - p.ty, -p.ty, p.ty};
@@ -192,23 +293,13 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
             const int64_t n = nc / l.channels, c = nc % l.channels;
             if constexpr (kFault != Fault::kWorkspaceAssumedZero)
               std::fill(acc, acc + plane_slots, PlaneAcc(0));
-            const ScatterTaps* batch_taps =
-                scatter + (kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points);
-            // gradOutput(n, c, ., .) walked row by row: no division per point.
+            const int64_t first = kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points;
             const T* go_plane = &grad_output(n, c, 0, 0);
             const int64_t go_row = grad_output.strides[2], go_col = grad_output.strides[3];
-            for (int64_t i = 0, h = 0, w = 0; i < points;
-                 ++i, w = w + 1 == l.out_w ? (++h, 0) : w + 1) {
-              const PlaneAcc g = static_cast<PlaneAcc>(go_plane[h * go_row + w * go_col]);
-              const ScatterTaps& t = batch_taps[i];
-              if (nearest) {
-                // One tap (weight 1): the three trash taps would only chain adds on the trash slot.
-                acc[t.offset[0]] += g;
-                continue;
-              }
-#pragma GCC unroll 4
-              for (int k = 0; k < 4; ++k)
-                acc[t.offset[k]] += static_cast<PlaneAcc>(t.weight[k]) * g;
+            if (bicubic) {
+              scatter_plane(acc, bicubic_scatter + first, go_plane, go_row, go_col, l, false);
+            } else {
+              scatter_plane(acc, scatter + first, go_plane, go_row, go_col, l, nearest);
             }
             for (int64_t y = 0; y < l.in_h; ++y) {
               for (int64_t x = 0; x < l.in_w; ++x)

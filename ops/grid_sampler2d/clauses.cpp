@@ -16,6 +16,8 @@ namespace gradconf::grid_sampler2d {
 namespace {
 using Check = std::optional<std::string>;
 constexpr ProfileSet kEvery = kAllProfiles;
+constexpr ProfileSet kSeedModes = profiles(SpecProfile::kSeed) | profiles(SpecProfile::kExtended);
+constexpr ProfileSet kCannLatest = profiles(SpecProfile::kCannLatest);
 
 bool backward(const CallArgs& a) { return a.direction == Direction::kBackward; }
 
@@ -98,15 +100,22 @@ Check format_nd(const CallArgs& a) {
   return check_format_nd(all);
 }
 
+// The two profile rows of GS-ATTR-01 and GS-ATTR-02 differ only in the largest mode: cann-latest
+// adds bicubic and reflection (E-GS-5).
+template <bool kCannLatest>
 Check interpolation(const CallArgs& a) {
-  if (a.interpolation_mode == 0 || a.interpolation_mode == 1) return std::nullopt;
-  return "expected interpolationMode in {0 bilinear, 1 nearest}, but got " +
-         std::to_string(a.interpolation_mode);
+  const int64_t last = kCannLatest ? 2 : 1;
+  if (a.interpolation_mode >= 0 && a.interpolation_mode <= last) return std::nullopt;
+  return std::string("expected interpolationMode in {0 bilinear, 1 nearest") +
+         (kCannLatest ? ", 2 bicubic" : "") + "}, but got " + std::to_string(a.interpolation_mode);
 }
 
+template <bool kCannLatest>
 Check padding(const CallArgs& a) {
-  if (a.padding_mode == 0 || a.padding_mode == 1) return std::nullopt;
-  return "expected paddingMode in {0 zeros, 1 border}, but got " + std::to_string(a.padding_mode);
+  const int64_t last = kCannLatest ? 2 : 1;
+  if (a.padding_mode >= 0 && a.padding_mode <= last) return std::nullopt;
+  return std::string("expected paddingMode in {0 zeros, 1 border") +
+         (kCannLatest ? ", 2 reflection" : "") + "}, but got " + std::to_string(a.padding_mode);
 }
 
 Check ranks(const CallArgs& a) {
@@ -203,7 +212,8 @@ Check workspace_representable(const CallArgs& a) {
   const bool want_input_grad = a.output_mask->values[0];
   const BackwardLayout layout(*a.input, *a.grid);
   const int workers = accumulator_workers(layout, num_threads());
-  if (backward_workspace(layout, want_input_grad, workers)) return std::nullopt;
+  const auto interpolation = static_cast<Interpolation>(a.interpolation_mode);
+  if (backward_workspace(layout, interpolation, want_input_grad, workers)) return std::nullopt;
   std::string got = std::to_string(a.input->view_dims[0]) + " x " +
                     std::to_string(a.grid->view_dims[1]) + " x " +
                     std::to_string(a.grid->view_dims[2]) + " grid points";
@@ -215,7 +225,9 @@ Check workspace_representable(const CallArgs& a) {
 
 constexpr const char* kSeed = "002 aclnnGridSampler2DBackwardGetWorkspaceSize 返回值";
 
-const std::array<Clause<CallArgs>, 19> kClauses = {{
+constexpr const char* kE_GS_5 = "errata E-GS-5 (CANN code; PyTorch formulas)";
+
+const std::array<Clause<CallArgs>, 21> kClauses = {{
     {"GS-NULL-01", kEvery, ACLNN_ERR_PARAM_NULLPTR, kSeed, "a tensor argument is null",
      null_tensors},
     {"GS-NULL-02", kEvery, ACLNN_ERR_PARAM_NULLPTR, "spec README §1",
@@ -230,9 +242,14 @@ const std::array<Clause<CallArgs>, 19> kClauses = {{
      "a tensor's dtype differs from input's", dtype_same},
     {"GS-FORMAT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision)",
      "a tensor's format is not ND (NCHW/NHWC accepted as aliases)", format_nd},
-    {"GS-ATTR-01", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed, "interpolationMode not in {0,1}",
-     interpolation},
-    {"GS-ATTR-02", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed, "paddingMode not in {0,1}", padding},
+    {"GS-ATTR-01", kSeedModes, ACLNN_ERR_PARAM_INVALID, kSeed, "interpolationMode not in {0,1}",
+     interpolation<false>},
+    {"GS-ATTR-01", kCannLatest, ACLNN_ERR_PARAM_INVALID, kE_GS_5,
+     "interpolationMode not in {0,1,2} (2 bicubic)", interpolation<true>},
+    {"GS-ATTR-02", kSeedModes, ACLNN_ERR_PARAM_INVALID, kSeed, "paddingMode not in {0,1}",
+     padding<false>},
+    {"GS-ATTR-02", kCannLatest, ACLNN_ERR_PARAM_INVALID, kE_GS_5,
+     "paddingMode not in {0,1,2} (2 reflection)", padding<true>},
     {"GS-RANK-01", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed,
      "gradOutput (or out), input or grid is not 4-D", ranks},
     {"GS-SHAPE-01", kEvery, ACLNN_ERR_PARAM_INVALID, kSeed,

@@ -13,8 +13,9 @@
 
 namespace gradconf::grid_sampler2d {
 
-enum class Interpolation : int64_t { kBilinear = 0, kNearest = 1 };
-enum class Padding : int64_t { kZeros = 0, kBorder = 1 };
+/// The C API's encodings. Bicubic and reflection belong to the cann-latest profile (E-GS-5).
+enum class Interpolation : int64_t { kBilinear = 0, kNearest = 1, kBicubic = 2 };
+enum class Padding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 
 /// Coordinates beyond this magnitude (and NaN, +-inf) make a point out of bounds: the spec's
 /// Decision, CANN's and PyTorch CUDA's int-range guard.
@@ -54,12 +55,84 @@ bool is_addressable(Coord coord) {
   return std::fabs(static_cast<double>(coord)) <= kMaxCoordinate;
 }
 
+/// Reflection padding (PyTorch's reflect_coordinates_set_grad): folds coord into [low, low + span]
+/// and sets *grad to d(result)/d(coord), +-1. The bounds are alignCorners' centres of the corner
+/// pixels or their outer edges. The number of folds is only needed for its parity, taken in
+/// floating point: PyTorch's int cast of it overflows for far points.
+template <typename Coord>
+Coord reflect_coordinates(Coord coord, int64_t size, bool align_corners, double* grad) {
+  if (align_corners && size == 1) {
+    *grad = 0;
+    return 0;
+  }
+  const Coord low = align_corners ? Coord(0) : Coord(-0.5);
+  const Coord span = static_cast<Coord>(align_corners ? size - 1 : size);
+  Coord in = coord - low;
+  double sign = 1;
+  if (in < 0) {
+    sign = -1;
+    in = -in;
+  }
+  const Coord extra = std::fmod(in, span);
+  const bool even_folds = std::fmod(std::floor(in / span), Coord(2)) == 0;
+  *grad = even_folds ? sign : -sign;
+  return even_folds ? extra + low : span - extra + low;
+}
+
+/// Padding of one coordinate (PyTorch's compute_coordinates): border clamps; reflection folds,
+/// then clamps (alignCorners false folds into [-0.5, size - 0.5]); zeros leaves it. *grad is
+/// the derivative, 0 at and beyond a clamp.
+template <Fault kFault = Fault::kNone, typename Coord>
+Coord pad_coordinate(Coord coord, int64_t size, Padding padding, bool align_corners, double* grad) {
+  *grad = 1;
+  if (padding == Padding::kZeros) return coord;
+  if (padding == Padding::kReflection) {
+    // Mutant: folds at the pixel centres whatever alignCorners says.
+    const bool folds_at_centres = align_corners || kFault == Fault::kReflectionIgnoresAlignCorners;
+    coord = reflect_coordinates(coord, size, folds_at_centres, grad);
+  } else if constexpr (kFault == Fault::kDroppedBorderClamp) {
+    return coord;
+  }
+  *grad *= clip_coordinates_grad(coord, size);
+  return clip_coordinates(coord, size);
+}
+
+/// Keys' cubic convolution with A = -0.75 (PyTorch's get_cubic_upsample_coefficients): the
+/// weights of the taps at floor - 1 .. floor + 2 for a fraction t in [0, 1).
+template <Fault kFault = Fault::kNone>
+void cubic_coefficients(double t, double (&coeffs)[4]) {
+  constexpr double A = kFault == Fault::kWrongCubicCoefficient ? -0.5 : -0.75;
+  const auto near = [](double x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };  // |x| <= 1
+  const auto far = [](double x) {                                                  // 1 < |x| < 2
+    return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  };
+  coeffs[0] = far(t + 1);
+  coeffs[1] = near(t);
+  coeffs[2] = near(1 - t);
+  coeffs[3] = far(2 - t);
+}
+
+/// d coeffs / d t (PyTorch's get_cubic_coefficients_grad is its negation, which it subtracts).
+template <Fault kFault = Fault::kNone>
+void cubic_coefficients_grad(double t, double (&grads)[4]) {
+  constexpr double A = kFault == Fault::kWrongCubicCoefficient ? -0.5 : -0.75;
+  const auto near = [](double x) { return (3 * (A + 2) * x - 2 * (A + 3)) * x; };
+  const auto far = [](double x) { return (3 * A * x - 10 * A) * x + 8 * A; };
+  grads[0] = far(t + 1);
+  grads[1] = near(t);
+  grads[2] = -near(1 - t);
+  grads[3] = -far(2 - t);
+}
+
 /// Where one grid point samples, and the chain-rule factors of its coordinates.
 struct SourcePoint {
   int64_t x0 = 0, y0 = 0;         ///< top-left tap (bilinear) or the nearest pixel (nearest)
-  double tx = 0, ty = 0;          ///< fractional offsets from (x0, y0) (bilinear)
+  double tx = 0, ty = 0;          ///< fractional offsets from (x0, y0) (bilinear, bicubic)
   double mult_x = 0, mult_y = 0;  ///< d(ix)/d(x), d(iy)/d(y) including padding
-  bool addressable = false;       ///< false: samples 0, no gradient anywhere
+  /// Bicubic: floor(ix), floor(iy) in the coordinate type, exactly (they may exceed int64: the
+  /// taps are padded one by one from them).
+  double floor_x = 0, floor_y = 0;
+  bool addressable = false;  ///< false: samples 0, no gradient anywhere
 };
 
 /// x, y: the grid point in the coordinate type (float, or double for DOUBLE problems).
@@ -71,12 +144,23 @@ SourcePoint locate_source(Coord x, Coord y, int64_t in_h, int64_t in_w, Interpol
   Coord iy = unnormalize(y, in_h, align_corners);
   p.mult_x = unnormalize_grad(in_w, align_corners);
   p.mult_y = unnormalize_grad(in_h, align_corners);
-  if (padding == Padding::kBorder && kFault != Fault::kDroppedBorderClamp) {
-    p.mult_x *= clip_coordinates_grad(ix, in_w);
-    p.mult_y *= clip_coordinates_grad(iy, in_h);
-    ix = clip_coordinates(ix, in_w);
-    iy = clip_coordinates(iy, in_h);
+  if (interpolation == Interpolation::kBicubic) {
+    // Bicubic pads each tap, not the coordinate (PyTorch): any finite point has its 16 taps.
+    if (!std::isfinite(ix) || !std::isfinite(iy)) return SourcePoint{};
+    p.addressable = true;
+    const Coord fx = std::floor(ix);
+    const Coord fy = std::floor(iy);
+    p.floor_x = static_cast<double>(fx);
+    p.floor_y = static_cast<double>(fy);
+    p.tx = static_cast<double>(ix - fx);
+    p.ty = static_cast<double>(iy - fy);
+    return p;
   }
+  double grad_x = 1, grad_y = 1;
+  ix = pad_coordinate<kFault>(ix, in_w, padding, align_corners, &grad_x);
+  iy = pad_coordinate<kFault>(iy, in_h, padding, align_corners, &grad_y);
+  p.mult_x *= grad_x;
+  p.mult_y *= grad_y;
   if (!is_addressable(ix) || !is_addressable(iy)) return SourcePoint{};
   p.addressable = true;
   if (interpolation == Interpolation::kNearest) {
@@ -98,6 +182,35 @@ SourcePoint locate_source(Coord x, Coord y, int64_t in_h, int64_t in_w, Interpol
   p.tx = static_cast<double>(ix - fx);
   p.ty = static_cast<double>(iy - fy);
   return p;
+}
+
+/// The four bicubic taps of a point along one axis: their padded indices, whether each is inside
+/// the input, their weights and d weight / d (unnormalized coordinate).
+struct CubicAxis {
+  int64_t index[4];
+  bool inside[4];
+  double weight[4];
+  double weight_grad[4];
+};
+
+/// floor_coord and t: SourcePoint's floor and fraction along the axis. Taps are padded in the
+/// coordinate type Coord, one by one (PyTorch's get_value_bounded).
+template <typename Coord, Fault kFault = Fault::kNone>
+CubicAxis cubic_axis(double floor_coord, double t, int64_t size, Padding padding,
+                     bool align_corners) {
+  CubicAxis axis;
+  cubic_coefficients<kFault>(t, axis.weight);
+  cubic_coefficients_grad<kFault>(t, axis.weight_grad);
+  for (int i = 0; i < 4; ++i) {
+    double unused_grad;
+    const Coord tap =
+        pad_coordinate<kFault>(static_cast<Coord>(floor_coord) - 1 + static_cast<Coord>(i), size,
+                               padding, align_corners, &unused_grad);
+    // Padded taps are whole numbers; under zeros padding a far one is simply outside.
+    axis.inside[i] = tap >= 0 && tap < static_cast<Coord>(size);
+    axis.index[i] = axis.inside[i] ? static_cast<int64_t>(tap) : 0;
+  }
+  return axis;
 }
 
 inline bool in_bounds(int64_t y, int64_t x, int64_t h, int64_t w) {

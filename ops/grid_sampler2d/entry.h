@@ -77,8 +77,8 @@ aclnnStatus backward_phase1(const CallArgs& args) {
     });
   }
   // GS-LIMIT-01 sized this call with the same thread count, so the plan fits.
-  const auto workspace =
-      backward_workspace(BackwardLayout(plan), plan.want_input_grad, plan.workers);
+  const auto workspace = backward_workspace(BackwardLayout(plan), plan.attrs.interpolation,
+                                            plan.want_input_grad, plan.workers);
   return make_executor(
       workspace->total,
       [plan](std::byte* scratch) {

@@ -31,6 +31,8 @@ enum class Fault : uint8_t {
   kPhase1WritesOutputs,      ///< phase 1 zero-fills gridGrad
   kIgnoresOutputMask,        ///< gridGrad is computed and written even when outputMask[1] is false
   kGridGradRoundedToFloat,   ///< float64 gridGrad passes through float (~6e-8 relative error)
+  kReflectionIgnoresAlignCorners,  ///< reflection folds at pixel centres for alignCorners false too
+  kWrongCubicCoefficient,          ///< bicubic uses A = -0.5 instead of PyTorch's -0.75
   kCount,
 };
 
@@ -52,6 +54,8 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
     "phase1_writes_outputs",
     "ignores_output_mask",
     "grid_grad_rounded_to_float",
+    "reflection_ignores_align_corners",
+    "wrong_cubic_coefficient",
 };
 static_assert(all_named(kFaultNames));
 

@@ -1,6 +1,7 @@
 // NOTE [GridSampler2D forward kernel]
-// One task per grid point (n, h, w): the point is located once (coords.h, in double), then every
-// channel c samples input(n, c, ., .) at it and writes out(n, c, h, w). Each output element has
+// One task per grid point (n, h, w): the point is located once (coords.h, in the coordinate
+// type), then every channel c samples input(n, c, ., .) at it (4 taps bilinear, 1 nearest, 16
+// bicubic) and writes out(n, c, h, w). Each output element has
 // one writer, so any thread count gives the same bits. All tensors are read through their views.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
@@ -53,6 +54,96 @@ struct BilinearTaps {
   }
 };
 
+/// A bicubic point's 4 x 4 taps as offsets inside a plane, separably: tap (j, i) reads
+/// row_offset[j] + column_offset[i] when both axes are inside, with weight wy[j] * wx[i].
+template <typename Acc>
+struct BicubicTaps {
+  int64_t row_offset[4] = {}, column_offset[4] = {};
+  bool row_inside[4] = {}, column_inside[4] = {};
+  Acc wx[4] = {}, wy[4] = {};
+
+  BicubicTaps() = default;
+  BicubicTaps(const CubicAxis& x, const CubicAxis& y, int64_t row_stride, int64_t column_stride) {
+    for (int k = 0; k < 4; ++k) {
+      column_offset[k] = x.index[k] * column_stride;
+      row_offset[k] = y.index[k] * row_stride;
+      column_inside[k] = x.inside[k];
+      row_inside[k] = y.inside[k];
+      wx[k] = static_cast<Acc>(x.weight[k]);
+      wy[k] = static_cast<Acc>(y.weight[k]);
+    }
+  }
+
+  /// PyTorch's order: each row interpolated along x, then the rows along y. Every tap inside is
+  /// read whatever its weight, so an inf or NaN pixel under a zero weight still shows (0 * inf).
+  template <typename T>
+  Acc sample(const T* plane) const {
+    Acc value = 0;
+    for (int j = 0; j < 4; ++j) {
+      if (!row_inside[j]) continue;
+      Acc row = 0;
+      for (int i = 0; i < 4; ++i) {
+        if (column_inside[i])
+          row += wx[i] * static_cast<Acc>(plane[row_offset[j] + column_offset[i]]);
+      }
+      value += wy[j] * row;
+    }
+    return value;
+  }
+};
+
+/// The bicubic taps of a located point (none inside for an unaddressable one).
+template <typename T, typename Acc, Fault kFault>
+BicubicTaps<Acc> bicubic_taps(const SourcePoint& p, int64_t in_h, int64_t in_w, const Attributes& a,
+                              int64_t row_stride, int64_t column_stride) {
+  if (!p.addressable) return BicubicTaps<Acc>{};
+  using Coord = compute_t<T>;
+  const CubicAxis x = cubic_axis<Coord, kFault>(p.floor_x, p.tx, in_w, a.padding, a.align_corners);
+  const CubicAxis y = cubic_axis<Coord, kFault>(p.floor_y, p.ty, in_h, a.padding, a.align_corners);
+  return BicubicTaps<Acc>(x, y, row_stride, column_stride);
+}
+
+/// Bicubic forward: the bilinear kernel's blocking (points located a block at a time, then each
+/// channel writes the block's outputs) with 16 taps per point.
+template <typename T, typename Acc, Fault kFault>
+void bicubic_forward_kernel(const ForwardPlan& plan) {
+  const auto input = view_of<const T, 4>(plan.input);
+  const auto grid = view_of<const T, 4>(plan.grid);
+  const auto out = view_of<T, 4>(plan.out);
+  const int64_t channels = input.dims[1], in_h = input.dims[2], in_w = input.dims[3];
+  const int64_t out_w = grid.dims[2], points = grid.dims[1] * out_w;
+  const Attributes& a = plan.attrs;
+  const int64_t grain = std::max<int64_t>(1, 1024 / std::max<int64_t>(1, channels));
+  parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
+    constexpr int64_t kBlock = 32;
+    int64_t out_offset[kBlock];
+    BicubicTaps<Acc> taps[kBlock];
+    for (int64_t start = lo; start < hi;) {
+      const int64_t n = start / points;
+      const int64_t end = std::min({hi, start + kBlock, (n + 1) * points});
+      for (int64_t i = start; i < end; ++i) {
+        const int64_t h = (i % points) / out_w, w = i % out_w;
+        const SourcePoint p =
+            locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
+                                  static_cast<compute_t<T>>(grid(n, h, w, 1)), in_h, in_w,
+                                  a.interpolation, a.padding, a.align_corners);
+        out_offset[i - start] = h * out.strides[2] + w * out.strides[3];
+        taps[i - start] =
+            bicubic_taps<T, Acc, kFault>(p, in_h, in_w, a, input.strides[2], input.strides[3]);
+      }
+      const T* in_batch = &input(n, 0, 0, 0);
+      T* out_batch = &out(n, 0, 0, 0);
+      for (int64_t c = 0; c < channels; ++c) {
+        const T* in_plane = in_batch + c * input.strides[1];
+        T* out_plane = out_batch + c * out.strides[1];
+        for (int64_t j = 0; j < end - start; ++j)
+          out_plane[out_offset[j]] = static_cast<T>(taps[j].sample(in_plane));
+      }
+      start = end;
+    }
+  });
+}
+
 template <typename T, Fault kFault>
 void forward_kernel(const ForwardPlan& plan) {
   using Acc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, compute_t<T>>;
@@ -66,6 +157,8 @@ void forward_kernel(const ForwardPlan& plan) {
   const Attributes& a = plan.attrs;
   // Nothing to write; and empty tensors may have no storage to form pointers into.
   if (channels == 0 || n_batch * points == 0) return;
+  if (a.interpolation == Interpolation::kBicubic)
+    return bicubic_forward_kernel<T, Acc, kFault>(plan);
   // ~4k channel samples per task keeps the pool busy without drowning small problems in overhead.
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
   const bool nearest = a.interpolation == Interpolation::kNearest;

@@ -36,10 +36,14 @@ std::string_view name_of(E value, const std::array<std::pair<std::string_view, E
   return "?";
 }
 
-constexpr std::array<std::pair<std::string_view, Interpolation>, 2> kInterpNames = {
-    {{"bilinear", Interpolation::kBilinear}, {"nearest", Interpolation::kNearest}}};
-constexpr std::array<std::pair<std::string_view, Padding>, 2> kPadNames = {
-    {{"zeros", Padding::kZeros}, {"border", Padding::kBorder}}};
+constexpr std::array<std::pair<std::string_view, Interpolation>, 3> kInterpNames = {
+    {{"bilinear", Interpolation::kBilinear},
+     {"nearest", Interpolation::kNearest},
+     {"bicubic", Interpolation::kBicubic}}};
+constexpr std::array<std::pair<std::string_view, Padding>, 3> kPadNames = {
+    {{"zeros", Padding::kZeros},
+     {"border", Padding::kBorder},
+     {"reflection", Padding::kReflection}}};
 constexpr std::array<std::pair<std::string_view, GridFill>, 4> kGridFillNames = {
     {{"uniform", GridFill::kUniform},
      {"specials", GridFill::kSpecials},

@@ -29,17 +29,25 @@ struct BackwardLayout {
   bool empty() const { return n_batch == 0 || channels == 0 || points() == 0; }
 };
 
-/// Where a located point sends its gradOutput in the inputGrad scatter: four accumulator-plane
-/// offsets with their weights, fixed tap order. Taps that fall outside the input (and all taps
-/// of nearest beyond the first) point at the plane's trash slot, so the scatter needs no branch.
-struct ScatterTaps {
-  int64_t offset[4];
-  double weight[4];
+/// Where a located point sends its gradOutput in the inputGrad scatter: accumulator-plane
+/// offsets with their weights, fixed tap order (4 bilinear and nearest, 16 bicubic). Taps that
+/// fall outside the input (and all taps of nearest beyond the first) point at the plane's trash
+/// slot, so the scatter needs no branch.
+template <int kTaps>
+struct ScatterTapsOf {
+  static constexpr int kCount = kTaps;
+  int64_t offset[kTaps];
+  double weight[kTaps];
 };
+using ScatterTaps = ScatterTapsOf<4>;
+using BicubicScatterTaps = ScatterTapsOf<16>;
 
 /// Bytes per grid point: its located record, and (inputGrad wanted) its scatter taps.
 inline constexpr int64_t kPointBytes = sizeof(SourcePoint);
-inline constexpr int64_t kScatterBytes = sizeof(ScatterTaps);
+inline constexpr int64_t scatter_bytes_per_point(Interpolation interpolation) {
+  return interpolation == Interpolation::kBicubic ? sizeof(BicubicScatterTaps)
+                                                  : sizeof(ScatterTaps);
+}
 
 /// Byte sizes of the workspace regions, in order:
 /// [located points | scatter taps (inputGrad) | one accumulator plane per worker (inputGrad)].
@@ -60,13 +68,15 @@ inline int accumulator_workers(const BackwardLayout& l, int threads) {
 /// nullopt when the total exceeds kMaxWorkspaceBytes (clause GS-LIMIT-01). Without inputGrad no
 /// accumulator plane is sized at all (its size may not even be representable).
 inline std::optional<BackwardWorkspace> backward_workspace(const BackwardLayout& l,
+                                                           Interpolation interpolation,
                                                            bool want_input_grad, int workers) {
   BackwardWorkspace ws;
   if (l.empty()) return ws;
   auto points = checked_mul(l.n_batch, l.points());
   auto points_bytes = points ? checked_mul(*points, kPointBytes) : std::nullopt;
-  auto scatter_bytes =
-      points && want_input_grad ? checked_mul(*points, kScatterBytes) : std::optional<int64_t>(0);
+  auto scatter_bytes = points && want_input_grad
+                           ? checked_mul(*points, scatter_bytes_per_point(interpolation))
+                           : std::optional<int64_t>(0);
   std::optional<int64_t> plane_bytes = 0;
   if (want_input_grad) {
     auto plane = checked_mul(l.in_h, l.in_w);

@@ -108,6 +108,9 @@ Check formats(const CallArgs& a) {
   return check_format_nd(all);
 }
 
+// The rank and shape clauses have two profile rows: gradOutput (and the forward's output) is
+// (bs, Q, heads, C) in seed and extended, (bs, Q, heads * C) in cann-latest (errata E-MSDA-4).
+template <bool kFlatOutput>
 Check ranks(const CallArgs& a) {
   struct Expected {
     const char* name;
@@ -120,7 +123,7 @@ Check ranks(const CallArgs& a) {
                                     {"levelStartIndex", a.level_start_index, 1, -1},
                                     {"location", a.location, 6, 2},
                                     {"attnWeight", a.attn_weight, 5, -1}};
-  if (backward(a)) expected.push_back({"gradOutput", a.grad_output, 4, -1});
+  if (backward(a)) expected.push_back({"gradOutput", a.grad_output, kFlatOutput ? 3 : 4, -1});
   for (const auto& [name, t, r, last] : expected) {
     if (rank(*t) != r) {
       return std::string("expected ") + name + " to be " + std::to_string(r) + "-D, but got " +
@@ -134,6 +137,7 @@ Check ranks(const CallArgs& a) {
   return std::nullopt;
 }
 
+template <bool kFlatOutput>
 Check shapes(const CallArgs& a) {
   const Sizes s = sizes_of(a);
   const DimVector loc = a.location->view_dims, attn = a.attn_weight->view_dims;
@@ -155,7 +159,16 @@ Check shapes(const CallArgs& a) {
     return differ("attnWeight of sizes " + format_dims(want_attn.data(), want_attn.size()),
                   dims_of(*a.attn_weight));
   }
-  const std::vector<int64_t> want_out = {s.batch, s.queries, s.heads, s.channels};
+  // heads * C may overflow where bs is 0 (value holds no element): then nothing can match it.
+  const std::optional<int64_t> flat = checked_mul(s.heads, s.channels);
+  if (kFlatOutput && !flat) {
+    return differ(
+        "gradOutput/output of sizes (bs, Q, heads * C)",
+        "heads " + std::to_string(s.heads) + " x C " + std::to_string(s.channels) + " past int64");
+  }
+  const std::vector<int64_t> want_out =
+      kFlatOutput ? std::vector<int64_t>{s.batch, s.queries, flat.value_or(0)}
+                  : std::vector<int64_t>{s.batch, s.queries, s.heads, s.channels};
   if (backward(a) && a.grad_output->view_dims != want_out) {
     return differ("gradOutput of sizes " + format_dims(want_out.data(), want_out.size()),
                   dims_of(*a.grad_output));
@@ -172,9 +185,14 @@ Check shapes(const CallArgs& a) {
   return same("gradAttnWeight", a.grad_attn_weight, attn);
 }
 
+// Two profile rows: seed and cann-latest keep CANN's tiling limit C % 8 == 0; extended accepts
+// any C up to 256 (spec Changes 2026-11-26).
+template <bool kAnyChannels>
 Check channels(const CallArgs& a) {
   const int64_t c = a.value->view_dims[3];
-  if (c % 8 == 0 && c <= 256) return std::nullopt;
+  if ((kAnyChannels || c % 8 == 0) && c <= 256) return std::nullopt;
+  if (kAnyChannels)
+    return "expected channels (value.dim(3)) at most 256, but got " + std::to_string(c);
   return "expected channels (value.dim(3)) a multiple of 8 and at most 256, but got " +
          std::to_string(c);
 }
@@ -261,8 +279,11 @@ constexpr const char* kBoth = "000 and 001 约束说明";
 constexpr ProfileSet kSeedProfiles =
     profiles(SpecProfile::kSeed) | profiles(SpecProfile::kCannLatest);
 constexpr ProfileSet kExtendedProfile = profiles(SpecProfile::kExtended);
+constexpr ProfileSet kSeedAndExtended = profiles(SpecProfile::kSeed) | kExtendedProfile;
+constexpr ProfileSet kCannLatest = profiles(SpecProfile::kCannLatest);
+constexpr const char* kE_MSDA_4 = "errata E-MSDA-4 (CANN docs since 2026-01, API since 2026-08)";
 
-const std::array<Clause<CallArgs>, 14> kClauses = {{
+const std::array<Clause<CallArgs>, 17> kClauses = {{
     {"MSDA-NULL-01", kEvery, ACLNN_ERR_PARAM_NULLPTR, kBoth,
      "an input, an output, workspaceSize or executor is null", null_tensors},
     {"MSDA-DTYPE-01", kSeedProfiles, ACLNN_ERR_PARAM_INVALID, kBoth,
@@ -276,20 +297,33 @@ const std::array<Clause<CallArgs>, 14> kClauses = {{
      "float tensors do not all share one dtype", dtype_same},
     {"MSDA-FORMAT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision)",
      "a tensor's format is not ND (NCHW/NHWC accepted as aliases on 4-D tensors)", formats},
-    {"MSDA-RANK-01", kEvery, ACLNN_ERR_PARAM_INVALID, kBoth,
+    {"MSDA-RANK-01", kSeedAndExtended, ACLNN_ERR_PARAM_INVALID, kBoth,
      "ranks: value 4, spatialShape 2 (dim1 == 2), levelStartIndex 1, location 6 (dim5 == 2), "
      "attnWeight 5, gradOutput 4",
-     ranks},
-    {"MSDA-SHAPE-01", kEvery, ACLNN_ERR_PARAM_INVALID, kBoth,
+     ranks<false>},
+    {"MSDA-RANK-01", kCannLatest, ACLNN_ERR_PARAM_INVALID, kE_MSDA_4,
+     "ranks: value 4, spatialShape 2 (dim1 == 2), levelStartIndex 1, location 6 (dim5 == 2), "
+     "attnWeight 5, gradOutput 3",
+     ranks<true>},
+    {"MSDA-SHAPE-01", kSeedAndExtended, ACLNN_ERR_PARAM_INVALID, kBoth,
      "bs, num_heads, L, Q, P, C disagree between tensors; an output's shape differs from its "
      "input's",
-     shapes},
-    {"MSDA-LIMIT-01", kEvery, ACLNN_ERR_PARAM_INVALID, kBoth, "C % 8 != 0 or C > 256", channels},
+     shapes<false>},
+    {"MSDA-SHAPE-01", kCannLatest, ACLNN_ERR_PARAM_INVALID, kE_MSDA_4,
+     "bs, num_heads, L, Q, P, C disagree between tensors (gradOutput and output (bs, Q, heads * "
+     "C)); an output's shape differs from its input's",
+     shapes<true>},
+    {"MSDA-LIMIT-01", kSeedProfiles, ACLNN_ERR_PARAM_INVALID, kBoth, "C % 8 != 0 or C > 256",
+     channels<false>},
+    {"MSDA-LIMIT-01", kExtendedProfile, ACLNN_ERR_PARAM_INVALID,
+     "spec README Changes 2026-11-26 (extended: C % 8 is a device tiling limit)", "C > 256",
+     channels<true>},
     {"MSDA-LIMIT-02", kEvery, ACLNN_ERR_PARAM_INVALID, kBoth, "Q >= 500000", queries},
     {"MSDA-LIMIT-03", kEvery, ACLNN_ERR_PARAM_INVALID, k000, "L > 16 or num_heads > 16 or P > 16",
      limits_000},
-    {"MSDA-LIMIT-04", kEvery, ACLNN_ERR_PARAM_INVALID, k001, "L >= 10, bs > 32, or C + P + L > 512",
-     limits_001},
+    // errata E-MSDA-3: current CANN code enforces 000's set only.
+    {"MSDA-LIMIT-04", kSeedAndExtended, ACLNN_ERR_PARAM_INVALID, k001,
+     "L >= 10, bs > 32, or C + P + L > 512", limits_001},
     {"MSDA-DATA-01", kEvery, ACLNN_ERR_PARAM_INVALID, "Decision E-MSDA-5 (memory safety)",
      "some H_l or W_l < 1, a levelStartIndex < 0, or start_l + H_l*W_l > num_keys", level_geometry},
     {"MSDA-OUT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3",

@@ -3,6 +3,7 @@
 #ifndef GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_ENTRY_H_
 #define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_ENTRY_H_
 
+#include "core/checked_math.h"
 #include "core/executor.h"
 #include "core/profile.h"
 #include "core/status.h"
@@ -10,6 +11,19 @@
 #include "multi_scale_deformable_attention/kernels.h"
 
 namespace gradconf::msda {
+
+/// cann-latest's (bs, Q, heads * C) gradOutput or output (errata E-MSDA-4) as the kernels' 4-D
+/// (bs, Q, heads, C) view of the same elements; a 4-D tensor as it is.
+inline aclTensor heads_by_channels(const aclTensor& t, const Sizes& s) {
+  if (rank(t) == 4) return t;
+  aclTensor split = t;
+  const int64_t channel_stride = t.strides[2];
+  split.view_dims = {t.view_dims[0], t.view_dims[1], s.heads, s.channels};
+  // An empty view may have any strides (it addresses nothing): its head stride is then 0.
+  const int64_t head_stride = checked_mul(s.channels, channel_stride).value_or(0);
+  split.strides = {t.strides[0], t.strides[1], head_stride, channel_stride};
+  return split;
+}
 
 inline Plan make_plan(const CallArgs& args) {
   Plan plan{*args.value,
@@ -24,9 +38,9 @@ inline Plan make_plan(const CallArgs& args) {
             sizes_of(args),
             1};
   if (args.direction == Direction::kForward) {
-    plan.output = *args.output;
+    plan.output = heads_by_channels(*args.output, plan.sizes);
   } else {
-    plan.grad_output = *args.grad_output;
+    plan.grad_output = heads_by_channels(*args.grad_output, plan.sizes);
     plan.grad_value = *args.grad_value;
     plan.grad_location = *args.grad_location;
     plan.grad_attn_weight = *args.grad_attn_weight;

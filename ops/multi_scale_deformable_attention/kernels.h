@@ -243,7 +243,8 @@ GRADCONF_ALWAYS_INLINE void scatter_row(double* sums, double weight, const doubl
 }
 
 /// The channel sums of one sample's four tap rows against gradOutput, kLanes channels per lane
-/// vector, each lane in channel order and combined in combine_lanes' tree.
+/// vector, each lane in channel order and combined in combine_lanes' tree. `channels` is a whole
+/// number of lane vectors (the rows are lane-padded with zeros).
 template <typename Acc>
 struct TapSums {
   Acc attn, x, y;  ///< sum g * sample, sum g * d sample/dx, sum g * d sample/dy (pixel units)
@@ -286,11 +287,15 @@ class SliceBlock {
   static constexpr int64_t kLoadAhead = 8;
 
   SliceBlock(std::byte* base, const Sizes& s)
-      : base_(base), channels_(s.channels), row_bytes_(slice_row_bytes(s, sizeof(Acc))) {}
+      : base_(base),
+        channels_(s.channels),
+        padded_(lane_padded(s.channels)),
+        row_bytes_(slice_row_bytes(s, sizeof(Acc))) {}
 
+  /// The key's value row, zero past C up to lane_padded(C).
   const Acc* value(int64_t key) const { return reinterpret_cast<const Acc*>(row(key)); }
   double* sums(int64_t key) const {
-    return reinterpret_cast<double*>(row(key) + channels_ * int64_t{sizeof(Acc)});
+    return reinterpret_cast<double*>(row(key) + padded_ * int64_t{sizeof(Acc)});
   }
 
   /// Copies the slice's value rows from `origin` (strides of keys and channels) and zeroes the
@@ -303,10 +308,13 @@ class SliceBlock {
       if (key + kLoadAhead < keys)
         prefetch_row(in + kLoadAhead * key_stride, channels_ * channel_stride);
       auto* out = reinterpret_cast<Acc*>(row(key));
-      for (int64_t c = 0; c < channels_; c += kLanes) {  // C % kLanes == 0 (MSDA-LIMIT-01)
+      int64_t c = 0;
+      for (; c + kLanes <= channels_; c += kLanes) {
         const LaneVector<Acc> lanes = load_lanes<Acc>(in + c * channel_stride, channel_stride);
         std::memcpy(out + c, &lanes, sizeof lanes);
       }
+      for (; c < channels_; ++c) out[c] = static_cast<Acc>(in[c * channel_stride]);
+      std::fill(out + channels_, out + padded_, Acc(0));
       if constexpr (kClearSums) std::fill_n(sums(key), channels_, 0.0);
     }
   }
@@ -315,7 +323,7 @@ class SliceBlock {
   std::byte* row(int64_t key) const { return base_ + key * row_bytes_; }
 
   std::byte* base_;
-  int64_t channels_, row_bytes_;
+  int64_t channels_, padded_, row_bytes_;
 };
 
 /// Queries a slice's backward takes together: located, and their gradOutput rows converted, in
@@ -329,7 +337,7 @@ template <typename T>
 struct BackwardScratch {
   explicit BackwardScratch(const Sizes& s)
       : located(std::min(kQueryBlock, s.queries), s.levels * s.points),
-        grad(static_cast<size_t>(std::min(kQueryBlock, s.queries) * s.channels)),
+        grad(static_cast<size_t>(std::min(kQueryBlock, s.queries) * lane_padded(s.channels))),
         grad_wide(grad.size()) {}
   LocatedRows located;
   std::vector<compute_t<T>> grad;
@@ -342,8 +350,8 @@ struct BackwardScratch {
 /// its terms in query order: the same sums as query by query). A sample's tap rows feed
 /// gradLocation and gradAttnWeight (one writer per sample, channel sums in kLanes lanes) and are
 /// scattered into the slice block's double accumulator rows, which are written out at the end.
-/// C is a multiple of kLanes and at most 256 in every profile (MSDA-LIMIT-01); kChannels > 0 is C
-/// known at compile time.
+/// C is at most 256 in every profile (MSDA-LIMIT-01); its rows are lane-padded with zeros
+/// (lane_padded). kChannels > 0 is C known at compile time.
 template <typename T, Fault kFault, bool kFused, int64_t kChannels>
 GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels& levels, int64_t b,
                                            int64_t m, std::byte* workspace,
@@ -351,6 +359,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
   const int64_t channels = kChannels > 0 ? kChannels : s.channels;
+  const int64_t padded = lane_padded(channels);  // the gradOutput rows' stride in scratch
   const auto value = view_of<const T, 4>(plan.value);
   const auto location = view_of<const T, 6>(plan.location);
   const auto attn = view_of<const T, 5>(plan.attn_weight);
@@ -383,8 +392,9 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
                                &grad_attn(b, ahead, m, s.levels - 1, s.points - 1));
       }
       const T* g = &grad_output(b, q, m, 0);
-      Acc* grad = scratch.grad.data() + j * channels;
-      double* grad_wide = scratch.grad_wide.data() + j * channels;
+      // Past C the rows keep the zeros they were made with.
+      Acc* grad = scratch.grad.data() + j * padded;
+      double* grad_wide = scratch.grad_wide.data() + j * padded;
       for (int64_t c = 0; c < channels; ++c) {
         grad[c] = static_cast<Acc>(g[c * gs]);
         grad_wide[c] = static_cast<double>(g[c * gs]);
@@ -419,8 +429,8 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
             prefetch_row(slice.sums(t.key(k)), channels);
           }
         }
-        const Acc* grad = scratch.grad.data() + j * channels;
-        const double* grad_wide = scratch.grad_wide.data() + j * channels;
+        const Acc* grad = scratch.grad.data() + j * padded;
+        const double* grad_wide = scratch.grad_wide.data() + j * padded;
         for (int64_t p = 0; p < s.points; ++p) {
           const int64_t i = l * s.points + p;
           const LocatedSample t = scratch.located.sample(j, i);
@@ -432,7 +442,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
               // No pointer is formed for a tap outside the level.
               rows[k] = t.key(k) < 0 ? zeros : slice.value(t.key(k));
             }
-            sums = tap_sums<Acc, kFault>(rows, grad, t, channels);
+            sums = tap_sums<Acc, kFault>(rows, grad, t, padded);
             const Level& level = levels.level[static_cast<size_t>(i)];
             const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
             sums.x *= Acc(a) * width;

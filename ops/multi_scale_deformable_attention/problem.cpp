@@ -115,6 +115,8 @@ std::vector<int64_t> Problem::dims(Role role) const {
       return {batch, queries, heads, l, points};
     case Role::kGradOutput:
     case Role::kOutput:
+      // cann-latest: (bs, Q, heads * C), the same elements in the same order (errata E-MSDA-4).
+      if (profile == SpecProfile::kCannLatest) return {batch, queries, heads * channels};
       return {batch, queries, heads, channels};
   }
   return {};

@@ -10,6 +10,7 @@
 
 #include "core/checked_math.h"
 #include "core/executor.h"
+#include "core/lanes.h"
 #include "multi_scale_deformable_attention/clauses.h"
 
 namespace gradconf::msda {
@@ -20,11 +21,16 @@ inline int scatter_workers(const Sizes& s, int threads) {
   return static_cast<int>(std::clamp<int64_t>(slices, 1, std::max(threads, 1)));
 }
 
+/// C rounded up to whole lane vectors. The backward's value rows and gradOutput rows are padded
+/// with zeros to it, so its channel sums run in whole lane vectors for any C (extended accepts
+/// C % 8 != 0): a zero lane adds 0 * 0 to a sum, which changes no bit of it.
+inline int64_t lane_padded(int64_t channels) { return (channels + kLanes - 1) / kLanes * kLanes; }
+
 /// Bytes of one key's row in a worker's slice block: the key's value row in the compute type
-/// (`compute_bytes` per element), then its double gradValue accumulator row. Without overflow:
-/// C <= 256 (MSDA-LIMIT-01) is checked before this clause.
+/// (`compute_bytes` per element), then its double gradValue accumulator row, both lane-padded.
+/// Without overflow: C <= 256 (MSDA-LIMIT-01) is checked before this clause.
 inline int64_t slice_row_bytes(const Sizes& s, int64_t compute_bytes) {
-  return s.channels * (compute_bytes + int64_t{sizeof(double)});
+  return lane_padded(s.channels) * (compute_bytes + int64_t{sizeof(double)});
 }
 
 /// Bytes of one worker's slice block (every key's row), or nullopt when not representable.

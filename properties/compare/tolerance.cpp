@@ -173,23 +173,30 @@ double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, do
   return eps * (std::fabs(mixed) + std::fabs(part1) + std::fabs(part2)) + 3 * row.atol;
 }
 
-double finite_difference_bound(double magnitude, double loss_terms, double h) {
+double finite_difference_bound(double magnitude, double loss_terms, double h,
+                               double truncation_estimate) {
   // Double, Richardson-extrapolated central differences with steps h = 2^-10 and h/2: truncation
   // is O(h^4 |f^(5)|), ~1e-12 relative even where a softmax's slope along the direction is ~8
   // per unit step (h^4 8^4 / 30 ~ 1e-13; measured worst 6e-12 on NSA-like rows, 2.3e-6 without
   // the extrapolation). 1e-10 of the magnitude covers that worst with a factor 16 of margin; the
   // old 1e-6 let a gradient that passed through float (6e-8 relative) pass, which the planted
   // fault grid_sampler2d.grid_grad_rounded_to_float now shows caught.
+  // Smoother is not always gentler: bicubic sampling (cann-latest) is a product of two cubics
+  // along the direction, whose 5th derivative scales with the unnormalize factor^5 (5.5^5 at 12
+  // pixels): its truncation reached 2.4e-10 of the magnitude. So the law also extrapolates from
+  // h/2 and h/4 and R(h/2) is the estimate; its error is ~|R(h) - R(h/2)| / 15 (the h^4 term
+  // shrinks 16-fold), and the bound adds |R(h) - R(h/2)| itself: a 15-fold margin.
   // Rounding scales with the loss, not the gradient: each L(x +- s d) is off by about
   // c eps sum_k |f_k g_k| (the forward's own rounding of f_k and the dot product), so D(s) by
-  // c eps S / s and the extrapolation by (4 / (h/2) + 1 / h) / 3 c eps S = 3 c eps S / h. Where
+  // c eps S / s and the extrapolation from h/2 and h/4 by (4 / (h/4) + 1 / (h/2)) / 3 c eps S =
+  // 6 c eps S / h. Where
   // the gradient's terms cancel (magnitude ~0, e.g. nearest sampling whose gradOutput sums to 0
   // at a pixel) this term is all there is: the finding was 1.96e-12 against a 1e-12 floor,
   // S ~ 50, h = 2.7e-3. c = 64 covers short accumulations with margin.
   constexpr double kRoundingsPerLoss = 64;
   const double rounding =
-      3 * kRoundingsPerLoss * std::numeric_limits<double>::epsilon() * loss_terms / h;
-  return kFiniteDifferenceTruncation * magnitude + rounding + 1e-12;
+      6 * kRoundingsPerLoss * std::numeric_limits<double>::epsilon() * loss_terms / h;
+  return kFiniteDifferenceTruncation * magnitude + truncation_estimate + rounding + 1e-12;
 }
 
 }  // namespace gradconf::props

@@ -61,8 +61,12 @@ double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, do
                        double part2);
 
 /// Bound on |extrapolated central difference - <gradient, direction>| in double, given
-/// M = sum_i |gradient_i * direction_i|, the loss's terms S = sum_k |f_k g_k| and the step h.
-double finite_difference_bound(double magnitude, double loss_terms, double h);
+/// M = sum_i |gradient_i * direction_i|, the loss's terms S = sum_k |f_k g_k|, the step h (the
+/// smallest step is h / 4) and the measured truncation estimate |R(h) - R(h/2)| of the two
+/// extrapolations (Richardson's own error estimate: forward runs only, so a wrong backward cannot
+/// widen it).
+double finite_difference_bound(double magnitude, double loss_terms, double h,
+                               double truncation_estimate);
 
 /// The extrapolated difference's truncation error, relative to sum |gradient_i direction_i|.
 inline constexpr double kFiniteDifferenceTruncation = 1e-10;

@@ -141,22 +141,29 @@ rc::Gen<BoundaryCase<Problem>> gen_boundary_case(
     for (Direction d : {Direction::kBackward, Direction::kForward}) {
       if (breaker->applies_to(d) && wanted(d)) options.push_back(d);
     }
+    // The base problem's profile must apply the clause (cann-latest, for one, has no
+    // MSDA-LIMIT-04): the profiles any of its rows belongs to.
+    ProfileSet active = 0;
+    for (const ClauseInfo& c : table) {
+      if (c.id == breaker->clause_id) active |= c.profiles;
+    }
     return rc::gen::mapcat(rc::gen::elementOf(options), [=](Direction d) {
-      return rc::gen::map(rc::gen::tuple(base_problems(d), rc::gen::arbitrary<uint64_t>(),
-                                         rc::gen::arbitrary<bool>()),
-                          [=](const std::tuple<Problem, uint64_t, bool>& drawn) {
-                            BoundaryCase<Problem> c;
-                            c.problem = std::get<0>(drawn);
-                            c.choice = std::get<1>(drawn);
-                            c.just_valid = std::get<2>(drawn);
-                            c.clause_id = std::string(breaker->clause_id);
-                            c.call = make_call(c.problem);
-                            breaker->apply(c.call, c.choice, c.just_valid);
-                            c.expected_status = c.just_valid
-                                                    ? ACLNN_SUCCESS
-                                                    : clause_status(table, breaker->clause_id);
-                            return c;
-                          });
+      const auto base = rc::gen::suchThat(
+          base_problems(d), [active](const Problem& p) { return contains(active, p.profile); });
+      return rc::gen::map(
+          rc::gen::tuple(base, rc::gen::arbitrary<uint64_t>(), rc::gen::arbitrary<bool>()),
+          [=](const std::tuple<Problem, uint64_t, bool>& drawn) {
+            BoundaryCase<Problem> c;
+            c.problem = std::get<0>(drawn);
+            c.choice = std::get<1>(drawn);
+            c.just_valid = std::get<2>(drawn);
+            c.clause_id = std::string(breaker->clause_id);
+            c.call = make_call(c.problem);
+            breaker->apply(c.call, c.choice, c.just_valid);
+            c.expected_status =
+                c.just_valid ? ACLNN_SUCCESS : clause_status(table, breaker->clause_id);
+            return c;
+          });
     });
   });
 }

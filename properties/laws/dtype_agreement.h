@@ -40,12 +40,7 @@ LawResult dtype_agreement(const typename Traits::Problem& p, const Backend& back
     if (dtype == ACL_DOUBLE || !Traits::same_semantics_in_float64(typed)) continue;
     // The same rounded inputs in float64: only the kernel's precision differs.
     const auto call = Traits::make_call(typed);
-    auto wide = call;
-    for (auto& tensor : wide.tensors) {
-      const RoleSpec* role = wide.entry ? wide.entry->role(tensor.name) : nullptr;
-      if (!role || role->dtype_class == DtypeClass::kFloat) tensor.dtype = ACL_DOUBLE;
-    }
-    wide.profile = SpecProfile::kExtended;
+    const auto wide = Traits::in_float64(call);
     const Outcome narrow_run = Traits::run(call, {}, backend);
     const Outcome wide_run = Traits::run(wide, {}, backend);
     if (!narrow_run.ok() || !wide_run.ok()) {

@@ -55,6 +55,7 @@ concept OpTraits = requires(const typename T::Problem& p, typename T::Problem q,
   { T::batch_dim(call, 0) } -> std::convertible_to<int>;
   { T::tags(p) } -> std::same_as<std::vector<std::string>>;
   { T::same_semantics_in_float64(p) } -> std::convertible_to<bool>;
+  { T::in_float64(call) } -> std::same_as<Call>;
 };
 
 /// One case as data, for `gradconf export` and `gradconf run --repro`: the call, what the spec

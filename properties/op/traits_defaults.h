@@ -43,6 +43,17 @@ struct TraitsDefaults {
   /// run and a float64 run of the same rounded inputs must agree (dtype_agreement).
   static bool same_semantics_in_float64(const Problem&) { return true; }
 
+  /// `call` with its float tensors in DOUBLE (the same values), under the profile that accepts
+  /// DOUBLE for every op: extended.
+  static Call in_float64(Call call) {
+    for (auto& tensor : call.tensors) {
+      const RoleSpec* role = call.entry ? call.entry->role(tensor.name) : nullptr;
+      if (!role || role->dtype_class == DtypeClass::kFloat) tensor.dtype = ACL_DOUBLE;
+    }
+    call.profile = SpecProfile::kExtended;
+    return call;
+  }
+
   /// Every output of the call.
   static std::vector<int> wanted_outputs(const Problem&, const Call& call) {
     std::vector<int> indices;

@@ -142,7 +142,7 @@ struct Work {
 
 /// What one law binding's cases produced; joined into the campaign in binding order.
 struct WorkResult {
-  std::map<std::string, Cell> cells;                        ///< by dtype
+  std::map<std::pair<int, std::string>, Cell> cells;        ///< by (profile order, dtype)
   std::map<std::string, std::pair<int, int>> clause_sides;  ///< clause -> (valid, invalid)
   std::map<std::string, std::vector<int>> ulp_bins;         ///< dtype -> histogram
   std::map<std::string, std::vector<int>> margin_bins;      ///< dtype -> histogram
@@ -157,8 +157,13 @@ aclDataType dtype_of(const std::string& name) {
   return ACL_FLOAT;
 }
 
-std::string profile_of(const std::string& repro) {
-  return repro.find("--profile=extended") != std::string::npos ? "extended" : "seed";
+// The profile a case ran under: its repro line's --profile (seed when absent, the default).
+SpecProfile profile_of(const std::string& repro) {
+  for (SpecProfile p : implemented_profiles()) {
+    const std::string option = "--profile=" + std::string(profile_name(p)) + " ";
+    if (repro.find(option) != std::string::npos) return p;
+  }
+  return SpecProfile::kSeed;
 }
 
 WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
@@ -184,8 +189,10 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
     props::LawResult r = props::run_law_case(*w.law, backend, i, options.seed);
     if (!r.clause.empty()) sides_missing.erase({r.clause, r.just_valid});
     if (!options.dtypes.empty() && !selected(options.dtypes, {r.dtype})) continue;
-    if (!options.profile.empty() && profile_of(r.repro) != options.profile) continue;
-    Cell& cell = out.cells[r.dtype];
+    const SpecProfile profile = profile_of(r.repro);
+    if (!options.profile.empty() && profile_name(profile) != options.profile) continue;
+    Cell& cell = out.cells[{static_cast<int>(profile), r.dtype}];
+    cell.profile = profile_name(profile);
     cell.order = w.order;
     cell.family = std::string(w.family->family);
     cell.entry = std::string(w.law->entry);
@@ -243,7 +250,7 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
     out.cases += 1;
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  for (auto& [dtype, cell] : out.cells) {
+  for (auto& [key, cell] : out.cells) {
     cell.seconds = seconds / static_cast<double>(out.cells.size());
   }
   return out;
@@ -296,7 +303,7 @@ void collect_results(const std::vector<Work>& work, std::vector<WorkResult>& res
   std::map<std::pair<std::string, std::string>, ErrorHistogram> histograms;
   for (size_t i = 0; i < work.size(); ++i) {
     WorkResult& r = results[i];
-    for (auto& [dtype, cell] : r.cells) campaign.cells.push_back(std::move(cell));
+    for (auto& [key, cell] : r.cells) campaign.cells.push_back(std::move(cell));
     for (const auto& [clause, sides] : r.clause_sides) {
       for (ClauseRow& row : campaign.clauses) {
         if (row.id != clause) continue;
@@ -433,7 +440,10 @@ Campaign merge_campaigns(const std::vector<Campaign>& parts) {
     }
   }
   std::stable_sort(merged.cells.begin(), merged.cells.end(), [](const Cell& a, const Cell& b) {
-    return std::tie(a.order, a.dtype) < std::tie(b.order, b.dtype);
+    const auto rank = [](const Cell& c) {
+      return static_cast<int>(parse_profile(c.profile).value_or(SpecProfile::kSeed));
+    };
+    return std::make_tuple(a.order, rank(a), a.dtype) < std::make_tuple(b.order, rank(b), b.dtype);
   });
   std::stable_sort(merged.faults.begin(), merged.faults.end(),
                    [](const FaultCheck& a, const FaultCheck& b) { return a.order < b.order; });

@@ -19,7 +19,7 @@ struct CampaignOptions {
   std::vector<std::string> ops;     ///< family folder names or entry names; empty: all
   std::vector<std::string> laws;    ///< law names ("matches_reference"); empty: all
   std::vector<std::string> dtypes;  ///< "f16", "bf16", "f32", "f64"; empty: all
-  std::string profile;              ///< "seed" or "extended": only its cases; empty: both
+  std::string profile;  ///< "seed", "extended" or "cann-latest": only its cases; empty: all
   double budget_seconds = 60;
   uint64_t seed = 0;
   std::string planted_library;  ///< empty: no fault self-test
@@ -36,6 +36,9 @@ std::string_view cell_status_name(CellStatus status);
 struct Cell {
   int order = 0;  ///< the law binding's place in the whole campaign (shards keep it)
   std::string family, entry, law, dtype;
+  /// The spec profile the cell's cases ran under: a law's cases split per profile, so every
+  /// cell is one contract (cann-latest's modes and shapes appear in its cells only).
+  std::string profile = "seed";
   int cases = 0, failed = 0, mistrusted = 0;
   /// Cases that held having compared nothing (props::LawResult::vacuous): not in `cases`.
   int discarded = 0;

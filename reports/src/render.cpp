@@ -83,21 +83,35 @@ std::vector<std::string> dtypes_of(const Campaign& c) {
   return {set.begin(), set.end()};
 }
 
-// (entry, law) rows in campaign order.
-std::vector<std::pair<std::string, std::string>> rows_of(const Campaign& c) {
-  std::vector<std::pair<std::string, std::string>> rows;
+// One matrix row: a law binding under one spec profile.
+struct MatrixRow {
+  std::string entry, law, profile;
+  bool operator==(const MatrixRow&) const = default;
+};
+
+// (entry, law, profile) rows in campaign order.
+std::vector<MatrixRow> rows_of(const Campaign& c) {
+  std::vector<MatrixRow> rows;
   for (const Cell& cell : c.cells) {
-    std::pair<std::string, std::string> key{cell.entry, cell.law};
+    const MatrixRow key{cell.entry, cell.law, cell.profile};
     if (std::find(rows.begin(), rows.end(), key) == rows.end()) rows.push_back(key);
   }
   return rows;
 }
 
-const Cell* find_cell(const Campaign& c, const std::string& law, const std::string& dtype) {
+const Cell* find_cell(const Campaign& c, const MatrixRow& row, const std::string& dtype) {
   for (const Cell& cell : c.cells) {
-    if (cell.law == law && cell.dtype == dtype) return &cell;
+    if (cell.law == row.law && cell.profile == row.profile && cell.dtype == dtype) return &cell;
   }
   return nullptr;
+}
+
+// What each profile is, for the reader of a report: the spec's README §4 and Changes.
+std::string profiles_markdown() {
+  std::string md = "## Spec profiles\n\n| profile | implements |\n|---|---|\n";
+  for (SpecProfile p : implemented_profiles())
+    md += fmt::format("| {} | {} |\n", profile_name(p), profile_description(p));
+  return md + "\n";
 }
 
 int uncovered(const Campaign& c) {
@@ -280,19 +294,20 @@ std::string render_markdown(const Campaign& c, const Errata& errata) {
       "(exact), and checks that are not numbers (statuses, messages, canaries, child processes). "
       "Worst error / bound: the worst case's margin (its repro line is under \"Worst cases\"). "
       "Max rel: |error| / max(|expected|, atol/rtol). MERE / MARE: the older CANN standard, "
-      "passing when MERE < T and MARE < 10 T.\n\n| op | law | dtype | status | cases | compared "
-      "| worst error / bound | max abs | max rel | MERE / MARE | time s |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "passing when MERE < T and MARE < 10 T.\n\n| op | law | profile | dtype | status | cases "
+      "| compared | worst error / bound | max abs | max rel | MERE / MARE | time s |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Cell& cell : c.cells) {
     std::string cases = std::to_string(cell.cases);
     if (cell.discarded > 0) cases += fmt::format(" ({} discarded)", cell.discarded);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n", cell.entry,
-                      cell.law, cell.dtype, cell_status_name(cell.status()), cases,
-                      compared_text(cell), margin_text(cell),
-                      bounded_number(cell, cell.max_abs_error),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n",
+                      cell.entry, cell.law, cell.profile, cell.dtype,
+                      cell_status_name(cell.status()), cases, compared_text(cell),
+                      margin_text(cell), bounded_number(cell, cell.max_abs_error),
                       bounded_number(cell, cell.max_rel_error), mere_text(cell), cell.seconds);
   }
-  md += "\n## Worst cases (the bounded cells' closest case to its bound)\n\n";
+  md += "\n" + profiles_markdown();
+  md += "## Worst cases (the bounded cells' closest case to its bound)\n\n";
   for (const Cell& cell : c.cells) {
     if (cell.worst_repro.empty()) continue;
     md += fmt::format("- {} / {}: {}: `{}`\n", cell.law, cell.dtype, margin_text(cell),
@@ -372,6 +387,7 @@ std::string render_json(const Campaign& c, const Errata& errata) {
                           {"op", cell.entry},
                           {"law", cell.law},
                           {"dtype", cell.dtype},
+                          {"profile", cell.profile},
                           {"status", cell_status_name(cell.status())},
                           {"cases", cell.cases},
                           {"failed", cell.failed},
@@ -462,6 +478,7 @@ bool campaign_from_json(const std::string& text, Campaign* out, std::string* err
       cell.entry = x.at("op").get<std::string>();
       cell.law = x.at("law").get<std::string>();
       cell.dtype = x.at("dtype").get<std::string>();
+      cell.profile = x.value("profile", std::string("seed"));
       cell.cases = x.at("cases").get<int>();
       cell.failed = x.at("failed").get<int>();
       cell.mistrusted = x.at("mistrusted").get<int>();
@@ -538,7 +555,7 @@ std::string render_junit(const Campaign& c) {
   for (const Cell& cell : c.cells) {
     auto tc = suite.append_child("testcase");
     tc.append_attribute("classname") = cell.entry.c_str();
-    tc.append_attribute("name") = (cell.law + "[" + cell.dtype + "]").c_str();
+    tc.append_attribute("name") = (cell.law + "[" + cell.profile + ", " + cell.dtype + "]").c_str();
     tc.append_attribute("time") = cell.seconds;
     if (cell.status() == CellStatus::kFailed) {
       ++failures;
@@ -583,14 +600,21 @@ std::string render_html(const Campaign& c, const Errata& errata) {
       "s.</p>",
       c.failed() ? "FAILED" : "PASSED", c.failed() ? "FAILED" : "PASSED", c.cells.size(),
       c.cases_per_cell, c.options.seed, c.options.budget_seconds, c.seconds);
-  h += "<h2>Matrix: op &times; law &times; dtype</h2><table id=\"matrix\"><tr><th>op</th><th>law"
-       "</th>";
+  h += "<h2>Spec profiles</h2><table id=\"profiles\"><tr><th>profile</th><th>implements</th>"
+       "</tr>";
+  for (SpecProfile p : implemented_profiles()) {
+    h += "<tr><td>" + html_escape(std::string(profile_name(p))) + "</td><td>" +
+         html_escape(std::string(profile_description(p))) + "</td></tr>";
+  }
+  h += "</table><h2>Matrix: op &times; law &times; profile &times; dtype</h2><table "
+       "id=\"matrix\"><tr><th>op</th><th>law</th><th>profile</th>";
   for (const auto& d : dtypes) h += "<th>" + html_escape(d) + "</th>";
   h += "</tr>";
-  for (const auto& [entry, law] : rows_of(c)) {
-    h += "<tr><td>" + html_escape(entry) + "</td><td>" + html_escape(law) + "</td>";
+  for (const MatrixRow& row : rows_of(c)) {
+    h += "<tr><td>" + html_escape(row.entry) + "</td><td>" + html_escape(row.law) + "</td><td>" +
+         html_escape(row.profile) + "</td>";
     for (const auto& d : dtypes) {
-      const Cell* cell = find_cell(c, law, d);
+      const Cell* cell = find_cell(c, row, d);
       if (!cell) {
         h += "<td class=\"SKIPPED\">-</td>";
         continue;

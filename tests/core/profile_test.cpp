@@ -1,4 +1,4 @@
-// Spec profiles: only implemented ones are accepted, by the library and through the C extension.
+// Spec profiles: only the spec's three are accepted, by the library and through the C extension.
 #include <gtest/gtest.h>
 
 #include "core/profile.h"
@@ -7,17 +7,18 @@
 namespace gradconf {
 namespace {
 
-TEST(Profiles, seed_and_extended_parse_and_print_back) {
+TEST(Profiles, the_three_profiles_parse_and_print_back) {
   for (SpecProfile p : implemented_profiles()) EXPECT_EQ(parse_profile(profile_name(p)), p);
-  EXPECT_EQ(implemented_profiles().size(), 2u);
+  EXPECT_EQ(implemented_profiles().size(), 3u);
+  EXPECT_EQ(parse_profile("cann-latest"), SpecProfile::kCannLatest);
 }
 
-TEST(Profiles, cann_latest_and_typos_are_refused_until_implemented) {
-  EXPECT_EQ(parse_profile("cann-latest"), std::nullopt);
+TEST(Profiles, typos_are_refused) {
   EXPECT_EQ(parse_profile("Seed"), std::nullopt);
+  EXPECT_EQ(parse_profile("cann_latest"), std::nullopt);
   EXPECT_EQ(parse_profile(""), std::nullopt);
   const std::string before = gradconfGetSpecProfile();
-  EXPECT_EQ(gradconfSetSpecProfile("cann-latest"), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(gradconfSetSpecProfile("latest"), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(gradconfSetSpecProfile(nullptr), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(std::string(gradconfGetSpecProfile()), before);
   EXPECT_EQ(gradconfSetSpecProfile("extended"), ACLNN_SUCCESS);

@@ -213,4 +213,73 @@ TEST(GridSampler2DKernels, nearest_tie_falls_where_pytorch_puts_it_per_dtype) {
   }
 }
 
+// cann-latest's modes (E-GS-5), by hand. Input one row [1, 2, 4, 8] (H 1, W 4); y = 0 gives iy 0
+// under both alignCorners (H 1), which every padding leaves at 0.
+//   Reflection, alignCorners false: x = -1.375 -> ix = ((x+1)*4 - 1)/2 = -1.25. Folding at the
+//   outer edges (low -0.5, span 4): |-1.25 + 0.5| = 0.75, no full fold, so ix = 0.75 - 0.5 = 0.25
+//   with derivative -1 (the point moved left of the edge). out = 0.75*1 + 0.25*2 = 1.25;
+//   gridGrad x = (W/2 = 2) * (-1) * (V01 - V00 = 1) = -2 for gradOutput 1.
+//   Reflection, alignCorners true: x = 2 -> ix = (3/2)*3 = 4.5; folding at the centres (low 0,
+//   span 3): 4.5 = 1 fold + 1.5, odd, so ix = 3 - 1.5 = 1.5 (derivative -1): out = (2+4)/2 = 3.
+//   x = -2 -> ix = -1.5 -> 1.5 too.
+//   Bicubic (A = -0.75), zeros, alignCorners false: x = -0.125 -> ix = ((0.875*4) - 1)/2 = 1.25,
+//   floor 1, t = 0.25. Weights of taps 0..3: far(1.25) = A(1.953125 - 7.8125 + 10 - 4) =
+//   -0.10546875, near(0.25) = (1.25*0.25 - 2.25)*0.0625 + 1 = 0.87890625, near(0.75) =
+//   (0.9375 - 2.25)*0.5625 + 1 = 0.26171875, far(1.75) = A(5.359375 - 15.3125 + 14 - 4) =
+//   -0.03515625 (sum 1). out = -0.10546875 + 1.7578125 + 1.046875 - 0.28125 = 2.41796875.
+std::vector<double> row_1248() { return {1, 2, 4, 8}; }
+
+TEST(GridSampler2DReference, reflection_and_bicubic_by_hand) {
+  const Dims dims{1, 1, 1, 4, 1, 1};
+  const Attrs reflection_edges{0, 2, false, false};
+  EXPECT_EQ(forward(dims, reflection_edges, row_1248(), {-1.375, 0}), std::vector<double>{1.25});
+  const Gradients g = backward(dims, reflection_edges, {1.0}, row_1248(), {-1.375, 0});
+  EXPECT_EQ(g.grid_grad, (std::vector<double>{-2, 0}));
+  EXPECT_EQ(g.input_grad, (std::vector<double>{0.75, 0.25, 0, 0}));
+  const Attrs reflection_centres{0, 2, true, false};
+  EXPECT_EQ(forward(dims, reflection_centres, row_1248(), {2, 0}), std::vector<double>{3});
+  EXPECT_EQ(forward(dims, reflection_centres, row_1248(), {-2, 0}), std::vector<double>{3});
+  const Attrs bicubic{2, 0, false, false};
+  EXPECT_EQ(forward(dims, bicubic, row_1248(), {-0.125, 0}), std::vector<double>{2.41796875});
+}
+
+// The same hand values through the C API on the shipped kernels, in every dtype: inputs, grid,
+// weights and sums are exact in float, so each output is the hand value rounded once to the dtype.
+TEST(GridSampler2DKernels, reflection_and_bicubic_by_hand) {
+  namespace gs = gradconf::props::gs;
+  using gradconf::grid_sampler2d::Interpolation;
+  using gradconf::grid_sampler2d::Padding;
+  struct Case {
+    Interpolation interpolation;
+    Padding padding;
+    bool align_corners;
+    double x, out;
+  };
+  const Case cases[] = {{Interpolation::kBilinear, Padding::kReflection, false, -1.375, 1.25},
+                        {Interpolation::kBilinear, Padding::kReflection, true, 2, 3},
+                        {Interpolation::kBilinear, Padding::kReflection, true, -2, 3},
+                        {Interpolation::kBicubic, Padding::kZeros, false, -0.125, 2.41796875}};
+  for (aclDataType dtype : {ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_BF16}) {
+    for (const Case& k : cases) {
+      gradconf::grid_sampler2d::Problem p;
+      p.entry = gradconf::Direction::kForward;
+      p.dtype = dtype;
+      p.profile = gradconf::SpecProfile::kCannLatest;
+      p.n = 1, p.c = 1, p.in_h = 1, p.in_w = 4, p.out_h = 1, p.out_w = 1;
+      p.interpolation = k.interpolation;
+      p.padding = k.padding;
+      p.align_corners = k.align_corners;
+      gradconf::props::Call call = gs::make_call(p);
+      call.profile = p.profile;
+      call.tensor("input").values = row_1248();
+      call.tensor("grid").values = {k.x, 0};
+      const auto outcome = gradconf::props::run(call, {}, gradconf::props::Backend::linked());
+      ASSERT_TRUE(outcome.ok()) << outcome.message;
+      const double got = gradconf::props::output_of(call, outcome, "out").at(0);
+      EXPECT_EQ(got, gradconf::round_to_dtype(dtype, k.out))
+          << gradconf::dtype_name(dtype) << " x " << k.x;
+    }
+  }
+}
+
 }  // namespace

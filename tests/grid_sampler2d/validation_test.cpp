@@ -247,6 +247,13 @@ struct Row {
   aclnnStatus status;  ///< from the spec's table, not from clause_table()
   std::vector<Mutation> invalid;
   std::vector<Mutation> valid;
+  /// The profile the row runs under; a clause whose rows differ per profile has one row each.
+  gradconf::SpecProfile profile = gradconf::SpecProfile::kSeed;
+  /// The row's test name: the id, suffixed by the profile where it is not seed.
+  std::string key() const {
+    if (profile == gradconf::SpecProfile::kSeed) return id;
+    return id + "@" + std::string(gradconf::profile_name(profile));
+  }
 };
 
 // Sets the same field on a tensor and on its gradient so only the intended clause breaks.
@@ -400,6 +407,14 @@ std::vector<Row> rows() {
         {"interpolationMode INT64_MAX", kBoth, [](Call& c) { c.interpolation = INT64_MAX; }}},
        {{"interpolationMode 0", kBoth, [](Call& c) { c.interpolation = 0; }},
         {"interpolationMode 1", kBoth, [](Call& c) { c.interpolation = 1; }}}});
+  // cann-latest adds bicubic (E-GS-5).
+  r.push_back({"GS-ATTR-01",
+               kInvalid,
+               {{"interpolationMode 3", kBoth, [](Call& c) { c.interpolation = 3; }},
+                {"interpolationMode -1", kBoth, [](Call& c) { c.interpolation = -1; }}},
+               {{"interpolationMode 0", kBoth, [](Call& c) { c.interpolation = 0; }},
+                {"interpolationMode 2", kBoth, [](Call& c) { c.interpolation = 2; }}},
+               gradconf::SpecProfile::kCannLatest});
   r.push_back({"GS-ATTR-02",
                kInvalid,
                {{"paddingMode 2", kBoth, [](Call& c) { c.padding = 2; }},
@@ -407,6 +422,14 @@ std::vector<Row> rows() {
                 {"paddingMode INT64_MIN", kBoth, [](Call& c) { c.padding = INT64_MIN; }}},
                {{"paddingMode 0", kBoth, [](Call& c) { c.padding = 0; }},
                 {"paddingMode 1", kBoth, [](Call& c) { c.padding = 1; }}}});
+  // cann-latest adds reflection (E-GS-5).
+  r.push_back({"GS-ATTR-02",
+               kInvalid,
+               {{"paddingMode 3", kBoth, [](Call& c) { c.padding = 3; }},
+                {"paddingMode -1", kBoth, [](Call& c) { c.padding = -1; }}},
+               {{"paddingMode 1", kBoth, [](Call& c) { c.padding = 1; }},
+                {"paddingMode 2", kBoth, [](Call& c) { c.padding = 2; }}},
+               gradconf::SpecProfile::kCannLatest});
   r.push_back({"GS-RANK-01",
                kInvalid,
                {{"gradOutput rank 3", kBwd,
@@ -559,7 +582,7 @@ std::vector<Row> rows() {
 const Row& row(std::string_view id) {
   static const std::vector<Row> all = rows();
   for (const auto& r : all) {
-    if (r.id == id) return r;
+    if (r.key() == id) return r;
   }
   throw std::runtime_error("no row " + std::string(id));
 }
@@ -581,16 +604,32 @@ TEST(GridSampler2DValidation, rows_cover_exactly_the_clause_table) {
             std::set<std::string>(row_ids.begin(), row_ids.end()));
   EXPECT_EQ(table_ids, row_ids) << "clause order differs from the spec's (null, dtype, attrs, "
                                    "ranks, shapes)";
-  EXPECT_EQ(table_ids.size(), std::set<std::string>(table_ids.begin(), table_ids.end()).size())
-      << "duplicate clause id";
+  // An id has one row per profile set, and the sets of its rows never overlap.
+  for (size_t i = 0; i < table.size(); ++i) {
+    for (size_t j = i + 1; j < table.size(); ++j) {
+      if (table[i].id != table[j].id) continue;
+      EXPECT_EQ(table[i].profiles & table[j].profiles, 0) << "overlapping rows of " << table[i].id;
+    }
+  }
   for (const auto& clause : table) {
     if (std::find(row_ids.begin(), row_ids.end(), clause.id) == row_ids.end()) continue;
     const bool declared =
         std::find(kClausesWithDeclaredStorageTests.begin(), kClausesWithDeclaredStorageTests.end(),
                   clause.id) != kClausesWithDeclaredStorageTests.end();
-    EXPECT_EQ(clause.status, declared ? ACLNN_ERR_PARAM_INVALID : row(clause.id).status)
-        << clause.id;
-    EXPECT_TRUE(gradconf::contains(clause.profiles, gradconf::SpecProfile::kSeed)) << clause.id;
+    const auto rows_of_clause = std::count(table_ids.begin(), table_ids.end(), clause.id);
+    const auto profile =
+        rows_of_clause > 1 && !gradconf::contains(clause.profiles, gradconf::SpecProfile::kSeed)
+            ? gradconf::SpecProfile::kCannLatest
+            : gradconf::SpecProfile::kSeed;
+    const std::string key = profile == gradconf::SpecProfile::kSeed
+                                ? std::string(clause.id)
+                                : std::string(clause.id) + "@cann-latest";
+    if (declared) {
+      EXPECT_EQ(clause.status, ACLNN_ERR_PARAM_INVALID) << clause.id;
+      continue;
+    }
+    EXPECT_EQ(clause.status, row(key).status) << clause.id;
+    EXPECT_TRUE(gradconf::contains(clause.profiles, row(key).profile)) << clause.id;
     EXPECT_FALSE(clause.source.empty()) << clause.id;
     EXPECT_FALSE(clause.condition.empty()) << clause.id;
   }
@@ -605,8 +644,8 @@ TEST(GridSampler2DValidation, base_call_is_valid_in_both_directions) {
 class ClauseRow : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ClauseRow, just_invalid_fails_and_just_valid_runs) {
-  gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
   const Row& r = row(GetParam());
+  gradconf::ScopedSpecProfile profile(r.profile);
   ASSERT_FALSE(r.invalid.empty());
   ASSERT_FALSE(r.valid.empty());
   for (bool forward : {false, true}) {
@@ -634,7 +673,7 @@ TEST_P(ClauseRow, just_invalid_fails_and_just_valid_runs) {
 
 std::vector<std::string> row_ids() {
   std::vector<std::string> ids;
-  for (const auto& r : rows()) ids.push_back(r.id);
+  for (const auto& r : rows()) ids.push_back(r.key());
   return ids;
 }
 
@@ -642,6 +681,7 @@ INSTANTIATE_TEST_SUITE_P(GridSampler2DValidation, ClauseRow, ::testing::ValuesIn
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
+                           std::replace(name.begin(), name.end(), '@', '_');
                            return name;
                          });
 
@@ -652,8 +692,10 @@ TEST(GridSampler2DValidation, two_broken_clauses_report_the_earlier) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
   const auto all = rows();
   int pairs = 0;
+  const auto seed_row = [](const Row& r) { return r.profile == gradconf::SpecProfile::kSeed; };
   for (size_t i = 0; i < all.size(); ++i) {
     for (size_t j = i + 1; j < all.size(); ++j) {
+      if (!seed_row(all[i]) || !seed_row(all[j])) continue;
       for (bool forward : {false, true}) {
         const unsigned dir = forward ? kFwd : kBwd;
         for (const Mutation& a : all[i].invalid) {

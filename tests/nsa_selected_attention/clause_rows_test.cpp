@@ -27,7 +27,8 @@ using gradconf::testing::kNullStatus;
 using gradconf::testing::null_tensor_row;
 using gradconf::testing::resize;
 
-constexpr SpecProfile kSeed = SpecProfile::kSeed, kExtended = SpecProfile::kExtended;
+constexpr SpecProfile kSeed = SpecProfile::kSeed, kExtended = SpecProfile::kExtended,
+                      kCannLatest = SpecProfile::kCannLatest;
 
 // One batch of 16 queries over 16 keys, N1 = N2 = 1, Dqk = Dv = 128, B 16, K 1, sparseMode 2.
 const gradconf::testing::ProblemCalls<Problem> kCalls = {
@@ -61,9 +62,9 @@ gradconf::props::TensorSpec& first_output(Call& c) {
 
 const std::vector<ClauseRow>& rows() {
   static const std::vector<ClauseRow> r = {
-      null_tensor_row("NSA-NULL-01", {kSeed, kExtended}, kBothEntries, "key"),
+      null_tensor_row("NSA-NULL-01", {kSeed, kExtended, kCannLatest}, kBothEntries, "key"),
       {"NSA-NULL-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kNullStatus,
        kAsGiven,
@@ -71,25 +72,25 @@ const std::vector<ClauseRow>& rows() {
         [](Call& c) { c.attr("actualSeqKvLenOptional") = std::monostate{}; }}},
       // attentionOut is optional in the backward (003: recomputed when absent); dv is not.
       {"NSA-NULL-01",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBackwardEntry,
        kNullStatus,
        {"attentionOut = nullptr", [](Call& c) { c.tensor("attentionOut").null = true; }},
        {"dvOut = nullptr", [](Call& c) { c.tensor("dvOut").null = true; }}},
       {"NSA-DTYPE-01",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"float tensors BFLOAT16", [](Call& c) { set_float_dtype(c, ACL_BF16); }},
        {"float tensors FLOAT", [](Call& c) { set_float_dtype(c, ACL_FLOAT); }}},
       {"NSA-DTYPE-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"topkIndices INT32", [](Call&) {}},
        {"topkIndices INT64", [](Call& c) { c.tensor("topkIndices").dtype = ACL_INT64; }}},
       {"NSA-DTYPE-01",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"softmax statistics FLOAT", [](Call&) {}},
@@ -109,26 +110,26 @@ const std::vector<ClauseRow>& rows() {
           c.tensor("key").dtype = ACL_FLOAT;
         }}},
       {"NSA-FORMAT-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"query ND", [](Call&) {}},
        {"query NCHW (an alias only on 4-D tensors)",
         [](Call& c) { c.tensor("query").format = ACL_FORMAT_NCHW; }}},
       {"NSA-LAYOUT-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"inputLayout \"TND\"", [](Call&) {}},
        {"inputLayout \"BSND\"", [](Call& c) { c.attr("inputLayout") = std::string("BSND"); }}},
       {"NSA-LAYOUT-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"inputLayout \"TND\"", [](Call&) {}},
        {"inputLayout null", [](Call& c) { c.attr("inputLayout") = std::monostate{}; }}},
       {"NSA-RANK-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        kAsGiven,
@@ -138,7 +139,7 @@ const std::vector<ClauseRow>& rows() {
           t.dims.insert(t.dims.begin(), 1);
         }}},
       {"NSA-RANK-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"softmax statistics (16, 1, 8)", [](Call&) {}},
@@ -149,7 +150,7 @@ const std::vector<ClauseRow>& rows() {
                  4);
         }}},
       {"NSA-SHAPE-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        kAsGiven,
@@ -158,19 +159,19 @@ const std::vector<ClauseRow>& rows() {
           resize(c, {{"value", 0}}, 17);
         }}},
       {"NSA-HEAD-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"headNum = N1 = 2, N2 = 1", kCalls.remade([](Problem& p) { p.q_heads = 2; })},
        {"headNum = 2 with N1 = 1", [](Call& c) { c.attr("headNum") = int64_t{2}; }}},
       {"NSA-HEAD-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"N1 = 32, N2 = 1 (G 32)", kCalls.remade([](Problem& p) { p.q_heads = 32; })},
        {"N1 = 33, N2 = 1 (G 33)", kCalls.broken([](Problem& p) { p.q_heads = 33; })}},
       {"NSA-HEAD-01",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"N1 = 4, N2 = 2", kCalls.remade([](Problem& p) {
@@ -182,7 +183,7 @@ const std::vector<ClauseRow>& rows() {
           p.kv_heads = 2;
         })}},
       {"NSA-DIM-01",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"Dqk = Dv = 192", kCalls.remade([](Problem& p) { p.dim_qk = p.dim_v = 192; })},
@@ -197,7 +198,7 @@ const std::vector<ClauseRow>& rows() {
         })},
        {"Dqk = 513", kCalls.broken([](Problem& p) { p.dim_qk = 513; })}},
       {"NSA-BLOCK-01",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"B = 128 over 128 keys", kCalls.remade([](Problem& p) {
@@ -206,7 +207,7 @@ const std::vector<ClauseRow>& rows() {
         })},
        {"B = 24", [](Call& c) { c.attr("selectedBlockSize") = int64_t{24}; }}},
       {"NSA-BLOCK-01",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"K = 32 over 512 keys", kCalls.remade([](Problem& p) {
@@ -224,7 +225,7 @@ const std::vector<ClauseRow>& rows() {
        {"B = 1, K = 1", kCalls.remade([](Problem& p) { p.block = 1; })},
        {"B = 0", [](Call& c) { c.attr("selectedBlockSize") = int64_t{0}; }}},
       {"NSA-SEQ-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"two batches of (8 queries, 16 keys)", kCalls.remade([](Problem& p) {
@@ -239,7 +240,7 @@ const std::vector<ClauseRow>& rows() {
               c.attr("actualSeqKvLenOptional") = std::vector<int64_t>{16, 31};
             })}},
       {"NSA-SEQ-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        kAsGiven,
@@ -252,7 +253,7 @@ const std::vector<ClauseRow>& rows() {
               c.attr("actualSeqQLenOptional") = std::vector<int64_t>{0, 16};
             })}},
       {"NSA-SEQ-02",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"K = 2 over 32 keys (B*K)", kCalls.remade([](Problem& p) {
@@ -261,7 +262,7 @@ const std::vector<ClauseRow>& rows() {
         })},
        {"K = 2 over 16 keys (< B*K)", kCalls.broken([](Problem& p) { p.count = 2; })}},
       {"NSA-SEQ-02",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"32 keys", kCalls.remade([](Problem& p) {
@@ -284,7 +285,7 @@ const std::vector<ClauseRow>& rows() {
           p.seqs = {{16, 131088}};
         })}},
       {"NSA-SEQ-03",
-       {kSeed},
+       {kSeed, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"131072 keys", kCalls.remade([](Problem& p) {
@@ -294,13 +295,13 @@ const std::vector<ClauseRow>& rows() {
           p.seqs = {{16, 131088}};
         })}},
       {"NSA-SPARSE-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"sparseMode = 0", [](Call& c) { c.attr("sparseMode") = int64_t{0}; }},
        {"sparseMode = 1", [](Call& c) { c.attr("sparseMode") = int64_t{1}; }}},
       {"NSA-DATA-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"topk index 1 over 32 keys (2 blocks)", kCalls.remade(
@@ -314,13 +315,13 @@ const std::vector<ClauseRow>& rows() {
                                          },
                                          [](Call& c) { set_topk(c, 2); })}},
       {"NSA-DATA-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"topk index 0", [](Call& c) { set_topk(c, 0); }},
        {"topk index -1", [](Call& c) { set_topk(c, -1); }}},
       {"NSA-OUT-01",
-       {kSeed, kExtended},
+       {kSeed, kExtended, kCannLatest},
        kBothEntries,
        kInvalidStatus,
        {"the first output's head dim (size 1) with stride 0",

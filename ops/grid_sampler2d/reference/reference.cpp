@@ -8,12 +8,15 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 namespace gradconf::grid_sampler2d::reference {
 namespace {
 
 constexpr int64_t kNearest = 1;
+constexpr int64_t kBicubic = 2;
 constexpr int64_t kBorder = 1;
+constexpr int64_t kReflection = 2;
 
 // CANN and PyTorch CUDA refuse to cast a coordinate beyond the int32 range into an index and treat
 // the point as out of bounds instead (CANN's -100 sentinel, PyTorch's safe_downgrade_to_int_range).
@@ -67,15 +70,65 @@ SourceIndex clip_coordinates_set_grad(C coord, int64_t size) {
   return {static_cast<double>(coord), 1.0};
 }
 
+// Reflects a coordinate until it falls between low and high (inclusive), the bounds given as twice
+// their value so that half-integers are integers (PyTorch's reflect_coordinates_set_grad). *grad is
+// +1 or -1. The parity of the number of flips is taken in C: PyTorch's int cast of the count is
+// undefined for far coordinates.
+template <typename C>
+C reflect_coordinates_set_grad(C in, int64_t twice_low, int64_t twice_high, double* grad) {
+  if (twice_low == twice_high) {
+    *grad = 0.0;
+    return C(0);
+  }
+  const C min = static_cast<C>(twice_low) / C(2);
+  const C span = static_cast<C>(twice_high - twice_low) / C(2);
+  in = in - min;
+  double mult = 1.0;
+  if (in < C(0)) {
+    mult = -1.0;
+    in = -in;
+  }
+  const C extra = std::fmod(in, span);
+  const C flips = std::floor(in / span);
+  if (std::fmod(flips, C(2)) == C(0)) {
+    *grad = mult;
+    return extra + min;
+  }
+  *grad = -mult;
+  return span - extra + min;
+}
+
+// Reflection folds at the corner pixels' centres (align_corners) or at their outer edges.
+template <typename C>
+C reflect_set_grad(C coord, int64_t size, bool align_corners, double* grad) {
+  if (align_corners) return reflect_coordinates_set_grad(coord, 0, 2 * (size - 1), grad);
+  return reflect_coordinates_set_grad(coord, -1, 2 * size - 1, grad);
+}
+
+// Padding of an unnormalized coordinate (PyTorch's compute_coordinates), with its derivative.
+template <typename C>
+SourceIndex pad_set_grad(C coord, int64_t size, const Attrs& attrs) {
+  if (attrs.padding == kBorder) {
+    const SourceIndex clipped = clip_coordinates_set_grad(coord, size);
+    return {clipped.coord, clipped.grad};
+  }
+  if (attrs.padding == kReflection) {
+    double reflect_grad = 0.0;
+    const C reflected = reflect_set_grad(coord, size, attrs.align_corners, &reflect_grad);
+    const SourceIndex clipped = clip_coordinates_set_grad(reflected, size);
+    return {clipped.coord, reflect_grad * clipped.grad};
+  }
+  return {static_cast<double>(coord), 1.0};
+}
+
+// Bicubic pads each of its taps, not the coordinate: its source index is only unnormalized.
 template <typename C>
 SourceIndex compute_source_index_set_grad(C coord, int64_t size, const Attrs& attrs) {
   const C unnormalized = unnormalize(coord, size, attrs.align_corners);
   const double mult = unnormalize_grad(size, attrs.align_corners);
-  if (attrs.padding == kBorder) {
-    const SourceIndex clipped = clip_coordinates_set_grad(unnormalized, size);
-    return {clipped.coord, mult * clipped.grad};
-  }
-  return {static_cast<double>(unnormalized), mult};
+  if (attrs.interpolation == kBicubic) return {static_cast<double>(unnormalized), mult};
+  const SourceIndex padded = pad_set_grad(unnormalized, size, attrs);
+  return {padded.coord, mult * padded.grad};
 }
 
 SourceIndex source_index(double coord, int64_t size, const Attrs& attrs) {
@@ -83,6 +136,21 @@ SourceIndex source_index(double coord, int64_t size, const Attrs& attrs) {
     return compute_source_index_set_grad(static_cast<float>(coord), size, attrs);
   }
   return compute_source_index_set_grad(coord, size, attrs);
+}
+
+// A bicubic tap's pixel index along one axis: floor - 1 + i, padded in the coordinate type C
+// (PyTorch's get_value_bounded); -1 when it falls outside [0, size).
+template <typename C>
+int64_t padded_tap_index(double floor_coord, int i, int64_t size, const Attrs& attrs) {
+  const C tap = static_cast<C>(floor_coord) - C(1) + static_cast<C>(i);
+  const double padded = pad_set_grad(tap, size, attrs).coord;
+  if (!(padded >= 0.0 && padded < static_cast<double>(size))) return -1;
+  return static_cast<int64_t>(padded);
+}
+
+int64_t tap_index(double floor_coord, int i, int64_t size, const Attrs& attrs) {
+  if (attrs.float_coordinates) return padded_tap_index<float>(floor_coord, i, size, attrs);
+  return padded_tap_index<double>(floor_coord, i, size, attrs);
 }
 
 // Applied after padding, so +-inf under border padding is a legal (clamped) coordinate, while under
@@ -121,7 +189,32 @@ SourcePoint source_point(const Dims& d, const Attrs& attrs, const std::vector<do
                          int64_t n, int64_t h, int64_t w) {
   const SourceIndex x = source_index(grid[grid_offset(d, n, h, w, 0)], d.in_w, attrs);
   const SourceIndex y = source_index(grid[grid_offset(d, n, h, w, 1)], d.in_h, attrs);
+  if (attrs.interpolation == kBicubic) {
+    // Its taps are padded one by one (and a far one under zeros padding is simply outside), so
+    // only a non-finite coordinate drops the point.
+    return {std::isfinite(x.coord) && std::isfinite(y.coord), x, y};
+  }
   return {is_usable_coordinate(x.coord) && is_usable_coordinate(y.coord), x, y};
+}
+
+// Keys' cubic convolution kernel with A = -0.75 (PyTorch's get_cubic_upsample_coefficients), at
+// distance |x| <= 1 and 1 < |x| < 2, and its derivative.
+constexpr double kCubicA = -0.75;
+double cubic_near(double x) { return ((kCubicA + 2) * x - (kCubicA + 3)) * x * x + 1; }
+double cubic_far(double x) {
+  return ((kCubicA * x - 5 * kCubicA) * x + 8 * kCubicA) * x - 4 * kCubicA;
+}
+double cubic_near_slope(double x) { return (3 * (kCubicA + 2) * x - 2 * (kCubicA + 3)) * x; }
+double cubic_far_slope(double x) { return (3 * kCubicA * x - 10 * kCubicA) * x + 8 * kCubicA; }
+
+// Weights of the taps floor-1 .. floor+2 at fraction t, and their derivatives in t (the taps lie
+// at distances t+1, t, 1-t, 2-t).
+std::array<double, 4> cubic_weights(double t) {
+  return {cubic_far(t + 1), cubic_near(t), cubic_near(1 - t), cubic_far(2 - t)};
+}
+std::array<double, 4> cubic_weight_slopes(double t) {
+  return {cubic_far_slope(t + 1), cubic_near_slope(t), -cubic_near_slope(1 - t),
+          -cubic_far_slope(2 - t)};
 }
 
 // The four corners around (ix, iy): (y0,x0), (y0,x0+1), (y0+1,x0), (y0+1,x0+1) in the spec's order
@@ -141,6 +234,42 @@ std::array<Tap, 4> bilinear_taps(double ix, double iy) {
   }};
 }
 
+// Bicubic's t = coord - floor(coord), in the coordinate type as PyTorch computes it: in float, a
+// coordinate just below an integer gives t = 1 exactly (so a weight of exactly 0, and 0 * inf is
+// NaN), where double would give 1 - 3e-8 (errata GS-BICUBIC-FRACTION).
+double fraction(double coord, const Attrs& attrs) {
+  if (attrs.float_coordinates) {
+    const auto c = static_cast<float>(coord);  // exact: coord was computed in float
+    return static_cast<double>(c - std::floor(c));
+  }
+  return coord - std::floor(coord);
+}
+
+// The 16 bicubic taps of a usable point, row by row; a tap outside the input has index -1 (it
+// reads 0). Precondition: both coordinates are finite.
+std::vector<Tap> bicubic_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs) {
+  const double fx = std::floor(p.x.coord), fy = std::floor(p.y.coord);
+  const double tx = fraction(p.x.coord, attrs), ty = fraction(p.y.coord, attrs);
+  const std::array<double, 4> wx = cubic_weights(tx), wy = cubic_weights(ty);
+  const std::array<double, 4> sx = cubic_weight_slopes(tx), sy = cubic_weight_slopes(ty);
+  std::vector<Tap> taps;
+  for (int j = 0; j < 4; ++j) {
+    for (int i = 0; i < 4; ++i) {
+      const int64_t y = tap_index(fy, j, d.in_h, attrs), x = tap_index(fx, i, d.in_w, attrs);
+      taps.push_back({y < 0 || x < 0 ? -1 : y, y < 0 || x < 0 ? -1 : x, wx[i] * wy[j],
+                      sx[i] * wy[j], wx[i] * sy[j]});
+    }
+  }
+  return taps;
+}
+
+// The weighted taps of a usable point, bilinear or bicubic.
+std::vector<Tap> interpolation_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs) {
+  if (attrs.interpolation == kBicubic) return bicubic_taps(p, d, attrs);
+  const std::array<Tap, 4> taps = bilinear_taps(p.x.coord, p.y.coord);
+  return {taps.begin(), taps.end()};
+}
+
 // Round half to even, as PyTorch (std::nearbyint) and CANN (rint) do; assumes the default
 // floating-point rounding mode. Precondition: the coordinate is usable.
 int64_t nearest_index(double coord) { return static_cast<int64_t>(std::nearbyint(coord)); }
@@ -153,39 +282,52 @@ double input_at(const Dims& d, const std::vector<double>& input, int64_t n, int6
   return input[input_offset(d, n, c, y, x)];
 }
 
+// weight_magnitudes: every weight replaced by its absolute value (bicubic's can be negative).
 double sample(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
-              const SourcePoint& p, int64_t n, int64_t c) {
+              const SourcePoint& p, int64_t n, int64_t c, bool weight_magnitudes = false) {
   if (!p.usable) return 0.0;
   if (attrs.interpolation == kNearest) {
     return input_at(d, input, n, c, nearest_index(p.y.coord), nearest_index(p.x.coord));
   }
   double value = 0.0;
-  for (const Tap& tap : bilinear_taps(p.x.coord, p.y.coord)) {
+  for (const Tap& tap : interpolation_taps(p, d, attrs)) {
     // Skip rather than multiply by a zero value: an out-of-range tap must not turn a zero weight
     // into NaN, while an in-range inf/NaN pixel must still poison the result (as in PyTorch).
     if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
-      value += tap.weight * input[input_offset(d, n, c, tap.y, tap.x)];
+      const double weight = weight_magnitudes ? std::fabs(tap.weight) : tap.weight;
+      value += weight * input[input_offset(d, n, c, tap.y, tap.x)];
     }
   }
   return value;
 }
 
-}  // namespace
-
-std::vector<double> forward(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
-                            const std::vector<double>& grid) {
+std::vector<double> sample_all(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
+                               const std::vector<double>& grid, bool weight_magnitudes) {
   std::vector<double> out(count4(d.n, d.c, d.out_h, d.out_w), 0.0);
   for (int64_t n = 0; n < d.n; ++n) {
     for (int64_t c = 0; c < d.c; ++c) {
       for (int64_t h = 0; h < d.out_h; ++h) {
         for (int64_t w = 0; w < d.out_w; ++w) {
           const SourcePoint p = source_point(d, attrs, grid, n, h, w);
-          out[output_offset(d, n, c, h, w)] = sample(d, attrs, input, p, n, c);
+          out[output_offset(d, n, c, h, w)] = sample(d, attrs, input, p, n, c, weight_magnitudes);
         }
       }
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<double> forward(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
+                            const std::vector<double>& grid) {
+  return sample_all(d, attrs, input, grid, false);
+}
+
+std::vector<double> forward_with_weight_magnitudes(const Dims& d, const Attrs& attrs,
+                                                   const std::vector<double>& input,
+                                                   const std::vector<double>& grid) {
+  return sample_all(d, attrs, input, grid, true);
 }
 
 Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>& grad_output,
@@ -211,7 +353,7 @@ Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>&
             }
             continue;
           }
-          for (const Tap& tap : bilinear_taps(p.x.coord, p.y.coord)) {
+          for (const Tap& tap : interpolation_taps(p, d, attrs)) {
             if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
               result.input_grad[input_offset(d, n, c, tap.y, tap.x)] += tap.weight * g;
             }
@@ -229,7 +371,7 @@ Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>&
       for (int64_t w = 0; w < d.out_w; ++w) {
         const SourcePoint p = source_point(d, attrs, grid, n, h, w);
         if (!p.usable) continue;
-        const std::array<Tap, 4> taps = bilinear_taps(p.x.coord, p.y.coord);
+        const std::vector<Tap> taps = interpolation_taps(p, d, attrs);
         double gx = 0.0;  // d(loss)/d(ix), summed over channels
         double gy = 0.0;  // d(loss)/d(iy)
         for (int64_t c = 0; c < d.c; ++c) {

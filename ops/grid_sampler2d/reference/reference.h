@@ -24,8 +24,8 @@ struct Dims {
 
 /// Operator attributes, with the C API's integer encodings.
 struct Attrs {
-  int64_t interpolation = 0;  ///< 0 bilinear, 1 nearest.
-  int64_t padding = 0;        ///< 0 zeros, 1 border.
+  int64_t interpolation = 0;  ///< 0 bilinear, 1 nearest, 2 bicubic (PyTorch's, A = -0.75).
+  int64_t padding = 0;        ///< 0 zeros, 1 border, 2 reflection.
   bool align_corners = false;
   /// The coordinate's compute type (spec "Coordinate precision"): float for FLOAT, FLOAT16 and
   /// BFLOAT16 problems, double for DOUBLE. Only unnormalize and padding use it; everything after
@@ -36,9 +36,16 @@ struct Attrs {
 /// Samples `input` (n, c, in_h, in_w) at the points of `grid` (n, out_h, out_w, 2), where
 /// grid[..., 0] is x (width) and grid[..., 1] is y (height) in [-1, 1] normalized coordinates.
 /// Returns out (n, c, out_h, out_w). A point whose unnormalized, padded coordinate is NaN, +-inf or
-/// has magnitude > 2^31 - 2 samples 0.
+/// has magnitude > 2^31 - 2 samples 0. Bicubic pads each of its 16 taps instead of the coordinate
+/// (PyTorch), so there only a non-finite unnormalized coordinate drops the point.
 std::vector<double> forward(const Dims& dims, const Attrs& attrs, const std::vector<double>& input,
                             const std::vector<double>& grid);
+
+/// forward() with every tap weight replaced by its magnitude: with |input|, the sum of the
+/// magnitudes of each output's terms (bicubic weights can be negative).
+std::vector<double> forward_with_weight_magnitudes(const Dims& dims, const Attrs& attrs,
+                                                   const std::vector<double>& input,
+                                                   const std::vector<double>& grid);
 
 /// Both gradients of the backward pass, always fully computed.
 struct Gradients {

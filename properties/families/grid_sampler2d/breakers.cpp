@@ -220,20 +220,28 @@ void break_format(Call& call, uint64_t bits, bool just_valid) {
   break_format_nd(call, bits, just_valid);
 }
 
-// GS-ATTR-01 and GS-ATTR-02: a mode just outside {0, 1} (or far outside) vs 0 or 1.
-int64_t mode(uint64_t bits, bool just_valid) {
+// GS-ATTR-01 and GS-ATTR-02: a mode just outside the profile's {0, 1} (cann-latest {0, 1, 2}),
+// or far outside, vs a mode inside.
+int64_t mode(const Call& call, uint64_t bits, bool just_valid) {
   Choice choice(bits);
-  return just_valid ? static_cast<int64_t>(choice.below(2)) : choice.of(ranges::kInvalidModes);
+  const int64_t modes =
+      call.profile == SpecProfile::kCannLatest ? ranges::kCannLatestModes : ranges::kSeedModes;
+  if (just_valid) return static_cast<int64_t>(choice.below(static_cast<uint64_t>(modes)));
+  std::vector<int64_t> invalid;
+  for (int64_t m : ranges::kInvalidModes) {
+    if (m < 0 || m >= modes) invalid.push_back(m);
+  }
+  return choice.of(invalid);
 }
 
 void break_interpolation(Call& call, uint64_t bits, bool just_valid) {
   ensure_mask(call);
-  call.attr("interpolationMode") = mode(bits, just_valid);
+  call.attr("interpolationMode") = mode(call, bits, just_valid);
 }
 
 void break_padding(Call& call, uint64_t bits, bool just_valid) {
   ensure_mask(call);
-  call.attr("paddingMode") = mode(bits, just_valid);
+  call.attr("paddingMode") = mode(call, bits, just_valid);
 }
 
 // GS-RANK-01: gradOutput (out for the forward), input or grid loses a dim (rank 3) or gains a

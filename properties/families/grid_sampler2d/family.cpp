@@ -72,6 +72,11 @@ std::vector<FaultRow> fault_rows() {
       // A relative error of ~6e-8 in double: below the old finite-difference bound (1e-6 of
       // the magnitude), far above the derived one.
       {"grid_grad_rounded_to_float", "GridSampler2DBackward.finite_differences", 100},
+      // cann-latest's modes (E-GS-5): about one case in six is reflection without alignCorners,
+      // or bicubic.
+      {"reflection_ignores_align_corners", "GridSampler2D.matches_reference", 200},
+      {"wrong_cubic_coefficient", "GridSampler2D.matches_reference", 200},
+      {"wrong_cubic_coefficient", "GridSampler2DBackward.matches_reference", 200},
   };
   for (const FaultRow& row : core_fault_rows("GridSampler2DBackward")) rows.push_back(row);
   return rows;
@@ -93,7 +98,17 @@ const OpFamily& grid_sampler2d_family() {
                       {"base_bf16", "grid_sampler2d_backward --dt=bf16 n4c32_ih64iw64_oh64ow64"},
                       {"large_c", "grid_sampler2d_backward n1c256_ih64iw64_oh64ow64"},
                       {"large_spatial", "grid_sampler2d_backward n1c4_ih256iw256_oh256ow256"},
-                      {"base_forward", "grid_sampler2d n4c32_ih64iw64_oh64ow64"}}};
+                      {"base_forward", "grid_sampler2d n4c32_ih64iw64_oh64ow64"},
+                      // cann-latest's modes (E-GS-5) on the base case.
+                      {"reflection",
+                       "grid_sampler2d_backward --pad=reflection --profile=cann-latest "
+                       "n4c32_ih64iw64_oh64ow64"},
+                      {"bicubic",
+                       "grid_sampler2d_backward --interp=bicubic --profile=cann-latest "
+                       "n4c32_ih64iw64_oh64ow64"},
+                      {"bicubic_forward",
+                       "grid_sampler2d --interp=bicubic --profile=cann-latest "
+                       "n4c32_ih64iw64_oh64ow64"}}};
   return family;
 }
 

@@ -92,37 +92,59 @@ rc::Gen<ValueFill> gen_value_fill(const GenOptions& options, Direction entry) {
        {entry == Direction::kForward && options.allow_specials ? 1u : 0u, ValueFill::kSpecials}});
 }
 
+rc::Gen<Interpolation> gen_interpolation(SpecProfile profile) {
+  if (profile == SpecProfile::kCannLatest) {
+    return rc::gen::element(Interpolation::kBilinear, Interpolation::kNearest,
+                            Interpolation::kBicubic);
+  }
+  return rc::gen::element(Interpolation::kBilinear, Interpolation::kNearest);
+}
+
+rc::Gen<Padding> gen_padding(SpecProfile profile) {
+  if (profile == SpecProfile::kCannLatest)
+    return rc::gen::element(Padding::kZeros, Padding::kBorder, Padding::kReflection);
+  return rc::gen::element(Padding::kZeros, Padding::kBorder);
+}
+
+rc::Gen<Problem> gen_problem_of(const GenOptions& options, SizeLimits limits, Direction entry,
+                                SpecProfile profile) {
+  const bool empty = options.allow_empty;
+  const auto mask = entry == Direction::kBackward ? gen_mask(options.allow_null_mask)
+                                                  : rc::gen::just(Problem{}.output_mask);
+  const auto dtype =
+      options.dtype ? rc::gen::just(*options.dtype) : rc::gen::elementOf(ranges::kFloatDtypes);
+  return rc::gen::build<Problem>(
+      rc::gen::set(&Problem::entry, rc::gen::just(entry)), rc::gen::set(&Problem::dtype, dtype),
+      rc::gen::set(&Problem::n, gen_size(limits.batch, empty)),
+      rc::gen::set(&Problem::c, gen_size(limits.channels, empty)),
+      // GS-SHAPE-05: the input's spatial sizes are never empty.
+      rc::gen::set(&Problem::in_h, gen_size(limits.spatial, false)),
+      rc::gen::set(&Problem::in_w, gen_size(limits.spatial, false)),
+      rc::gen::set(&Problem::out_h, gen_size(limits.spatial, empty)),
+      rc::gen::set(&Problem::out_w, gen_size(limits.spatial, empty)),
+      rc::gen::set(&Problem::interpolation, gen_interpolation(profile)),
+      rc::gen::set(&Problem::padding, gen_padding(profile)),
+      rc::gen::set(&Problem::align_corners, rc::gen::element(false, true)),
+      rc::gen::set(&Problem::output_mask, mask),
+      rc::gen::set(&Problem::layouts, gen_layouts(entry, options.strided)),
+      rc::gen::set(&Problem::grid_fill, gen_grid_fill(options)),
+      rc::gen::set(&Problem::value_fill, gen_value_fill(options, entry)),
+      // Repro lines carry seeds as non-negative int64.
+      rc::gen::set(&Problem::seed,
+                   rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
+      rc::gen::set(&Problem::profile, rc::gen::just(profile)));
+}
+
 rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits) {
   const auto entries = options.entry ? rc::gen::just(*options.entry)
                                      : rc::gen::element(Direction::kBackward, Direction::kForward);
-  return rc::gen::mapcat(entries, [options, limits](Direction entry) {
-    const bool empty = options.allow_empty;
-    const auto mask = entry == Direction::kBackward ? gen_mask(options.allow_null_mask)
-                                                    : rc::gen::just(Problem{}.output_mask);
-    const auto dtype =
-        options.dtype ? rc::gen::just(*options.dtype) : rc::gen::elementOf(ranges::kFloatDtypes);
-    return rc::gen::build<Problem>(
-        rc::gen::set(&Problem::entry, rc::gen::just(entry)), rc::gen::set(&Problem::dtype, dtype),
-        rc::gen::set(&Problem::n, gen_size(limits.batch, empty)),
-        rc::gen::set(&Problem::c, gen_size(limits.channels, empty)),
-        // GS-SHAPE-05: the input's spatial sizes are never empty.
-        rc::gen::set(&Problem::in_h, gen_size(limits.spatial, false)),
-        rc::gen::set(&Problem::in_w, gen_size(limits.spatial, false)),
-        rc::gen::set(&Problem::out_h, gen_size(limits.spatial, empty)),
-        rc::gen::set(&Problem::out_w, gen_size(limits.spatial, empty)),
-        rc::gen::set(&Problem::interpolation,
-                     rc::gen::element(Interpolation::kBilinear, Interpolation::kNearest)),
-        rc::gen::set(&Problem::padding, rc::gen::element(Padding::kZeros, Padding::kBorder)),
-        rc::gen::set(&Problem::align_corners, rc::gen::element(false, true)),
-        rc::gen::set(&Problem::output_mask, mask),
-        rc::gen::set(&Problem::layouts, gen_layouts(entry, options.strided)),
-        rc::gen::set(&Problem::grid_fill, gen_grid_fill(options)),
-        rc::gen::set(&Problem::value_fill, gen_value_fill(options, entry)),
-        // Repro lines carry seeds as non-negative int64.
-        rc::gen::set(&Problem::seed,
-                     rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
-        rc::gen::set(&Problem::profile, rc::gen::just(options.profile)));
-  });
+  const auto profiles = options.profile
+                            ? rc::gen::just(*options.profile)
+                            : rc::gen::element(SpecProfile::kSeed, SpecProfile::kCannLatest);
+  return rc::gen::mapcat(rc::gen::pair(entries, profiles),
+                         [options, limits](const std::pair<Direction, SpecProfile>& drawn) {
+                           return gen_problem_of(options, limits, drawn.first, drawn.second);
+                         });
 }
 
 }  // namespace
@@ -158,12 +180,14 @@ std::vector<std::string> problem_tags(const Problem& p, uint32_t axes) {
   if (axes & kAxisEntry) tags.push_back(backward ? "entry=backward" : "entry=forward");
   if (axes & kAxisDtype)
     tags.push_back("dtype=" + std::string(grid_sampler2d::dtype_repro_name(p.dtype)));
+  if (axes & kAxisProfile) tags.push_back("profile=" + std::string(profile_name(p.profile)));
   if (axes & kAxisInterpolation) {
-    tags.push_back(p.interpolation == Interpolation::kNearest ? "interp=nearest"
-                                                              : "interp=bilinear");
+    static constexpr const char* kNames[] = {"interp=bilinear", "interp=nearest", "interp=bicubic"};
+    tags.push_back(kNames[static_cast<int>(p.interpolation)]);
   }
   if (axes & kAxisPadding) {
-    tags.push_back(p.padding == Padding::kBorder ? "pad=border" : "pad=zeros");
+    static constexpr const char* kNames[] = {"pad=zeros", "pad=border", "pad=reflection"};
+    tags.push_back(kNames[static_cast<int>(p.padding)]);
   }
   if (axes & kAxisAlignCorners) tags.push_back(p.align_corners ? "ac=1" : "ac=0");
   if ((axes & kAxisMask) && backward) {

@@ -35,7 +35,9 @@ rc::Gen<LayoutSpec> gen_layout(bool is_input);
 
 /// What gen_problem may draw. Unset optionals mean "every value".
 struct GenOptions {
-  SpecProfile profile = SpecProfile::kSeed;
+  /// Unset: seed or cann-latest, evenly (extended adds nothing to GridSampler2D: DOUBLE is a seed
+  /// dtype here). Under cann-latest every mode is drawn, bicubic and reflection included.
+  std::optional<SpecProfile> profile;
   std::optional<aclDataType> dtype;
   std::optional<Direction> entry;
   bool strided = true;         ///< false: every tensor contiguous
@@ -48,7 +50,8 @@ struct GenOptions {
 };
 
 /// Valid problems within gs_ranges limits: sizes biased to gs_ranges::kBoundarySizes, 1 and the
-/// limit; every entry, dtype, interpolation, padding, alignCorners and outputMask (00 included);
+/// limit; every entry, profile, dtype, interpolation and padding of the profile, alignCorners and
+/// outputMask (00 included);
 /// layouts per role from gen_layout; grid fill mostly uniform, some specials and exact; value fill
 /// uniform or dyadic; a random seed. Each case stays under ~15k elements per tensor.
 ///
@@ -77,7 +80,8 @@ enum ClassifyAxis : uint32_t {
   kAxisBoundarySizes = 1u << 8,  ///< per size in gs_ranges::kBoundarySizes
   kAxisGridFill = 1u << 9,
   kAxisValueFill = 1u << 10,
-  kAllAxes = (1u << 11) - 1,
+  kAxisProfile = 1u << 11,
+  kAllAxes = (1u << 12) - 1,
 };
 
 /// The tags of a problem along `axes`, e.g. "dtype=bf16", "layout:grid=permuted" and

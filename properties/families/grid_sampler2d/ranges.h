@@ -45,9 +45,13 @@ inline constexpr int64_t kBoundaryMaxChannels = 4;
 inline constexpr int64_t kBoundaryMaxSpatial = 9;
 
 /// Argument values just outside what GS-* validation accepts, nearest first (a zero choice
-/// picks the first), shared by the breakers and the argument fuzzers.
+/// picks the first), shared by the breakers and the argument fuzzers. 2 (bicubic, reflection) is
+/// valid under cann-latest only.
 inline constexpr std::array<int64_t, 6> kInvalidModes = {2,         -1,        3,
                                                          INT64_MIN, INT64_MAX, int64_t{1} << 32};
+/// The modes each profile accepts: seed and extended {0, 1}; cann-latest adds 2 (E-GS-5).
+inline constexpr int64_t kSeedModes = 2;
+inline constexpr int64_t kCannLatestModes = 3;
 /// Every non-floating aclDataType, plus undefined.
 inline constexpr std::array<aclDataType, 13> kNonFloatingDtypes = {
     ACL_INT32,  ACL_INT64,  ACL_BOOL,   ACL_UINT8,     ACL_INT8,       ACL_INT16,       ACL_UINT16,

@@ -51,9 +51,8 @@ double GridSampler2DTraits::adjoint_magnitude(const Problem& p, const Call& forw
   const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
                          p.align_corners, p.dtype != ACL_DOUBLE};
-  // Bilinear and nearest weights are non-negative: forward(|u|) sums |w u| per output.
-  const auto abs_out =
-      ref::forward(dims, attrs, abs_input, gs::tensor(forward, Role::kGrid).values);
+  const auto abs_out = ref::forward_with_weight_magnitudes(dims, attrs, abs_input,
+                                                           gs::tensor(forward, Role::kGrid).values);
   const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
   double magnitude = 0;
   for (size_t j = 0; j < abs_out.size() && j < g.size(); ++j)
@@ -62,8 +61,8 @@ double GridSampler2DTraits::adjoint_magnitude(const Problem& p, const Call& forw
 }
 
 GridSampler2DTraits::Problem GridSampler2DTraits::smooth_double(Problem p) {
+  // DOUBLE is a seed dtype for GridSampler2D: the profile (and with it the modes) stays.
   p.dtype = ACL_DOUBLE;
-  p.profile = SpecProfile::kExtended;
   p.grid_fill = grid_sampler2d::GridFill::kSmooth;
   p.output_mask = std::array<bool, 2>{true, true};
   for (auto& layout : p.layouts) layout.broadcast = 0;

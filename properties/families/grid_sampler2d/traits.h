@@ -41,8 +41,9 @@ struct GridSampler2DTraits : TraitsDefaults<GridSampler2DTraits, grid_sampler2d:
   /// sum_j |g_j| * sum_taps w |u_tap|: the sum of |terms| of <forward(u), g>.
   static double adjoint_magnitude(const Problem& p, const Call& forward, const Call& backward,
                                   const Differentiable& d);
-  /// Double, extended profile, both outputs, grid drawn away from every kink, no broadcast
-  /// layouts (a perturbation of one logical element is not constant along a broadcast dim).
+  /// Double (a seed dtype here: the profile stays), both outputs, grid away from every kink, no
+  /// broadcast layouts (a perturbation of one logical element is not constant along a broadcast
+  /// dim).
   static Problem smooth_double(Problem p);
   /// Longest sum in the compute type: the inputGrad scatter visits every point of a batch.
   static int64_t accumulation_length(const Problem& p) {

@@ -22,23 +22,40 @@ void drop_values(TensorSpec& t) {
   if (!t.output) t.values.clear();
 }
 
+bool flat_output(const Call& call) { return call.profile == SpecProfile::kCannLatest; }
+
+// cann-latest's gradOutput and output are (bs, Q, heads * C) (errata E-MSDA-4): their dim 2
+// follows value's heads and C.
+void resize_flat_outputs(Call& call) {
+  const auto& value = call.tensor("value").dims;
+  resize_sites(call, {{"gradOutput", 2}, {"output", 2}}, value[2] * value[3]);
+}
+
 void resize_heads(Call& call, int64_t heads) {
   resize_sites(call,
                {{"value", 2},
                 {"location", 2},
                 {"attnWeight", 2},
-                {"gradOutput", 2},
-                {"output", 2},
                 {"gradValue", 2},
                 {"gradLocation", 2},
                 {"gradAttnWeight", 2}},
                heads);
+  if (flat_output(call)) {
+    resize_flat_outputs(call);
+  } else {
+    resize_sites(call, {{"gradOutput", 2}, {"output", 2}}, heads);
+  }
 }
 
 void resize_batch(Call& call, int64_t batch) { resize_sites(call, batch_sites(), batch); }
 
 void resize_channels(Call& call, int64_t channels) {
-  resize_sites(call, {{"value", 3}, {"gradOutput", 3}, {"output", 3}, {"gradValue", 3}}, channels);
+  resize_sites(call, {{"value", 3}, {"gradValue", 3}}, channels);
+  if (flat_output(call)) {
+    resize_flat_outputs(call);
+  } else {
+    resize_sites(call, {{"gradOutput", 3}, {"output", 3}}, channels);
+  }
 }
 
 // MSDA-NULL-01. Just-valid: the call as it is.
@@ -106,9 +123,18 @@ void break_shape(Call& call, uint64_t choice, bool just_valid) {
   drop_values(t);
 }
 
-// MSDA-LIMIT-01: C one past a multiple of 8, or 264. Just-valid: C + 8 (or 256).
+// MSDA-LIMIT-01: C one past a multiple of 8, or 264. Just-valid: C + 8 (or 256). Extended (any
+// C up to 256): 257 or 264 vs C + 1 or 256.
 void break_channels(Call& call, uint64_t choice, bool just_valid) {
   const int64_t c = call.tensor("value").dims[3];
+  if (call.profile == SpecProfile::kExtended) {
+    if (just_valid) {
+      resize_channels(call, choice % 2 ? 256 : c + 1);
+    } else {
+      resize_channels(call, choice % 2 ? 264 : 257);
+    }
+    return;
+  }
   if (just_valid) {
     resize_channels(call, choice % 2 ? 256 : c + 8);
   } else {

@@ -1,5 +1,7 @@
 #include "families/multi_scale_deformable_attention/entries.h"
 
+#include "core/checked_math.h"
+
 #include "aclnnop/aclnn_multi_scale_deformable_attention.h"
 #include "aclnnop/aclnn_multi_scale_deformable_attention_grad.h"
 #include "harness/backend.h"
@@ -100,9 +102,14 @@ OutputShape output_shape(const Call& call, std::string_view role) {
   const int v = call.index_of("value");
   const aclDataType dtype = v < 0 ? ACL_FLOAT : call.tensors[static_cast<size_t>(v)].dtype;
   if (role == "output") {
-    return {{dim_or(call, "value", 0), dim_or(call, "location", 1), dim_or(call, "value", 2),
-             dim_or(call, "value", 3)},
-            dtype};
+    const int64_t heads = dim_or(call, "value", 2), channels = dim_or(call, "value", 3);
+    // cann-latest: (bs, Q, heads * C) (errata E-MSDA-4).
+    if (call.profile == SpecProfile::kCannLatest) {
+      return {{dim_or(call, "value", 0), dim_or(call, "location", 1),
+               checked_mul(heads, channels).value_or(-1)},
+              dtype};
+    }
+    return {{dim_or(call, "value", 0), dim_or(call, "location", 1), heads, channels}, dtype};
   }
   if (role == "gradValue") return {dims_of(call, "value"), dtype};
   if (role == "gradLocation") return {dims_of(call, "location"), dtype};
@@ -144,7 +151,9 @@ const EntrySpec& forward_entry() {
                 forward_phase2,
                 oracle<Direction::kForward>,
                 output_shape};
-    e.roles.push_back(output("output", 4, "(value.bs, location.Q, value.heads, value.C)"));
+    e.roles.push_back(output("output", 4,
+                             "(value.bs, location.Q, value.heads, value.C); cann-latest: "
+                             "(value.bs, location.Q, value.heads * value.C)"));
     e.empty_sizes = empty_sizes();
     return e;
   }();

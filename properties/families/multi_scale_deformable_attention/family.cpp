@@ -90,7 +90,13 @@ const OpFamily& multi_scale_deformable_attention_family() {
           {"encoder", "msda_grad --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"},
           {"encoder_bf16", "msda_grad --dt=bf16 --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"},
           {"decoder", "msda_grad --levels=64x64.32x32.16x16.8x8 b2m8c32q300p4"},
-          {"encoder_forward", "msda --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"}}};
+          {"encoder_forward", "msda --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"},
+          // extended's any C: 30 channels pad to 32 lanes (compare with encoder).
+          {"encoder_c30",
+           "msda_grad --levels=64x64.32x32.16x16.8x8 --profile=extended b2m8c30q5440p4"},
+          // cann-latest's (bs, Q, heads * C) gradOutput is the same memory.
+          {"encoder_cann_latest",
+           "msda_grad --levels=64x64.32x32.16x16.8x8 --profile=cann-latest b2m8c32q5440p4"}}};
   return family;
 }
 

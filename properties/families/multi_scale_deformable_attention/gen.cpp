@@ -66,22 +66,30 @@ rc::Gen<std::array<LayoutSpec, gradconf::msda::kRoleCount>> gen_layouts(Problem 
       per_role[7], per_role[8], per_role[9]);
 }
 
-}  // namespace
+// C: multiples of 8 (CANN's tiling) in seed and cann-latest; extended also any other C, e.g.
+// mmcv's and Deformable-DETR's own test shapes (2, 4, 30, 71) and the tails of a lane vector.
+rc::Gen<int64_t> gen_channels(SpecProfile profile, bool allow_empty) {
+  const unsigned any = profile == SpecProfile::kExtended ? 1u : 0u;
+  return rc::gen::weightedOneOf<int64_t>({{6, rc::gen::just(int64_t{8})},
+                                          {3, rc::gen::just(int64_t{16})},
+                                          {2, rc::gen::just(int64_t{24})},
+                                          {2, rc::gen::just(int64_t{32})},
+                                          {1, rc::gen::just(int64_t{64})},
+                                          {allow_empty ? 1u : 0u, rc::gen::just(int64_t{0})},
+                                          {4 * any, rc::gen::element<int64_t>(1, 2, 4, 30, 71)},
+                                          {4 * any, rc::gen::inRange<int64_t>(1, 40)}});
+}
 
-rc::Gen<Problem> gen_problem(const GenOptions& options) {
+rc::Gen<Problem> gen_problem_of(const GenOptions& options, SpecProfile profile) {
   const auto entries = options.entry ? rc::gen::just(*options.entry)
                                      : rc::gen::element(Direction::kForward, Direction::kBackward);
   const auto base = rc::gen::build<Problem>(
-      rc::gen::set(&Problem::entry, entries),
-      rc::gen::set(&Problem::dtype, gen_dtype(options.profile)),
+      rc::gen::set(&Problem::entry, entries), rc::gen::set(&Problem::dtype, gen_dtype(profile)),
       rc::gen::set(&Problem::shape_dtype, rc::gen::element(ACL_INT32, ACL_INT64)),
       rc::gen::set(&Problem::start_dtype, rc::gen::element(ACL_INT32, ACL_INT64)),
       rc::gen::set(&Problem::batch, gen_count(3, options.allow_empty)),
       rc::gen::set(&Problem::heads, gen_count(3, false)),
-      rc::gen::set(
-          &Problem::channels,
-          rc::gen::weightedElement<int64_t>(
-              {{6, 8}, {3, 16}, {2, 24}, {2, 32}, {1, 64}, {options.allow_empty ? 1u : 0u, 0}})),
+      rc::gen::set(&Problem::channels, gen_channels(profile, options.allow_empty)),
       rc::gen::set(&Problem::queries, gen_count(6, options.allow_empty)),
       rc::gen::set(&Problem::points, gen_count(3, false)),
       rc::gen::set(&Problem::levels, gen_levels()),
@@ -93,7 +101,7 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
       rc::gen::set(&Problem::zero_weights, rc::gen::arbitrary<bool>()),
       rc::gen::set(&Problem::seed,
                    rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
-      rc::gen::set(&Problem::profile, rc::gen::just(options.profile)));
+      rc::gen::set(&Problem::profile, rc::gen::just(profile)));
   const bool strided = options.strided;
   return rc::gen::mapcat(base, [strided](Problem p) {
     return rc::gen::map(gen_layouts(p, strided), [p](const auto& layouts) {
@@ -104,6 +112,18 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
   });
 }
 
+}  // namespace
+
+rc::Gen<Problem> gen_problem(const GenOptions& options) {
+  const auto profiles =
+      options.profile ? rc::gen::just(*options.profile)
+                      : rc::gen::weightedElement<SpecProfile>({{2, SpecProfile::kSeed},
+                                                               {1, SpecProfile::kExtended},
+                                                               {1, SpecProfile::kCannLatest}});
+  return rc::gen::mapcat(
+      profiles, [options](SpecProfile profile) { return gen_problem_of(options, profile); });
+}
+
 std::vector<std::string> problem_tags(const Problem& p) {
   std::vector<std::string> tags = {
       p.entry == Direction::kForward ? "entry=forward" : "entry=backward",
@@ -112,7 +132,9 @@ std::vector<std::string> problem_tags(const Problem& p) {
       std::string("index=") + (p.shape_dtype == ACL_INT32 ? "32" : "64") + "." +
           (p.start_dtype == ACL_INT32 ? "32" : "64"),
       "loc=" + std::string(location_fill_name(p.location_fill)),
-      "c=" + std::to_string(p.channels)};
+      "c=" + std::to_string(p.channels),
+      "profile=" + std::string(profile_name(p.profile))};
+  if (p.channels % 8 != 0) tags.push_back("c=not-a-multiple-of-8");
   for (Role role : p.roles()) {
     for (std::string_view kind : layout_kinds(p.layout(role))) {
       tags.push_back("layout:" + std::string(role_name(role)) + "=" + std::string(kind));

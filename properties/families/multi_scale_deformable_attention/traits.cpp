@@ -29,9 +29,30 @@ double MsdaTraits::adjoint_magnitude(const Problem& p, const Call& forward, cons
   return magnitude;
 }
 
+MsdaTraits::Problem MsdaTraits::as_extended(Problem p) {
+  if (p.profile == SpecProfile::kCannLatest) {
+    p.layout(gradconf::msda::Role::kGradOutput) = LayoutSpec{};
+    p.layout(gradconf::msda::Role::kOutput) = LayoutSpec{};
+  }
+  p.profile = SpecProfile::kExtended;
+  return p;
+}
+
+Call MsdaTraits::in_float64(Call call) {
+  const auto& value = call.tensor("value").dims;
+  const std::vector<int64_t> heads_by_channels = {value[2], value[3]};
+  for (auto& tensor : call.tensors) {
+    if ((tensor.name == "gradOutput" || tensor.name == "output") && tensor.dims.size() == 3) {
+      tensor.dims = {tensor.dims[0], tensor.dims[1], heads_by_channels[0], heads_by_channels[1]};
+      tensor.layout = LayoutSpec{};
+    }
+  }
+  return TraitsDefaults::in_float64(std::move(call));
+}
+
 MsdaTraits::Problem MsdaTraits::smooth_double(Problem p) {
   p.dtype = ACL_DOUBLE;
-  p.profile = SpecProfile::kExtended;
+  p = as_extended(p);
   p.location_fill = gradconf::msda::LocationFill::kSmooth;
   for (auto& layout : p.layouts) layout.broadcast = 0;
   return p;

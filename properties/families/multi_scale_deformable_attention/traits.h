@@ -25,9 +25,14 @@ struct MsdaTraits : TraitsDefaults<MsdaTraits, gradconf::msda::Problem> {
   /// DOUBLE is an `extended` dtype.
   static Problem with_dtype(Problem p, aclDataType dtype) {
     p.dtype = dtype;
-    if (dtype == ACL_DOUBLE) p.profile = SpecProfile::kExtended;
-    return p;
+    return dtype == ACL_DOUBLE ? as_extended(p) : p;
   }
+  /// The same problem under `extended` (same math). cann-latest's 3-D gradOutput and output
+  /// become 4-D there (E-MSDA-4), so their layouts, written for rank 3, go contiguous.
+  static Problem as_extended(Problem p);
+  /// The defaults', with cann-latest's (bs, Q, heads * C) gradOutput or output as the 4-D
+  /// (bs, Q, heads, C) extended takes: the same values in the same order.
+  static Call in_float64(Call call);
   /// value and attnWeight (linear: the adjoint identity holds), location (kinks at integer pixel
   /// coordinates and the guard).
   static std::vector<Differentiable> differentiable(const Problem& p);

@@ -135,9 +135,18 @@ void break_block_stride(Call& call, uint64_t choice, bool just_valid) {
   }
 }
 
-// NC-ATTR-02 (seed: l > d): l == d or l < d. Just-valid: l = d + 16.
+// NC-ATTR-02 (seed: l > d): l == d or l < d. Just-valid: l = d + 16. cann-latest (l >= d,
+// errata E-NC-1): l = d - 16 (d raised by 16 first) vs l == d.
 void break_block_above_stride(Call& call, uint64_t choice, bool just_valid) {
   const int64_t d = call.attr_int("compressStride");
+  if (call.profile == SpecProfile::kCannLatest) {
+    if (just_valid) {
+      rewindow(call, d, d);
+    } else {
+      rewindow(call, d, d + 16);
+    }
+    return;
+  }
   if (just_valid) {
     rewindow(call, d + 16, d);
   } else {

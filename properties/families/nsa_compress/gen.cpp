@@ -19,16 +19,20 @@ struct Windowing {
 };
 
 // seed: d in {16, 32}, l = d + 16 k with l / d <= 8 and l <= 128 (the forward's limit).
-rc::Gen<Windowing> gen_seed_windowing() {
-  return rc::gen::mapcat(rc::gen::weightedElement<int64_t>({{4, 16}, {1, 32}}), [](int64_t d) {
-    const int64_t max_k = std::min<int64_t>(7 * d, 128 - d) / 16;
-    return rc::gen::map(
-        rc::gen::weightedOneOf<int64_t>(
-            {{3, rc::gen::just(d / 16)}, {2, rc::gen::inRange<int64_t>(1, max_k + 1)}}),
-        [d](int64_t k) {
-          return Windowing{d + 16 * k, d};
-        });
-  });
+// cann-latest also accepts l == d (k = 0, errata E-NC-1): drawn as often as every other k.
+rc::Gen<Windowing> gen_seed_windowing(SpecProfile profile) {
+  const bool equal_allowed = profile == SpecProfile::kCannLatest;
+  return rc::gen::mapcat(
+      rc::gen::weightedElement<int64_t>({{4, 16}, {1, 32}}), [equal_allowed](int64_t d) {
+        const int64_t max_k = std::min<int64_t>(7 * d, 128 - d) / 16;
+        return rc::gen::map(
+            rc::gen::weightedOneOf<int64_t>({{equal_allowed ? 5u : 0u, rc::gen::just(int64_t{0})},
+                                             {3, rc::gen::just(d / 16)},
+                                             {2, rc::gen::inRange<int64_t>(1, max_k + 1)}}),
+            [d](int64_t k) {
+              return Windowing{d + 16 * k, d};
+            });
+      });
 }
 
 // extended: any positive l and d, small (l <= d too: gaps between windows).
@@ -111,15 +115,16 @@ Problem make_valid(Problem p) {
 rc::Gen<Problem> gen_problem(const GenOptions& options) {
   const auto entries = options.entry ? rc::gen::just(*options.entry)
                                      : rc::gen::element(Direction::kForward, Direction::kBackward);
-  const auto profiles = options.seed_only
-                            ? rc::gen::just(SpecProfile::kSeed)
-                            : rc::gen::weightedElement<SpecProfile>(
-                                  {{3, SpecProfile::kSeed}, {1, SpecProfile::kExtended}});
+  const auto profiles =
+      options.seed_only ? rc::gen::just(SpecProfile::kSeed)
+                        : rc::gen::weightedElement<SpecProfile>({{3, SpecProfile::kSeed},
+                                                                 {1, SpecProfile::kExtended},
+                                                                 {1, SpecProfile::kCannLatest}});
   const auto base = rc::gen::mapcat(rc::gen::pair(entries, profiles), [](auto ep) {
     const Direction entry = ep.first;
     const SpecProfile profile = ep.second;
     const auto windowing =
-        profile == SpecProfile::kExtended ? gen_extended_windowing() : gen_seed_windowing();
+        profile == SpecProfile::kExtended ? gen_extended_windowing() : gen_seed_windowing(profile);
     return rc::gen::mapcat(windowing, [entry, profile](Windowing w) {
       return rc::gen::map(gen_sized(entry, profile, w), make_valid);
     });
