@@ -57,7 +57,14 @@ aclnnStatus phase1(const CallArgs& args) {
           ? run_clauses_without(clause_table(), args, spec_profile(), "MSDA-FORMAT-01")
           : run_clauses(clause_table(), args, spec_profile());
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
-  const Plan plan = make_plan(args);
+  Plan plan = make_plan(args);
+  if constexpr (kFault == Fault::kFlatHeadStride) {
+    // Mutant: the 3-D view's heads step by one channel instead of C channels.
+    aclTensor& flat = args.direction == Direction::kForward ? plan.output : *plan.grad_output;
+    const aclTensor& given =
+        args.direction == Direction::kForward ? *args.output : *args.grad_output;
+    if (rank(given) == 3) flat.strides[2] = flat.strides[3];
+  }
   if (args.direction == Direction::kForward) {
     return make_executor(
         0,

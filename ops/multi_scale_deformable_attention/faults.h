@@ -28,6 +28,9 @@ enum class Fault : uint8_t {
   kWorkspaceAssumedZero,    ///< the slice block's sums are cleared after use, not before: the
                             ///< workspace is assumed to arrive zeroed
   kValueOfFirstBatch,       ///< the backward samples batch 0's value for every batch
+  kFlatHeadStride,          ///< cann-latest's (bs, Q, heads * C) gradOutput/output split with the
+                            ///< channel stride as the head stride (heads overlap)
+  kLanePaddingUncleared,    ///< the backward's value rows are not zero-padded past C (C % 8 != 0)
   kCount,
 };
 
@@ -46,6 +49,8 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
     "ignored_grad_value_stride",
     "workspace_assumed_zero",
     "value_of_first_batch",
+    "flat_head_stride",
+    "lane_padding_uncleared",
 };
 static_assert(all_named(kFaultNames));
 

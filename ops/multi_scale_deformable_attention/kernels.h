@@ -300,7 +300,7 @@ class SliceBlock {
 
   /// Copies the slice's value rows from `origin` (strides of keys and channels) and zeroes the
   /// sums (kClearSums false: a planted fault that trusts the workspace to be zero).
-  template <typename T, bool kClearSums = true>
+  template <typename T, bool kClearSums = true, bool kPadWithZeros = true>
   void load(const T* origin, int64_t key_stride, int64_t channel_stride, int64_t keys) {
     for (int64_t key = 0; key < keys; ++key) {
       const T* in = origin + key * key_stride;
@@ -314,7 +314,7 @@ class SliceBlock {
         std::memcpy(out + c, &lanes, sizeof lanes);
       }
       for (; c < channels_; ++c) out[c] = static_cast<Acc>(in[c * channel_stride]);
-      std::fill(out + channels_, out + padded_, Acc(0));
+      if constexpr (kPadWithZeros) std::fill(out + channels_, out + padded_, Acc(0));
       if constexpr (kClearSums) std::fill_n(sums(key), channels_, 0.0);
     }
   }
@@ -370,7 +370,8 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   const int64_t gs = grad_output.strides[3];
   SliceBlock<Acc> slice(workspace, s);
   const int64_t value_batch = kFault == Fault::kValueOfFirstBatch ? 0 : b;
-  slice.template load<T, kFault != Fault::kWorkspaceAssumedZero>(
+  slice.template load<T, kFault != Fault::kWorkspaceAssumedZero,
+                      kFault != Fault::kLanePaddingUncleared>(
       value.origin + value_batch * value.strides[0] + m * value.strides[2], value.strides[1],
       value.strides[3], s.keys);
 

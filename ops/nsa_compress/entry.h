@@ -36,6 +36,14 @@ aclnnStatus phase1(const CallArgs& args) {
           ? run_clauses_without(clause_table(), args, spec_profile(), "NC-FORMAT-01")
           : run_clauses(clause_table(), args, spec_profile());
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
+  if constexpr (kFault == Fault::kEqualWindowsRefused) {
+    // Mutant: the seed's l > d kept under cann-latest (E-NC-1 missed).
+    if (args.block_size == args.stride) {
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "NC-ATTR-02: expected compressBlockSize > compressStride, but got " +
+                      std::to_string(args.block_size) + " and " + std::to_string(args.stride));
+    }
+  }
   const Plan plan = make_plan(args);
   if (args.direction == Direction::kForward) {
     return make_executor(

@@ -23,6 +23,7 @@ enum class Fault : uint8_t {
   kAbsOutputGrad,    ///< the backward reads |outputGrad| (not linear in the incoming gradient)
   kIgnoredInputGradStride,  ///< inputGrad rows written as if their last stride were 1
   kPartialsAssumedZero,     ///< weightGrad's chunk partials are not cleared (workspace trusted)
+  kEqualWindowsRefused,     ///< cann-latest still refuses compressBlockSize == compressStride
   kCount,
 };
 
@@ -38,6 +39,7 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
     "abs_output_grad",
     "ignored_input_grad_stride",
     "partials_assumed_zero",
+    "equal_windows_refused",
 };
 static_assert(all_named(kFaultNames));
 

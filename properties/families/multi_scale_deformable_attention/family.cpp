@@ -68,6 +68,12 @@ std::vector<FaultRow> fault_rows() {
       {"ignored_grad_value_stride", "MultiScaleDeformableAttentionGrad.stride_invariance", 300},
       {"workspace_assumed_zero", "MultiScaleDeformableAttentionGrad.workspace_contract", 100},
       {"value_of_first_batch", "MultiScaleDeformableAttentionGrad.batch_split", 200},
+      // cann-latest's 3-D gradOutput/output with heads > 1 (about one case in eight), and
+      // extended's C % 8 != 0 on the backward (about one case in ten; seen when the workspace
+      // arrives as garbage).
+      {"flat_head_stride", "MultiScaleDeformableAttention.matches_reference", 300},
+      {"flat_head_stride", "MultiScaleDeformableAttentionGrad.matches_reference", 300},
+      {"lane_padding_uncleared", "MultiScaleDeformableAttentionGrad.workspace_contract", 300},
   };
   for (const FaultRow& row : core_fault_rows("MultiScaleDeformableAttentionGrad"))
     rows.push_back(row);

@@ -64,6 +64,8 @@ std::vector<FaultRow> fault_rows() {
       {"abs_output_grad", "NsaCompressGrad.linear_in_incoming_gradient", 100},
       {"ignored_input_grad_stride", "NsaCompressGrad.stride_invariance", 300},
       {"partials_assumed_zero", "NsaCompressGrad.workspace_contract", 100},
+      // cann-latest draws l == d in about half of its windowings (a tenth of all cases).
+      {"equal_windows_refused", "NsaCompress.matches_reference", 300},
   };
   for (const FaultRow& row : core_fault_rows("NsaCompressGrad")) rows.push_back(row);
   return rows;
