@@ -129,11 +129,24 @@ struct SourcePoint {
   int64_t x0 = 0, y0 = 0;         ///< top-left tap (bilinear) or the nearest pixel (nearest)
   double tx = 0, ty = 0;          ///< fractional offsets from (x0, y0) (bilinear, bicubic)
   double mult_x = 0, mult_y = 0;  ///< d(ix)/d(x), d(iy)/d(y) including padding
-  /// Bicubic: floor(ix), floor(iy) in the coordinate type, exactly (they may exceed int64: the
-  /// taps are padded one by one from them).
+  /// floor(ix), floor(iy) in the coordinate type, exactly (bicubic's may exceed int64: its taps
+  /// are padded one by one from them).
   double floor_x = 0, floor_y = 0;
   bool addressable = false;  ///< false: samples 0, no gradient anywhere
 };
+
+/// floor(ix), floor(iy) and the fractions ix - floor(ix), iy - floor(iy), computed in Coord as
+/// PyTorch computes them: in float a coordinate just below an integer has the fraction 1 exactly
+/// (errata GS-BICUBIC-FRACTION).
+template <typename Coord>
+void set_floors_and_fractions(Coord ix, Coord iy, SourcePoint& p) {
+  const Coord fx = std::floor(ix);
+  const Coord fy = std::floor(iy);
+  p.floor_x = static_cast<double>(fx);
+  p.floor_y = static_cast<double>(fy);
+  p.tx = static_cast<double>(ix - fx);
+  p.ty = static_cast<double>(iy - fy);
+}
 
 /// x, y: the grid point in the coordinate type (float, or double for DOUBLE problems).
 template <Fault kFault = Fault::kNone, typename Coord>
@@ -148,12 +161,7 @@ SourcePoint locate_source(Coord x, Coord y, int64_t in_h, int64_t in_w, Interpol
     // Bicubic pads each tap, not the coordinate (PyTorch): any finite point has its 16 taps.
     if (!std::isfinite(ix) || !std::isfinite(iy)) return SourcePoint{};
     p.addressable = true;
-    const Coord fx = std::floor(ix);
-    const Coord fy = std::floor(iy);
-    p.floor_x = static_cast<double>(fx);
-    p.floor_y = static_cast<double>(fy);
-    p.tx = static_cast<double>(ix - fx);
-    p.ty = static_cast<double>(iy - fy);
+    set_floors_and_fractions(ix, iy, p);
     return p;
   }
   double grad_x = 1, grad_y = 1;
@@ -174,13 +182,9 @@ SourcePoint locate_source(Coord x, Coord y, int64_t in_h, int64_t in_w, Interpol
     }
     return p;
   }
-  // ix - floor(ix) is exact in Coord: tx and ty are the coordinate's own fractions.
-  const Coord fx = std::floor(ix);
-  const Coord fy = std::floor(iy);
-  p.x0 = static_cast<int64_t>(fx);
-  p.y0 = static_cast<int64_t>(fy);
-  p.tx = static_cast<double>(ix - fx);
-  p.ty = static_cast<double>(iy - fy);
+  set_floors_and_fractions(ix, iy, p);
+  p.x0 = static_cast<int64_t>(p.floor_x);
+  p.y0 = static_cast<int64_t>(p.floor_y);
   return p;
 }
 
