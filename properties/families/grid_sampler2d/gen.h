@@ -35,8 +35,9 @@ rc::Gen<LayoutSpec> gen_layout(bool is_input);
 
 /// What gen_problem may draw. Unset optionals mean "every value".
 struct GenOptions {
-  /// Unset: seed or cann-latest, evenly (extended adds nothing to GridSampler2D: DOUBLE is a seed
-  /// dtype here). Under cann-latest every mode is drawn, bicubic and reflection included.
+  /// Unset: seed and cann-latest two in five each, extended one in five (it adds nothing to
+  /// GridSampler2D: DOUBLE is a seed dtype here). Under cann-latest every mode is drawn, bicubic
+  /// and reflection included.
   std::optional<SpecProfile> profile;
   std::optional<aclDataType> dtype;
   std::optional<Direction> entry;
