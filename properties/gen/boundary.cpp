@@ -86,4 +86,12 @@ aclnnStatus clause_status(std::span<const ClauseInfo> clauses, std::string_view 
   return ACLNN_ERR_INNER;
 }
 
+ProfileSet clause_profiles(std::span<const ClauseInfo> clauses, std::string_view clause_id) {
+  ProfileSet active = 0;
+  for (const ClauseInfo& c : clauses) {
+    if (c.id == clause_id) active |= c.profiles;
+  }
+  return active;
+}
+
 }  // namespace gradconf::props

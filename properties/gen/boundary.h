@@ -117,6 +117,10 @@ void break_outputs_overlap(Call& call, uint64_t choice, bool just_valid);
 /// The status `clause_id` has in `clauses` (ACLNN_ERR_INNER for an unknown id).
 aclnnStatus clause_status(std::span<const ClauseInfo> clauses, std::string_view clause_id);
 
+/// The profiles in which some row of the clause applies (cann-latest, for one, has no
+/// MSDA-LIMIT-04): a boundary case needs a base problem of one of them.
+ProfileSet clause_profiles(std::span<const ClauseInfo> clauses, std::string_view clause_id);
+
 /// Boundary cases: a clause drawn uniformly among the breakers that apply to `directions`, then a
 /// direction it applies to, a small valid base problem of that direction, either side of the
 /// boundary, and a choice among the breaker's ways.
@@ -141,12 +145,8 @@ rc::Gen<BoundaryCase<Problem>> gen_boundary_case(
     for (Direction d : {Direction::kBackward, Direction::kForward}) {
       if (breaker->applies_to(d) && wanted(d)) options.push_back(d);
     }
-    // The base problem's profile must apply the clause (cann-latest, for one, has no
-    // MSDA-LIMIT-04): the profiles any of its rows belongs to.
-    ProfileSet active = 0;
-    for (const ClauseInfo& c : table) {
-      if (c.id == breaker->clause_id) active |= c.profiles;
-    }
+    // The base problem's profile must apply the clause.
+    const ProfileSet active = clause_profiles(table, breaker->clause_id);
     return rc::gen::mapcat(rc::gen::elementOf(options), [=](Direction d) {
       const auto base = rc::gen::suchThat(
           base_problems(d), [active](const Problem& p) { return contains(active, p.profile); });

@@ -3,6 +3,7 @@
 // kind of edit on the allowed side (just-valid). Edits that change a size everywhere it appears
 // keep every shape relation; values of resized tensors are dropped (the harness then fills zeros),
 // except the level tables, which the data clause reads.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -178,6 +179,17 @@ void break_data(Call& call, uint64_t choice, bool just_valid) {
   }
 }
 
+// MSDA-OUT-01: the shared overlap breaker. Extended's C = 1 can leave the forward's output a
+// single element, which no stride can make overlap: C becomes 2 first.
+void break_overlap(Call& call, uint64_t choice, bool just_valid) {
+  if (!just_valid && call.index_of("output") >= 0) {
+    const auto& dims = call.tensor("output").dims;
+    if (std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d == 1; }))
+      resize_channels(call, 2);
+  }
+  break_outputs_overlap(call, choice, just_valid);
+}
+
 const std::array<ClauseBreaker, 11> kBreakers = {{
     {"MSDA-NULL-01", Directions::kBoth, break_null},
     {"MSDA-DTYPE-01", Directions::kBoth, break_dtype},
@@ -189,7 +201,7 @@ const std::array<ClauseBreaker, 11> kBreakers = {{
     {"MSDA-LIMIT-03", Directions::kBoth, break_limits_000},
     {"MSDA-LIMIT-04", Directions::kBoth, break_limits_001},
     {"MSDA-DATA-01", Directions::kBoth, break_data},
-    {"MSDA-OUT-01", Directions::kBoth, break_outputs_overlap},
+    {"MSDA-OUT-01", Directions::kBoth, break_overlap},
 }};
 
 }  // namespace
