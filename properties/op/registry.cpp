@@ -30,7 +30,10 @@ std::vector<FaultRow> core_fault_rows(std::string_view backward_entry) {
   };
   return {
       {"core.message_in_thread_local_string", law("host_at_exit"), 5, true},
-      {"core.registry_unguarded_at_fork", law("host_fork_under_load"), 25, true},
+      // Seen when a fork lands while another thread holds the registry: NsaSelectedAttention's
+      // row took 8 cases in one process and missed 25 in a --jobs 2 shard beside other tests on
+      // 2 cores; 60 gives the slow interleavings room (a caught row stops at its first catch).
+      {"core.registry_unguarded_at_fork", law("host_fork_under_load"), 60, true},
       {"core.message_shared_across_threads", law("host_concurrent_calls"), 5},
   };
 }
