@@ -70,11 +70,7 @@ BicubicScatterTaps bicubic_scatter_taps(const SourcePoint& p, const BackwardLayo
   std::fill(std::begin(s.offset), std::end(s.offset), l.in_h * l.in_w);  // the trash slot
   std::fill(std::begin(s.weight), std::end(s.weight), 0.0);
   if (!p.addressable) return s;
-  using Coord = compute_t<T>;
-  const CubicAxis x =
-      cubic_axis<Coord, kFault>(p.floor_x, p.tx, l.in_w, a.padding, a.align_corners);
-  const CubicAxis y =
-      cubic_axis<Coord, kFault>(p.floor_y, p.ty, l.in_h, a.padding, a.align_corners);
+  const auto [x, y] = cubic_axes<T, kFault>(p, l.in_h, l.in_w, a);
   for (int j = 0; j < 4; ++j) {
     for (int i = 0; i < 4; ++i) {
       if (!x.inside[i] || !y.inside[j]) continue;
@@ -92,11 +88,7 @@ std::pair<double, double> bicubic_coordinate_grad(const SourcePoint& p, const Ba
                                                   const StridedView<const T, 4>& input,
                                                   const StridedView<const T, 4>& grad_output,
                                                   int64_t n, int64_t h, int64_t w) {
-  using Coord = compute_t<T>;
-  const CubicAxis x =
-      cubic_axis<Coord, kFault>(p.floor_x, p.tx, l.in_w, a.padding, a.align_corners);
-  const CubicAxis y =
-      cubic_axis<Coord, kFault>(p.floor_y, p.ty, l.in_h, a.padding, a.align_corners);
+  const auto [x, y] = cubic_axes<T, kFault>(p, l.in_h, l.in_w, a);
   int64_t offset[16];
   double dwx[16], dwy[16];
   int taps = 0;  // the taps inside, packed

@@ -16,7 +16,8 @@ namespace gradconf::grid_sampler2d {
 namespace {
 using Check = std::optional<std::string>;
 constexpr ProfileSet kEvery = kAllProfiles;
-constexpr ProfileSet kSeedModes = profiles(SpecProfile::kSeed) | profiles(SpecProfile::kExtended);
+constexpr ProfileSet kSeedAndExtended =
+    profiles(SpecProfile::kSeed) | profiles(SpecProfile::kExtended);
 constexpr ProfileSet kCannLatest = profiles(SpecProfile::kCannLatest);
 
 bool backward(const CallArgs& a) { return a.direction == Direction::kBackward; }
@@ -242,11 +243,11 @@ const std::array<Clause<CallArgs>, 21> kClauses = {{
      "a tensor's dtype differs from input's", dtype_same},
     {"GS-FORMAT-01", kEvery, ACLNN_ERR_PARAM_INVALID, "spec README §3 (Decision)",
      "a tensor's format is not ND (NCHW/NHWC accepted as aliases)", format_nd},
-    {"GS-ATTR-01", kSeedModes, ACLNN_ERR_PARAM_INVALID, kSeed, "interpolationMode not in {0,1}",
-     interpolation<false>},
+    {"GS-ATTR-01", kSeedAndExtended, ACLNN_ERR_PARAM_INVALID, kSeed,
+     "interpolationMode not in {0,1}", interpolation<false>},
     {"GS-ATTR-01", kCannLatest, ACLNN_ERR_PARAM_INVALID, kE_GS_5,
      "interpolationMode not in {0,1,2} (2 bicubic)", interpolation<true>},
-    {"GS-ATTR-02", kSeedModes, ACLNN_ERR_PARAM_INVALID, kSeed, "paddingMode not in {0,1}",
+    {"GS-ATTR-02", kSeedAndExtended, ACLNN_ERR_PARAM_INVALID, kSeed, "paddingMode not in {0,1}",
      padding<false>},
     {"GS-ATTR-02", kCannLatest, ACLNN_ERR_PARAM_INVALID, kE_GS_5,
      "paddingMode not in {0,1,2} (2 reflection)", padding<true>},

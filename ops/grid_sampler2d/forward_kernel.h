@@ -92,15 +92,25 @@ struct BicubicTaps {
   }
 };
 
+/// A located bicubic point's taps along x and along y, padded in T's coordinate type.
+struct CubicAxes {
+  CubicAxis x, y;
+};
+
+template <typename T, Fault kFault>
+CubicAxes cubic_axes(const SourcePoint& p, int64_t in_h, int64_t in_w, const Attributes& a) {
+  using Coord = compute_t<T>;
+  return {cubic_axis<Coord, kFault>(p.floor_x, p.tx, in_w, a.padding, a.align_corners),
+          cubic_axis<Coord, kFault>(p.floor_y, p.ty, in_h, a.padding, a.align_corners)};
+}
+
 /// The bicubic taps of a located point (none inside for an unaddressable one).
 template <typename T, typename Acc, Fault kFault>
 BicubicTaps<Acc> bicubic_taps(const SourcePoint& p, int64_t in_h, int64_t in_w, const Attributes& a,
                               int64_t row_stride, int64_t column_stride) {
   if (!p.addressable) return BicubicTaps<Acc>{};
-  using Coord = compute_t<T>;
-  const CubicAxis x = cubic_axis<Coord, kFault>(p.floor_x, p.tx, in_w, a.padding, a.align_corners);
-  const CubicAxis y = cubic_axis<Coord, kFault>(p.floor_y, p.ty, in_h, a.padding, a.align_corners);
-  return BicubicTaps<Acc>(x, y, row_stride, column_stride);
+  const CubicAxes axes = cubic_axes<T, kFault>(p, in_h, in_w, a);
+  return BicubicTaps<Acc>(axes.x, axes.y, row_stride, column_stride);
 }
 
 /// Bicubic forward: the bilinear kernel's blocking (points located a block at a time, then each

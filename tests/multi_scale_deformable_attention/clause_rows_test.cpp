@@ -86,13 +86,11 @@ void set_heads(Call& c, int64_t heads) {
          {{"value", 2},
           {"location", 2},
           {"attnWeight", 2},
-          {"gradOutput", 2},
-          {"output", 2},
           {"gradValue", 2},
           {"gradLocation", 2},
           {"gradAttnWeight", 2}},
          heads);
-  sync_output(c);
+  sync_output(c);  // gradOutput and output, 3-D or 4-D
 }
 
 void set_points(Call& c, int64_t points) {
