@@ -147,15 +147,27 @@ std::string margin_text(const Cell& cell) {
   return "not measured";
 }
 
+// A measured 0 says what it means: every compared element was exact.
 std::string bounded_number(const Cell& cell, double value) {
-  return cell.bounded_elements > 0 ? fmt::format("{:.3g}", value) : std::string("-");
+  if (cell.bounded_elements == 0) return "-";
+  return value == 0 ? std::string("0 (exact)") : fmt::format("{:.3g}", value);
 }
 
 std::string mere_text(const Cell& cell) {
   if (!cell.has_mere) return "-";
+  if (cell.mere_threshold == 0) {
+    // The older standard sets no T for this dtype (float64): the measured figures, unjudged.
+    if (cell.mere == 0 && cell.mare == 0) return "0 / 0 (exact; no T for this dtype)";
+    return fmt::format("{:.2g} / {:.2g} (no T for this dtype)", cell.mere, cell.mare);
+  }
   const bool holds = cell.mere < cell.mere_threshold && cell.mare < 10 * cell.mere_threshold;
-  return fmt::format("{:.2g} / {:.2g} (T {:.2g}{})", cell.mere, cell.mare, cell.mere_threshold,
-                     cell.mere_threshold > 0 ? (holds ? ", holds" : ", over") : "");
+  return fmt::format("{:.2g} / {:.2g} (T {:.2g}, {})", cell.mere, cell.mare, cell.mere_threshold,
+                     holds ? "holds" : "over");
+}
+
+// Seconds per cell; a cell faster than the printed resolution is said so, not printed as 0.
+std::string seconds_text(double seconds) {
+  return seconds < 0.005 ? std::string("<0.01") : fmt::format("{:.2f}", seconds);
 }
 
 // Plots: small inline SVG, no script, no network.
@@ -300,11 +312,11 @@ std::string render_markdown(const Campaign& c, const Errata& errata) {
   for (const Cell& cell : c.cells) {
     std::string cases = std::to_string(cell.cases);
     if (cell.discarded > 0) cases += fmt::format(" ({} discarded)", cell.discarded);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} |\n",
-                      cell.entry, cell.law, cell.profile, cell.dtype,
-                      cell_status_name(cell.status()), cases, compared_text(cell),
-                      margin_text(cell), bounded_number(cell, cell.max_abs_error),
-                      bounded_number(cell, cell.max_rel_error), mere_text(cell), cell.seconds);
+    md += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", cell.entry, cell.law,
+        cell.profile, cell.dtype, cell_status_name(cell.status()), cases, compared_text(cell),
+        margin_text(cell), bounded_number(cell, cell.max_abs_error),
+        bounded_number(cell, cell.max_rel_error), mere_text(cell), seconds_text(cell.seconds));
   }
   md += "\n" + profiles_markdown();
   md += "## Worst cases (the bounded cells' closest case to its bound)\n\n";
