@@ -5,11 +5,8 @@ identical inputs and thread counts, and checks that the outputs agree. Optional:
 
 Our side, preferred: a case folder per configuration (case.json + .npy, spec ARCHITECTURE.md "Case
 files") run with `gradconf replay CASE --out DIR --repeat R --threads T`, which prints one JSON
-line {"op", "median_ms", "min_ms", "threads"} and writes inputGrad.npy / gridGrad.npy.
-Fallback (no gradconf CLI, or --ours bench): the Google Benchmark binary bench_grid_sampler2d,
-run with --benchmark_format=json and repetitions (median and min of the repetitions' mean
-phase-2 time), and its --dump mode for the outputs; its inputs come from the same counter-based
-generator as ours here (checked bit for bit against the dumped inputs).
+line {"op", "median_ms", "min_ms", "threads"} and writes inputGrad.npy / gridGrad.npy. The
+inputs come from a counter-based generator here and reach both sides as the same bits.
 
 Honesty rules: same input bits on both sides, same thread count (torch.set_num_threads(T) and
 gradconf's --threads T / set_num_threads(T)), warm-up runs excluded, median over repeats, and a
@@ -23,7 +20,6 @@ Run:  /usr/bin/python3 bench/torch_compare.py [--build build/bench] [--gradconf 
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -34,7 +30,6 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
-# Keep in sync with bench/grid_sampler2d_backward_bench.cpp.
 SEED = 20240611
 STREAM_GRAD_OUTPUT, STREAM_INPUT, STREAM_GRID = 1, 2, 3
 MASK64 = (1 << 64) - 1
@@ -62,7 +57,7 @@ def splitmix64_int(z):
 
 
 def uniform_values(np, count, stream, lo, hi):
-    """The bench's generator: lo + (hi - lo) * u in double, u = splitmix64(key + i) >> 11 / 2^53."""
+    """The generator: lo + (hi - lo) * u in double, u = splitmix64(key + i) >> 11 / 2^53."""
     key = splitmix64_int(SEED ^ (stream << 48))
     with np.errstate(over="ignore"):
         z = np.arange(count, dtype=np.uint64) + np.uint64(key)
@@ -156,27 +151,6 @@ def replay(gradconf, case_dir, out_dir, repeat, threads):
     return line
 
 
-def bench_timings(bench, names, repeat, min_time):
-    """{benchmark name (without /real_time): (median_ms, min_ms)} from one run of the binary."""
-    pattern = "^(" + "|".join(re.escape(n) for n in names) + ")/real_time$"
-    cmd = [bench, "--benchmark_filter=" + pattern, "--benchmark_format=json",
-           "--benchmark_repetitions=%d" % repeat, "--benchmark_report_aggregates_only=true"]
-    if min_time:
-        cmd.append("--benchmark_min_time=%g" % min_time)
-    data = json.loads(run(cmd))
-    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
-    result = {}
-    for b in data["benchmarks"]:
-        if b.get("error_occurred"):
-            raise RuntimeError("%s: %s" % (b["name"], b.get("error_message")))
-        name = b["run_name"].rsplit("/real_time", 1)[0]
-        agg = b.get("aggregate_name")
-        if agg in ("median", "min"):
-            entry = result.setdefault(name, {})
-            entry[agg] = b["real_time"] * scale[b["time_unit"]]
-    return {k: (v["median"], v["min"]) for k, v in result.items()}
-
-
 class LoadMeter:
     """CPU used by other processes (in cores, averaged) since construction: busy time of the
     whole machine (/proc/stat) minus this process and its waited-for children (os.times)."""
@@ -238,22 +212,15 @@ def compare(np, ours, ref):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(REPO, "build", "bench"),
-                    help="build dir holding cli/gradconf and bench/bench_grid_sampler2d")
+                    help="build dir holding cli/gradconf")
     ap.add_argument("--gradconf", help="the gradconf CLI (default: BUILD/cli/gradconf)")
-    ap.add_argument("--bench", help="bench_grid_sampler2d (default: BUILD/bench/...)")
-    ap.add_argument("--ours", choices=("auto", "replay", "bench"), default="auto",
-                    help="how to time gradconf: replay (CLI), bench (Google Benchmark JSON) or "
-                         "auto (replay if the CLI exists)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--dtypes", default="fp32,bf16")
     ap.add_argument("--shapes", default="base,large_c,large_spatial")
     ap.add_argument("--interp", default="bilinear,nearest")
     ap.add_argument("--padding", default="zeros,border")
-    ap.add_argument("--repeat", type=int, default=30, help="timed runs per measurement (torch, "
-                    "replay); bench mode uses min(repeat, 5) repetitions")
+    ap.add_argument("--repeat", type=int, default=30, help="timed runs per measurement")
     ap.add_argument("--warmup", type=int, default=5, help="untimed torch runs before timing")
-    ap.add_argument("--bench-min-time", type=float, default=0.0,
-                    help="--benchmark_min_time per repetition in bench mode (0: binary default)")
     ap.add_argument("--max-other-load", type=float, default=0.15,
                     help="re-measure a configuration when other processes used more cores "
                          "than this meanwhile")
@@ -270,14 +237,9 @@ def main():
         return 0
 
     gradconf = args.gradconf or os.path.join(args.build, "cli", "gradconf")
-    bench = args.bench or os.path.join(args.build, "bench", "bench_grid_sampler2d")
-    mode = args.ours
-    if mode == "auto":
-        mode = "replay" if os.access(gradconf, os.X_OK) else "bench"
-    tool = gradconf if mode == "replay" else bench
-    if not os.access(tool, os.X_OK):
-        print("error: %s not found; build it (see bench/README.md) or pass --%s PATH"
-              % (tool, "gradconf" if mode == "replay" else "bench"), file=sys.stderr)
+    if not os.access(gradconf, os.X_OK):
+        print("error: %s not found; build it (see bench/README.md) or pass --gradconf PATH"
+              % gradconf, file=sys.stderr)
         return 2
 
     threads = [int(t) for t in args.threads.split(",")]
@@ -291,46 +253,30 @@ def main():
 
     work = args.keep or tempfile.mkdtemp(prefix="gradconf_torch_compare_")
     os.makedirs(work, exist_ok=True)
-    print("# torch %s, numpy %s, ours via %s (%s), repeat %d, warm-up %d, cores %d"
-          % (torch.__version__, np.__version__, mode, tool, args.repeat, args.warmup,
+    print("# torch %s, numpy %s, ours via %s replay, repeat %d, warm-up %d, cores %d"
+          % (torch.__version__, np.__version__, gradconf, args.repeat, args.warmup,
              os.cpu_count()))
 
     def measure_ours(tag, folder, arrays, dtype, shape, interp, padding):
         """{threads: (median_ms, min_ms)}, our outputs, whether all thread counts gave the same
-        bits (replay only)."""
+        bits."""
         ours_out, ours_times, bits_equal = None, {}, True
-        if mode == "replay":
-            case_dir = os.path.join(folder, "case")
-            if not os.path.exists(os.path.join(case_dir, "case.json")):
-                write_case(np, case_dir, arrays, dtype, shape, interp, padding)
-            for t in threads:
-                out_dir = os.path.join(folder, "out_t%d" % t)
-                line = replay(gradconf, case_dir, out_dir, args.repeat, t)
-                if line.get("threads", t) != t:
-                    raise RuntimeError("%s: replay ran with %s threads, asked for %d"
-                                       % (tag, line.get("threads"), t))
-                ours_times[t] = (float(line["median_ms"]), float(line["min_ms"]))
-                outs = {k: np.load(os.path.join(out_dir, k + ".npy"))
-                        for k in ("inputGrad", "gridGrad")}
-                if ours_out is None:
-                    ours_out = outs
-                else:
-                    bits_equal &= all(np.array_equal(ours_out[k], outs[k]) for k in outs)
-            return ours_times, ours_out, bits_equal
-        dump_dir = os.path.join(folder, "dump")
-        os.makedirs(dump_dir, exist_ok=True)
-        run([bench, "--dump=" + tag, "--dump_dir=" + dump_dir])
-        dumped = {k: np.load(os.path.join(dump_dir, k + ".npy"))
-                  for k in ("gradOutput", "input", "grid", "inputGrad", "gridGrad")}
-        for k in arrays:
-            if not np.array_equal(dumped[k], arrays[k]):
-                raise RuntimeError("%s: the bench's %s differs from ours: generators out of sync"
-                                   % (tag, k))
-        ours_out = {k: dumped[k] for k in ("inputGrad", "gridGrad")}
-        names = ["GridSampler2DBackward/%s/threads:%d" % (tag, t) for t in threads]
-        times = bench_timings(bench, names, min(args.repeat, 5), args.bench_min_time)
-        for t, name in zip(threads, names):
-            ours_times[t] = times[name]
+        case_dir = os.path.join(folder, "case")
+        if not os.path.exists(os.path.join(case_dir, "case.json")):
+            write_case(np, case_dir, arrays, dtype, shape, interp, padding)
+        for t in threads:
+            out_dir = os.path.join(folder, "out_t%d" % t)
+            line = replay(gradconf, case_dir, out_dir, args.repeat, t)
+            if line.get("threads", t) != t:
+                raise RuntimeError("%s: replay ran with %s threads, asked for %d"
+                                   % (tag, line.get("threads"), t))
+            ours_times[t] = (float(line["median_ms"]), float(line["min_ms"]))
+            outs = {k: np.load(os.path.join(out_dir, k + ".npy"))
+                    for k in ("inputGrad", "gridGrad")}
+            if ours_out is None:
+                ours_out = outs
+            else:
+                bits_equal &= all(np.array_equal(ours_out[k], outs[k]) for k in outs)
         return ours_times, ours_out, bits_equal
 
     rows, accuracy = [], []
@@ -426,10 +372,10 @@ def main():
             a["case"], a["inputGrad_vs_torch"], a["gridGrad_vs_torch"], a["inputGrad_vs_fp64"],
             a["gridGrad_vs_fp64"], a["inputGrad_rel_fp64"], a["gridGrad_rel_fp64"],
             a["kink_points"], "yes" if a["ok"] else "NO",
-            ("yes" if a["threads_bitwise_equal"] else "NO") if mode == "replay" else "n/a"))
+            "yes" if a["threads_bitwise_equal"] else "NO"))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"mode": mode, "torch": torch.__version__, "rows": rows,
+            json.dump({"torch": torch.__version__, "rows": rows,
                        "accuracy": accuracy}, f, indent=1)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)

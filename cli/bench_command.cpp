@@ -108,7 +108,9 @@ int run_bench(const BenchOptions& options) {
       options.threads.empty() ? std::vector<int>{0} : options.threads;
   std::cout << fmt::format("backend {}; phase 2 of {} runs per case, each after its own phase 1\n",
                            backend.name(), options.repeats);
-  std::cout << fmt::format("{:<44} {:>7} {:>10} {:>10} {:>10} {:>8}\n", "case", "threads",
+  size_t width = 4;
+  for (const auto& selected : cases) width = std::max(width, selected.first.size());
+  std::cout << fmt::format("{:<{}} {:>7} {:>10} {:>10} {:>10} {:>8}\n", "case", width, "threads",
                            "median ms", "min ms", "max ms", "GB/s");
   nlohmann::json results = nlohmann::json::array();
   bool all_ran = true;
@@ -119,10 +121,10 @@ int run_bench(const BenchOptions& options) {
       const std::string shown = threads > 0 ? std::to_string(threads) : "default";
       if (!t.error.empty()) {
         all_ran = false;
-        std::cout << fmt::format("{:<44} {:>7} failed: {}\n", t.name, shown, t.error);
+        std::cout << fmt::format("{:<{}} {:>7} failed: {}\n", t.name, width, shown, t.error);
       } else {
-        std::cout << fmt::format("{:<44} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f}\n", t.name,
-                                 shown, t.median_ms, t.min_ms, t.max_ms, t.gb_per_s);
+        std::cout << fmt::format("{:<{}} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f}\n", t.name,
+                                 width, shown, t.median_ms, t.min_ms, t.max_ms, t.gb_per_s);
       }
       results.push_back({{"case", t.name},
                          {"repro", t.repro},

@@ -298,51 +298,14 @@ std::string message_of(const props::AclRuntime& rt) {
   return message ? message : "";
 }
 
-}  // namespace
+// One input's call: the decoded arguments, the backend's tensors and our models of them.
+struct FuzzedCall {
+  props::Call call;
+  std::span<std::unique_ptr<RawTensor>> tensors;
+  std::vector<aclTensor*> handles, models;
 
-int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) {
-  const props::Backend& backend = props::Backend::linked();
-  // This target checks validation and the call contract; thread independence is the determinism
-  // law's. One kernel thread spares a pool wake-up per input (14% of the target's time). Set
-  // through the backend's own extension, so it acts on the library under test, not on a copy.
-  [[maybe_unused]] static const bool single_threaded =
-      backend.can_set_threads() && (backend.runtime().set_num_threads(1), true);
-  FuzzedDataProvider fdp(data, size);
-  const props::AclRuntime& rt = backend.runtime();
-  props::Call call = target.base_call(fdp);
-  call.profile =
-      pick(fdp, std::array{SpecProfile::kSeed, SpecProfile::kExtended, SpecProfile::kCannLatest});
-  const props::ScopedBackendProfile profile(backend, call.profile);
-  snapshot_arena().clear();
-  storage_arena().reset(call.tensors.size());
-  // The slots live across inputs (a fresh vector of them per input came from fresh pages); each
-  // input's tensors are released when it returns.
-  thread_local std::vector<std::unique_ptr<RawTensor>> slots;
-  while (slots.size() < call.tensors.size()) slots.push_back(std::make_unique<RawTensor>());
-  struct Release {
-    std::span<std::unique_ptr<RawTensor>> used;
-    ~Release() {
-      for (auto& t : used) t->reset();
-    }
-  } release{std::span(slots).first(call.tensors.size())};
-  const std::span<std::unique_ptr<RawTensor>> tensors = release.used;
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    const props::RoleSpec* role = call.entry->role(call.tensors[i].name);
-    const bool index = role && role->index_input();
-    decode_tensor(fdp, call.tensors[i], rt, index, *tensors[i]);
-  }
-  if (target.wild_attrs && fdp.ConsumeBool()) target.wild_attrs(fdp, call);
-  wild_attrs_by_kind(fdp, call);
-  call.null_workspace_size = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
-  call.null_executor = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
-
-  std::vector<aclTensor*> handles(tensors.size()), models(tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    handles[i] = tensors[i]->handle;
-    models[i] = tensors[i]->model ? &*tensors[i]->model : nullptr;
-  }
   // The call as text, for findings only (formatting it for every input cost the target speed).
-  auto summary = [&] {
+  std::string summary() const {
     std::string text =
         std::string(call.entry_name()) + " profile=" + std::string(profile_name(call.profile));
     for (size_t i = 0; i < tensors.size(); ++i) {
@@ -353,126 +316,220 @@ int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) 
           " " + std::string(call.entry->attrs[i].name) + "=" + props::format_attr(call.attrs[i]);
     }
     return text;
-  };
-  uint64_t workspace_size = 0, model_size = 0;
+  }
+  // No byte of any output (or input) storage changed since its snapshot.
+  bool unchanged(bool outputs) const {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (call.tensors[i].output == outputs && !tensors[i]->unchanged()) return false;
+    }
+    return true;
+  }
+  bool all_real() const {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (handles[i] && !tensors[i]->real) return false;
+    }
+    return true;
+  }
+};
+
+// Tensors (shapes, strides, dtypes, formats, storage), attributes and out-pointers from the input.
+void decode_arguments(FuzzedDataProvider& fdp, const ArgsTarget& target,
+                      const props::AclRuntime& rt, FuzzedCall& fc) {
+  props::Call& call = fc.call;
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
+    const props::RoleSpec* role = call.entry->role(call.tensors[i].name);
+    const bool index = role && role->index_input();
+    decode_tensor(fdp, call.tensors[i], rt, index, *fc.tensors[i]);
+  }
+  if (target.wild_attrs && fdp.ConsumeBool()) target.wild_attrs(fdp, call);
+  wild_attrs_by_kind(fdp, call);
+  call.null_workspace_size = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
+  call.null_executor = fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
+  fc.handles.resize(fc.tensors.size());
+  fc.models.resize(fc.tensors.size());
+  for (size_t i = 0; i < fc.tensors.size(); ++i) {
+    fc.handles[i] = fc.tensors[i]->handle;
+    fc.models[i] = fc.tensors[i]->model ? &*fc.tensors[i]->model : nullptr;
+  }
+}
+
+struct Phase1Result {
+  aclnnStatus status = ACLNN_SUCCESS;
+  uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
+};
+
+// Phase 1 on the backend against the clause table's verdict on our models: the same status, a
+// message naming the predicted clause, no output written on failure.
+Phase1Result check_phase1(const FuzzedCall& fc, const props::Backend& backend) {
+  const props::Call& call = fc.call;
+  const props::AclRuntime& rt = backend.runtime();
+  uint64_t model_size = 0;
   aclOpExecutor* model_executor = nullptr;
   const props::AttrArguments model_attrs(call, nullptr);
   const Verdict predicted = call.entry->oracle(
-      props::BoundArgs(call, models, model_attrs.handles(), &model_size, &model_executor),
+      props::BoundArgs(call, fc.models, model_attrs.handles(), &model_size, &model_executor),
       call.profile);
   if (tags_enabled()) {
     tag(predicted.clause_id.empty() ? std::string("phase1=proceeds")
                                     : "phase1=" + std::string(predicted.clause_id));
   }
+  Phase1Result r;
   const props::AttrArguments attrs(call, &rt);
-  const aclnnStatus status = call.entry->phase1(
-      backend, props::BoundArgs(call, handles, attrs.handles(), &workspace_size, &executor));
-  if (status != predicted.status) {
-    finding("phase 1 returned " + std::to_string(status) + " (" + message_of(rt) +
+  r.status = call.entry->phase1(
+      backend, props::BoundArgs(call, fc.handles, attrs.handles(), &r.workspace_size, &r.executor));
+  if (r.status != predicted.status) {
+    finding("phase 1 returned " + std::to_string(r.status) + " (" + message_of(rt) +
             "), the clause table predicts " + std::to_string(predicted.status) + " (" +
-            predicted.message + "); call: " + summary());
+            predicted.message + "); call: " + fc.summary());
   }
-  auto unchanged = [&](bool outputs) {
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      if (call.tensors[i].output == outputs && !tensors[i]->unchanged()) return false;
-    }
-    return true;
-  };
-  if (status != ACLNN_SUCCESS) {
+  if (r.status != ACLNN_SUCCESS) {
     const std::string message = message_of(rt);
     if (message.rfind(std::string(predicted.clause_id) + ": ", 0) != 0) {
       finding("phase 1 message '" + message + "' does not start with " +
-              std::string(predicted.clause_id) + "; call: " + summary());
+              std::string(predicted.clause_id) + "; call: " + fc.summary());
     }
-    if (!unchanged(true)) finding("a failing phase 1 wrote an output; call: " + summary());
-    return 0;
+    if (!fc.unchanged(true)) finding("a failing phase 1 wrote an output; call: " + fc.summary());
   }
-  bool all_real = true;
-  for (size_t i = 0; i < tensors.size(); ++i)
-    all_real = all_real && (!handles[i] || tensors[i]->real);
-  if (!all_real) {
-    rt.destroy_executor(executor);
-    return 0;
-  }
-  // Phase 2, per spec README §1.
-  const props::Phase2 phase2 = call.entry->phase2(backend);
-  // The index inputs a kernel indexes with (spec README, Changes: phase 2 must stay in bounds
-  // whatever they hold by then).
+  return r;
+}
+
+// How phase 2 is called (spec README §1), and what it must return.
+enum Phase2Mode { kRun, kNullExecutor, kShortWorkspace, kNullWorkspace, kRunTwice, kDataChanged };
+constexpr const char* kModeNames[] = {
+    "phase2=run",       "phase2=null-executor", "phase2=short-workspace", "phase2=null-workspace",
+    "phase2=run-twice", "phase2=data-changed"};
+// Phase 2's errors name their clause.
+constexpr const char* kModeClauses[] = {"",           "EXEC-NULL-01",  "EXEC-WS-01",
+                                        "EXEC-WS-01", "EXEC-STATE-01", ""};
+
+// The mode; for kDataChanged the caller rewrites every index input's data (fuzzed bytes) between
+// the phases (spec README, Changes: phase 2 must stay in bounds whatever they hold by then).
+Phase2Mode choose_phase2_mode(FuzzedDataProvider& fdp, FuzzedCall& fc, uint64_t workspace_size) {
   std::vector<size_t> indexed;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const props::RoleSpec& role = call.entry->roles[i];
-    if (role.index_input() && handles[i] && tensors[i]->bytes > 0) {
-      indexed.push_back(i);
-    }
+  for (size_t i = 0; i < fc.tensors.size(); ++i) {
+    const props::RoleSpec& role = fc.call.entry->roles[i];
+    if (role.index_input() && fc.handles[i] && fc.tensors[i]->bytes > 0) indexed.push_back(i);
   }
   int mode = fdp.ConsumeIntegralInRange<int>(0, 8);
-  if (mode == 5 && indexed.empty()) mode = 0;
-  if (mode > 5 || ((mode == 2 || mode == 3) && workspace_size == 0)) mode = 0;
-  static constexpr const char* kModeNames[] = {
-      "phase2=run",       "phase2=null-executor", "phase2=short-workspace", "phase2=null-workspace",
-      "phase2=run-twice", "phase2=data-changed"};
+  if (mode == kDataChanged && indexed.empty()) mode = kRun;
+  if (mode > kDataChanged ||
+      ((mode == kShortWorkspace || mode == kNullWorkspace) && workspace_size == 0)) {
+    mode = kRun;
+  }
   tag(kModeNames[mode]);
-  if (mode == 5) {
-    // The caller rewrites the index data between the phases: fuzzed bytes over every element.
+  if (mode == kDataChanged) {
     for (size_t i : indexed) {
-      RawTensor& t = *tensors[i];
+      RawTensor& t = *fc.tensors[i];
       const std::vector<uint8_t> bytes = fdp.ConsumeBytes<uint8_t>(t.bytes);
       if (!bytes.empty()) std::memcpy(t.storage, bytes.data(), bytes.size());
       if (fdp.ConsumeBool()) std::memset(t.storage + bytes.size(), 0x7F, t.bytes - bytes.size());
       t.take_snapshot();
     }
   }
-  std::unique_ptr<uint8_t[]> workspace(workspace_size > 0 ? new uint8_t[workspace_size] : nullptr);
-  if (workspace) std::memset(workspace.get(), 0xEE, workspace_size);
-  aclnnStatus expected = ACLNN_SUCCESS;
-  aclnnStatus got = ACLNN_SUCCESS;
+  return static_cast<Phase2Mode>(mode);
+}
+
+struct Phase2Result {
+  aclnnStatus got = ACLNN_SUCCESS, expected = ACLNN_SUCCESS;
   std::string message;  // phase 2's, read before any other call clears it
-  if (mode == 1) {
-    got = phase2(workspace.get(), workspace_size, nullptr, nullptr);
-    message = message_of(rt);
-    expected = ACLNN_ERR_PARAM_NULLPTR;
-    rt.destroy_executor(executor);
-  } else if (mode == 2) {
-    const uint64_t shortfall = fdp.ConsumeIntegralInRange<uint64_t>(1, workspace_size);
-    got = phase2(workspace.get(), workspace_size - shortfall, executor, nullptr);
-    message = message_of(rt);
-    expected = ACLNN_ERR_PARAM_INVALID;
-  } else if (mode == 3) {
-    got = phase2(nullptr, workspace_size, executor, nullptr);
-    message = message_of(rt);
-    expected = ACLNN_ERR_PARAM_INVALID;
+};
+
+Phase2Result run_phase2(FuzzedDataProvider& fdp, Phase2Mode mode, const FuzzedCall& fc,
+                        const Phase1Result& p1, const props::Backend& backend) {
+  const props::AclRuntime& rt = backend.runtime();
+  const props::Phase2 phase2 = fc.call.entry->phase2(backend);
+  const uint64_t size = p1.workspace_size;
+  std::unique_ptr<uint8_t[]> workspace(size > 0 ? new uint8_t[size] : nullptr);
+  if (workspace) std::memset(workspace.get(), 0xEE, size);
+  Phase2Result r;
+  if (mode == kNullExecutor) {
+    r.got = phase2(workspace.get(), size, nullptr, nullptr);
+    r.expected = ACLNN_ERR_PARAM_NULLPTR;
+    r.message = message_of(rt);
+    rt.destroy_executor(p1.executor);
+    return r;
+  }
+  if (mode == kShortWorkspace) {
+    const uint64_t shortfall = fdp.ConsumeIntegralInRange<uint64_t>(1, size);
+    r.got = phase2(workspace.get(), size - shortfall, p1.executor, nullptr);
+    r.expected = ACLNN_ERR_PARAM_INVALID;
+  } else if (mode == kNullWorkspace) {
+    r.got = phase2(nullptr, size, p1.executor, nullptr);
+    r.expected = ACLNN_ERR_PARAM_INVALID;
   } else {
-    got = phase2(workspace.get(), workspace_size, executor, nullptr);
-    message = message_of(rt);
-    if (got == ACLNN_SUCCESS && mode == 4) {
+    r.got = phase2(workspace.get(), size, p1.executor, nullptr);
+    if (r.got == ACLNN_SUCCESS && mode == kRunTwice) {
       // Executors are single-use: a second run is refused and writes nothing.
-      for (auto& t : tensors) t->take_snapshot();
-      got = phase2(workspace.get(), workspace_size, executor, nullptr);
-      message = message_of(rt);
-      expected = ACLNN_ERR_RUNTIME_ERROR;
+      for (auto& t : fc.tensors) t->take_snapshot();
+      r.got = phase2(workspace.get(), size, p1.executor, nullptr);
+      r.expected = ACLNN_ERR_RUNTIME_ERROR;
     }
   }
+  r.message = message_of(rt);
   // Data changed between the phases: success, or 161002 naming a clause (a check at use).
-  const bool refused_at_use =
-      mode == 5 && got == ACLNN_ERR_PARAM_INVALID && !props::clause_of_message(message).empty();
-  if (refused_at_use) expected = got;
-  if (got != expected) {
-    finding("phase 2 (mode " + std::to_string(mode) + ") returned " + std::to_string(got) + " (" +
-            message + "), expected " + std::to_string(expected) + "; call: " + summary());
+  if (mode == kDataChanged && r.got == ACLNN_ERR_PARAM_INVALID &&
+      !props::clause_of_message(r.message).empty()) {
+    r.expected = r.got;
   }
-  // Phase 2's errors name their clause (spec README §1).
-  static constexpr const char* kModeClauses[] = {"",           "EXEC-NULL-01",  "EXEC-WS-01",
-                                                 "EXEC-WS-01", "EXEC-STATE-01", ""};
-  if (got == expected && expected != ACLNN_SUCCESS && !refused_at_use &&
-      props::clause_of_message(message) != kModeClauses[mode]) {
-    finding("phase 2 (mode " + std::to_string(mode) + ") message '" + message + "' does not name " +
-            kModeClauses[mode] + "; call: " + summary());
+  return r;
+}
+
+void check_phase2(Phase2Mode mode, const Phase2Result& r, const FuzzedCall& fc) {
+  if (r.got != r.expected) {
+    finding("phase 2 (mode " + std::to_string(mode) + ") returned " + std::to_string(r.got) + " (" +
+            r.message + "), expected " + std::to_string(r.expected) + "; call: " + fc.summary());
   }
-  if (expected != ACLNN_SUCCESS && !unchanged(true)) {
-    finding("a failing phase 2 wrote an output; call: " + summary());
+  const bool refused_at_use = mode == kDataChanged && r.expected != ACLNN_SUCCESS;
+  if (r.got == r.expected && r.expected != ACLNN_SUCCESS && !refused_at_use &&
+      props::clause_of_message(r.message) != kModeClauses[mode]) {
+    finding("phase 2 (mode " + std::to_string(mode) + ") message '" + r.message +
+            "' does not name " + kModeClauses[mode] + "; call: " + fc.summary());
   }
-  if (!unchanged(false)) finding("phase 2 wrote an input; call: " + summary());
+  if (r.expected != ACLNN_SUCCESS && !fc.unchanged(true)) {
+    finding("a failing phase 2 wrote an output; call: " + fc.summary());
+  }
+  if (!fc.unchanged(false)) finding("phase 2 wrote an input; call: " + fc.summary());
+}
+
+}  // namespace
+
+int run_args_target(const uint8_t* data, size_t size, const ArgsTarget& target) {
+  const props::Backend& backend = props::Backend::linked();
+  // This target checks validation and the call contract; thread independence is the determinism
+  // law's. One kernel thread spares a pool wake-up per input (14% of the target's time). Set
+  // through the backend's own extension, so it acts on the library under test, not on a copy.
+  [[maybe_unused]] static const bool single_threaded =
+      backend.can_set_threads() && (backend.runtime().set_num_threads(1), true);
+  FuzzedDataProvider fdp(data, size);
+  FuzzedCall fc;
+  fc.call = target.base_call(fdp);
+  fc.call.profile =
+      pick(fdp, std::array{SpecProfile::kSeed, SpecProfile::kExtended, SpecProfile::kCannLatest});
+  const props::ScopedBackendProfile profile(backend, fc.call.profile);
+  snapshot_arena().clear();
+  storage_arena().reset(fc.call.tensors.size());
+  // The slots live across inputs (a fresh vector of them per input came from fresh pages); each
+  // input's tensors are released when it returns.
+  thread_local std::vector<std::unique_ptr<RawTensor>> slots;
+  while (slots.size() < fc.call.tensors.size()) slots.push_back(std::make_unique<RawTensor>());
+  struct Release {
+    std::span<std::unique_ptr<RawTensor>> used;
+    ~Release() {
+      for (auto& t : used) t->reset();
+    }
+  } release{std::span(slots).first(fc.call.tensors.size())};
+  fc.tensors = release.used;
+  decode_arguments(fdp, target, backend.runtime(), fc);
+
+  const Phase1Result p1 = check_phase1(fc, backend);
+  if (p1.status != ACLNN_SUCCESS) return 0;
+  if (!fc.all_real()) {
+    backend.runtime().destroy_executor(p1.executor);
+    return 0;
+  }
+  const Phase2Mode mode = choose_phase2_mode(fdp, fc, p1.workspace_size);
+  check_phase2(mode, run_phase2(fdp, mode, fc, p1, backend), fc);
   return 0;
 }
 

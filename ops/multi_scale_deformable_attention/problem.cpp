@@ -17,7 +17,7 @@ constexpr std::string_view kBackwardName = "msda_grad";
 constexpr std::string_view kRoleNames[kRoleCount] = {
     "value",      "spatialShape", "levelStartIndex", "location",     "attnWeight",
     "gradOutput", "output",       "gradValue",       "gradLocation", "gradAttnWeight"};
-constexpr std::string_view kFillNames[] = {"uniform", "specials", "smooth"};
+constexpr std::string_view kFillNames[] = {"uniform", "specials", "smooth", "detr"};
 // Sizes in repro lines stay far below anything the ops accept, so no arithmetic can overflow.
 constexpr int64_t kMaxReproSize = 1 << 20;
 
@@ -64,6 +64,34 @@ double special_location(SplitMix64& rng, int64_t size) {
 }
 
 // Pixel coordinates at least 0.1 away from integers (the bilinear kinks) and inside the guard.
+// Element i of location (bs, Q, heads, L, P, 2) as Deformable-DETR forms it: the query's
+// reference point plus an offset of up to 4 pixels of the element's level.
+double detr_location(const Problem& p, int64_t i, SplitMix64& rng) {
+  const bool is_x = i % 2 == 0;
+  const int64_t levels = static_cast<int64_t>(p.levels.size());
+  const int64_t query = i / 2 / (p.points * levels * p.heads) % p.queries;
+  const auto& level = p.levels[static_cast<size_t>(i / 2 / p.points % levels)];
+  const int64_t size = is_x ? level[1] : level[0];
+  // The query's reference point: the centre of pixel `query` of the levels in order (an encoder
+  // query), or a point of its own stream (a decoder query past the last pixel).
+  double reference =
+      SplitMix64(p.seed, (uint64_t{1} << 32) + 2 * static_cast<uint64_t>(query) + (is_x ? 0 : 1))
+          .unit();
+  int64_t first = 0;
+  for (const auto& [h, w] : p.levels) {
+    if (query >= first && query < first + h * w) {
+      const int64_t pixel = query - first;
+      reference = is_x ? (static_cast<double>(pixel % w) + 0.5) / static_cast<double>(w)
+                       : (static_cast<double>(pixel / w) + 0.5) / static_cast<double>(h);
+    }
+    first += h * w;
+  }
+  // Up to 4 pixels (the model's reach on its 8x8..64x64 maps); on the generators' tiny levels no
+  // more than half the level, so most samples still land inside it.
+  const double reach = std::min(4.0, static_cast<double>(size) / 2);
+  return reference + rng.uniform(-reach, reach) / static_cast<double>(size);
+}
+
 double smooth_location(SplitMix64& rng, int64_t size) {
   const double s = static_cast<double>(size);
   for (;;) {
@@ -269,6 +297,9 @@ std::vector<double> make_values(const Problem& p, Role role) {
           break;
         case LocationFill::kSmooth:
           v = smooth_location(rng, size);
+          break;
+        case LocationFill::kDetr:
+          v = detr_location(p, i, rng);
           break;
       }
     } else if (role == Role::kAttnWeight) {

@@ -40,6 +40,9 @@ enum class LocationFill : uint8_t {
   kSpecials,  ///< half uniform, half 0, 1, exact pixel centres, a few ulps off pixel edges and
               ///< the guard, NaN, +-inf
   kSmooth,  ///< pixel coordinates 0.1 away from integers and inside the guard (finite differences)
+  kDetr,    ///< Deformable-DETR's: each query's reference point (the centre of pixel q of the
+            ///< levels in order while q < keys, else uniform in [0, 1]) plus per-level offsets
+            ///< of up to 4 pixels (half a level on levels under 8): what a trained model samples
 };
 std::string_view location_fill_name(LocationFill fill);
 

@@ -10,9 +10,11 @@
 
 namespace gradconf::props {
 
+/// Law 1 on a given call of `p` (the law's own call is Traits::make_call(p); pinned cases hand in
+/// one whose values they chose).
 template <typename Traits>
-LawResult matches_reference(const typename Traits::Problem& p, const Backend& backend) {
-  const auto call = Traits::make_call(p);
+LawResult matches_reference_on(const typename Traits::Problem& p, const Call& call,
+                               const Backend& backend) {
   const Outcome outcome = Traits::run(call, {}, backend);
   const std::string repro = Traits::repro(p);
   if (!outcome.ok() || !outcome.violations.empty()) {
@@ -71,6 +73,11 @@ LawResult matches_reference(const typename Traits::Problem& p, const Backend& ba
         reachable_zeros, reachable, kMistrustZeroFraction * 100, zero_outputs, structural, repro);
   }
   return result;
+}
+
+template <typename Traits>
+LawResult matches_reference(const typename Traits::Problem& p, const Backend& backend) {
+  return matches_reference_on<Traits>(p, Traits::make_call(p), backend);
 }
 
 }  // namespace gradconf::props

@@ -11,8 +11,95 @@
 
 namespace gradconf::props {
 
+namespace workspace_contract_detail {
+
+/// Phase 1 alone, queried twice: the same size, and no byte of any tensor written ("" if so).
+inline std::string phase1_pure_and_idempotent(const Call& call, const Outcome& planned) {
+  if (!planned.ok()) return "phase 1 " + describe_status(planned);
+  if (!planned.workspace_sizes_agree) return "phase 1 returned different workspace sizes";
+  for (size_t t = 0; t < call.tensors.size(); ++t) {
+    if (call.tensors[t].output && !planned.view_untouched[t]) {
+      return "phase 1 wrote into " + call.tensors[t].name;
+    }
+  }
+  if (!planned.inputs_untouched || !planned.outside_views_untouched) return planned.violations;
+  return "";
+}
+
+/// An executor that ran is refused (361001, EXEC-STATE-01); a null one too (161001,
+/// EXEC-NULL-01) whatever the entry.
+inline std::string executor_refusals(const Call& call, const Outcome& ran_twice,
+                                     const Backend& backend) {
+  if (ran_twice.second_run_status != ACLNN_ERR_RUNTIME_ERROR ||
+      clause_of_message(ran_twice.second_run_message) != "EXEC-STATE-01") {
+    return "running an executor twice returned " + std::to_string(ran_twice.second_run_status) +
+           " '" + ran_twice.second_run_message + "', expected 361001 naming EXEC-STATE-01";
+  }
+  const Phase2 phase2 = call.entry->phase2(backend);
+  const aclnnStatus null_status = phase2(nullptr, 0, nullptr, nullptr);
+  const char* null_message = backend.runtime().recent_error();
+  const std::string null_text = null_message ? null_message : "";
+  if (null_status != ACLNN_ERR_PARAM_NULLPTR || clause_of_message(null_text) != "EXEC-NULL-01") {
+    return "phase 2 with a null executor returned " + std::to_string(null_status) + " '" +
+           null_text + "', expected 161001 naming EXEC-NULL-01";
+  }
+  return "";
+}
+
+/// The wanted outputs of a garbage-filled and of a misaligned workspace, bit for bit those of a
+/// zeroed, aligned one.
+inline std::string same_bits(const Call& call, const std::vector<int>& wanted, const Outcome& clean,
+                             const Outcome& dirty, const Outcome& shifted,
+                             LawMeasurements& measured) {
+  for (int out : wanted) {
+    const auto o = static_cast<size_t>(out);
+    measured.add_exact(2 * static_cast<int64_t>(clean.values[o].size()));
+    const int64_t at = first_bit_difference(clean.values[o], dirty.values[o]);
+    if (at >= 0) {
+      return call.tensors[o].name + " depends on the workspace's prior content (flat index " +
+             std::to_string(at) + ")";
+    }
+    const int64_t moved = first_bit_difference(clean.values[o], shifted.values[o]);
+    if (moved >= 0) {
+      return call.tensors[o].name + " depends on the workspace pointer's alignment (flat index " +
+             std::to_string(moved) + ")";
+    }
+  }
+  return "";
+}
+
+/// A workspace one byte short, or null, is refused with 161002 naming EXEC-WS-01 before any
+/// output byte is written.
+template <typename Traits>
+std::string workspace_refusals(const Call& call, const Backend& backend,
+                               LawMeasurements& measured) {
+  RunOptions short_by_one, null_workspace;
+  short_by_one.workspace_shortfall = 1;
+  null_workspace.null_workspace = true;
+  const Outcome rejected = Traits::run(call, short_by_one, backend);
+  const Outcome nulled = Traits::run(call, null_workspace, backend);
+  for (const auto& [what, refused] : {std::pair{"a workspace one byte short", &rejected},
+                                      std::pair{"a null workspace of the planned size", &nulled}}) {
+    if (refused->status != ACLNN_ERR_PARAM_INVALID || refused->failed_phase != 2 ||
+        clause_of_message(refused->message) != "EXEC-WS-01") {
+      return std::string(what) + " gave " + describe_status(*refused) +
+             ", expected 161002 naming EXEC-WS-01";
+    }
+    measured.add_checks(1);
+    for (size_t t = 0; t < call.tensors.size(); ++t) {
+      if (call.tensors[t].output && !refused->view_untouched[t]) {
+        return std::string("a rejected phase 2 (") + what + ") wrote into " + call.tensors[t].name;
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace workspace_contract_detail
+
 template <typename Traits>
 LawResult workspace_contract(const typename Traits::Problem& p, const Backend& backend) {
+  namespace steps = workspace_contract_detail;
   const auto call = Traits::make_call(p);
   const std::string repro = Traits::repro(p);
   auto fail = [&](const std::string& why) { return law_failure("workspace_contract", repro, why); };
@@ -21,15 +108,7 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
   plan_only.skip_phase2 = true;
   plan_only.query_twice = true;
   const Outcome planned = Traits::run(call, plan_only, backend);
-  if (!planned.ok()) return fail("phase 1 " + describe_status(planned));
-  if (!planned.workspace_sizes_agree) return fail("phase 1 returned different workspace sizes");
-  for (size_t t = 0; t < call.tensors.size(); ++t) {
-    if (call.tensors[t].output && !planned.view_untouched[t]) {
-      return fail("phase 1 wrote into " + call.tensors[t].name);
-    }
-  }
-  if (!planned.inputs_untouched || !planned.outside_views_untouched)
-    return fail(planned.violations);
+  if (auto why = steps::phase1_pure_and_idempotent(call, planned); !why.empty()) return fail(why);
 
   RunOptions zeroed, garbage, misaligned;
   garbage.workspace_fill = WorkspaceFill::kGarbage;
@@ -46,62 +125,20 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
   if (!shifted.workspace_guard_intact || !shifted.violations.empty())
     return fail(shifted.violations);
   if (!dirty.workspace_guard_intact || !dirty.violations.empty()) return fail(dirty.violations);
-  if (dirty.second_run_status != ACLNN_ERR_RUNTIME_ERROR ||
-      clause_of_message(dirty.second_run_message) != "EXEC-STATE-01") {
-    return fail("running an executor twice returned " + std::to_string(dirty.second_run_status) +
-                " '" + dirty.second_run_message + "', expected 361001 naming EXEC-STATE-01");
-  }
-  // Phase 2 with a null executor: 161001 naming EXEC-NULL-01, whatever the entry.
-  const Phase2 phase2 = call.entry->phase2(backend);
-  const aclnnStatus null_status = phase2(nullptr, 0, nullptr, nullptr);
-  const char* null_message = backend.runtime().recent_error();
-  const std::string null_text = null_message ? null_message : "";
-  if (null_status != ACLNN_ERR_PARAM_NULLPTR || clause_of_message(null_text) != "EXEC-NULL-01") {
-    return fail("phase 2 with a null executor returned " + std::to_string(null_status) + " '" +
-                null_text + "', expected 161001 naming EXEC-NULL-01");
-  }
+  if (auto why = steps::executor_refusals(call, dirty, backend); !why.empty()) return fail(why);
   LawResult result;
   // Phase 1 pure and idempotent, the guard and the views intact twice, the second run and the
   // null executor refused.
   result.measured.add_checks(6);
-  for (int out : Traits::wanted_outputs(p, call)) {
-    const auto o = static_cast<size_t>(out);
-    result.measured.add_exact(2 * static_cast<int64_t>(clean.values[o].size()));
-    const int64_t at = first_bit_difference(clean.values[o], dirty.values[o]);
-    if (at >= 0) {
-      return fail(call.tensors[o].name + " depends on the workspace's prior content (flat index " +
-                  std::to_string(at) + ")");
-    }
-    const int64_t moved = first_bit_difference(clean.values[o], shifted.values[o]);
-    if (moved >= 0) {
-      return fail(call.tensors[o].name +
-                  " depends on the workspace pointer's alignment (flat index " +
-                  std::to_string(moved) + ")");
-    }
+  const auto wanted = Traits::wanted_outputs(p, call);
+  if (auto why = steps::same_bits(call, wanted, clean, dirty, shifted, result.measured);
+      !why.empty()) {
+    return fail(why);
   }
-
   if (planned.workspace_size > 0) {
-    RunOptions short_by_one;
-    short_by_one.workspace_shortfall = 1;
-    const Outcome rejected = Traits::run(call, short_by_one, backend);
-    RunOptions null_workspace;
-    null_workspace.null_workspace = true;
-    const Outcome nulled = Traits::run(call, null_workspace, backend);
-    for (const auto& [what, refused] :
-         {std::pair{"a workspace one byte short", &rejected},
-          std::pair{"a null workspace of the planned size", &nulled}}) {
-      if (refused->status != ACLNN_ERR_PARAM_INVALID || refused->failed_phase != 2 ||
-          clause_of_message(refused->message) != "EXEC-WS-01") {
-        return fail(std::string(what) + " gave " + describe_status(*refused) +
-                    ", expected 161002 naming EXEC-WS-01");
-      }
-      result.measured.add_checks(1);
-      for (size_t t = 0; t < call.tensors.size(); ++t) {
-        if (call.tensors[t].output && !refused->view_untouched[t]) {
-          return fail(std::string("a rejected phase 2 (") + what + ") wrote into " +
-                      call.tensors[t].name);
-        }
-      }
+    if (auto why = steps::workspace_refusals<Traits>(call, backend, result.measured);
+        !why.empty()) {
+      return fail(why);
     }
   }
   return result;

@@ -119,7 +119,7 @@ struct OpFamily {
   std::vector<LawBinding> laws;
   std::vector<FaultRow> fault_rows;
   /// Tolerance rows for this family's outputs (beyond the common table), each with its reason.
-  std::vector<ToleranceRow> tolerances;
+  std::vector<ToleranceRow> tolerances = {};
   /// The family's repro-line parser round trip (check_repro_line<Problem>).
   ReproCheck (*check_repro)(std::string_view line) = nullptr;
   /// Clauses no small problem reaches (size and workspace limits), tested at their exact

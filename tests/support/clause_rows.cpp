@@ -99,6 +99,41 @@ void expect_rows_cover(std::span<const std::pair<std::string_view, ProfileSet>> 
   }
 }
 
+std::vector<ClauseRow> rows_of(const std::string& clause, const std::vector<SpecProfile>& profiles,
+                               aclnnStatus status, const std::vector<Side>& just_valid,
+                               const std::vector<Side>& just_invalid) {
+  std::vector<ClauseRow> rows;
+  std::vector<bool> valid_used(just_valid.size(), false);
+  // The first side of `sides`, from `start` on, cyclically, that shares an entry with `entries`.
+  auto partner = [](const std::vector<Side>& sides, size_t start, unsigned entries) -> int {
+    for (size_t k = 0; k < sides.size(); ++k) {
+      const size_t at = (start + k) % sides.size();
+      if ((sides[at].entries & entries) != 0) return static_cast<int>(at);
+    }
+    return -1;
+  };
+  for (size_t i = 0; i < just_invalid.size(); ++i) {
+    const Side& invalid = just_invalid[i];
+    const int v = just_valid.empty() ? -1 : partner(just_valid, i, invalid.entries);
+    if (v < 0) {
+      rows.push_back({clause, profiles, invalid.entries, status, kAsGiven, invalid.edit});
+      continue;
+    }
+    valid_used[static_cast<size_t>(v)] = true;
+    const Side& valid = just_valid[static_cast<size_t>(v)];
+    rows.push_back(
+        {clause, profiles, valid.entries & invalid.entries, status, valid.edit, invalid.edit});
+  }
+  for (size_t j = 0; j < just_valid.size(); ++j) {
+    const int i = valid_used[j] ? -1 : partner(just_invalid, 0, just_valid[j].entries);
+    if (i < 0) continue;
+    const Side& invalid = just_invalid[static_cast<size_t>(i)];
+    rows.push_back({clause, profiles, just_valid[j].entries & invalid.entries, status,
+                    just_valid[j].edit, invalid.edit});
+  }
+  return rows;
+}
+
 void resize(props::Call& call, std::initializer_list<std::pair<const char*, size_t>> sites,
             int64_t size) {
   for (const auto& [name, dim] : sites) {

@@ -59,6 +59,20 @@ inline ClauseRow null_tensor_row(std::string clause, std::vector<SpecProfile> pr
           {role + " = nullptr", [role](props::Call& c) { c.tensor(role).null = true; }}};
 }
 
+/// One side of a clause's boundary and the entries it applies to.
+struct Side {
+  unsigned entries = kBothEntries;
+  Edit edit;
+};
+
+/// Rows of one clause with several edits per side: every just-invalid edit is paired with a
+/// just-valid one (in turn) and every just-valid edit with a just-invalid one. A pair runs on the
+/// entries both sides apply to; a just-invalid edit no just-valid one shares an entry with is
+/// paired with the call as given.
+std::vector<ClauseRow> rows_of(const std::string& clause, const std::vector<SpecProfile>& profiles,
+                               aclnnStatus status, const std::vector<Side>& just_valid,
+                               const std::vector<Side>& just_invalid);
+
 /// A small valid call of one entry under one profile.
 using BaseCall = std::function<props::Call(Direction, SpecProfile)>;
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/dtype.h"
+#include "harness/harness.h"
 
 namespace gradconf::testing {
 
@@ -29,64 +30,6 @@ int64_t numel(std::span<const int64_t> dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   return n;
-}
-
-double round_to(aclDataType dtype, double v) {
-  uint8_t buffer[8];
-  store_element(dtype, buffer, v);
-  return load_element(dtype, buffer);
-}
-
-void store_element(aclDataType dtype, void* dst, double v) {
-  switch (dtype) {
-    case ACL_FLOAT: {
-      const float f = static_cast<float>(v);
-      std::memcpy(dst, &f, 4);
-      return;
-    }
-    case ACL_FLOAT16: {
-      const gradconf::half h(static_cast<float>(v));
-      std::memcpy(dst, &h, 2);
-      return;
-    }
-    case ACL_BF16: {
-      const gradconf::bfloat16 b(static_cast<float>(v));
-      std::memcpy(dst, &b, 2);
-      return;
-    }
-    case ACL_DOUBLE:
-      std::memcpy(dst, &v, 8);
-      return;
-    default:
-      throw std::runtime_error("store_element: not a floating dtype");
-  }
-}
-
-double load_element(aclDataType dtype, const void* src) {
-  switch (dtype) {
-    case ACL_FLOAT: {
-      float f;
-      std::memcpy(&f, src, 4);
-      return f;
-    }
-    case ACL_FLOAT16: {
-      gradconf::half h;
-      std::memcpy(&h, src, 2);
-      return static_cast<float>(h);
-    }
-    case ACL_BF16: {
-      gradconf::bfloat16 b;
-      std::memcpy(&b, src, 2);
-      return static_cast<float>(b);
-    }
-    case ACL_DOUBLE: {
-      double d;
-      std::memcpy(&d, src, 8);
-      return d;
-    }
-    default:
-      throw std::runtime_error("load_element: not a floating dtype");
-  }
 }
 
 std::vector<int64_t> view_offsets(std::span<const int64_t> dims, std::span<const int64_t> strides,
@@ -141,16 +84,19 @@ void DeviceTensor::init(Fill fill, std::span<const double> values, aclFormat for
   initial_.assign(bytes_, kCanaryByte);
   const bool floating = gradconf::is_floating(dtype_);
   if (fill == Fill::kInput && floating) {
-    for (int64_t i = 0; i < storage_numel; ++i) {
-      store_element(dtype_, initial_.data() + i * esize, std::numeric_limits<double>::quiet_NaN());
-    }
+    const std::vector<double> nans(static_cast<size_t>(storage_numel),
+                                   std::numeric_limits<double>::quiet_NaN());
+    const std::vector<uint8_t> bytes = props::encode(dtype_, nans);
+    std::copy(bytes.begin(), bytes.end(), initial_.begin());
   }
   const auto offsets = view_offsets(dims_, strides_, offset_);
   if (fill == Fill::kInput && !values.empty()) {
     if (values.size() != offsets.size()) throw std::runtime_error("DeviceTensor: value count");
     if (!floating) throw std::runtime_error("DeviceTensor: values for a non-floating dtype");
+    const std::vector<uint8_t> bytes = props::encode(dtype_, values);
     for (size_t i = 0; i < offsets.size(); ++i) {
-      store_element(dtype_, initial_.data() + offsets[i] * esize, values[i]);
+      std::memcpy(initial_.data() + offsets[i] * esize, bytes.data() + i * esize,
+                  static_cast<size_t>(esize));
     }
   }
   check_acl(aclrtMalloc(&device_, bytes_, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc");
@@ -203,11 +149,11 @@ std::vector<uint8_t> DeviceTensor::storage_bytes() const {
 std::vector<double> DeviceTensor::values() const {
   const auto host = storage_bytes();
   const int64_t esize = storage_element_size(dtype_);
-  std::vector<double> out;
+  std::vector<uint8_t> gathered;
   for (int64_t o : view_offsets(dims_, strides_, offset_)) {
-    out.push_back(load_element(dtype_, host.data() + o * esize));
+    gathered.insert(gathered.end(), host.begin() + o * esize, host.begin() + (o + 1) * esize);
   }
-  return out;
+  return props::decode(dtype_, gathered);
 }
 
 bool DeviceTensor::outside_view_untouched() const {

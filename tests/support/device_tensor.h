@@ -1,5 +1,7 @@
-// Test-side tensors that live in "device" memory and are reached only through the public C API
-// (aclrtMalloc, aclrtMemcpy, aclCreateTensor), exactly as a caller on an NPU would. Each storage is
+// Raw test-side tensors for the suites that drive the C API by hand (executor rules, host-process
+// robustness): "device" memory reached only through the public C API (aclrtMalloc, aclrtMemcpy,
+// aclCreateTensor), exactly as a caller on an NPU would, with the harness's dtype codec. Every
+// other suite runs calls through the registry's runner (props::run). Each storage is
 // followed by a canary tail that the view never addresses, so a write past the storage, into a
 // stride gap, or into an output the call must not write is detected bitwise.
 #ifndef GRADCONF_TESTS_SUPPORT_DEVICE_TENSOR_H_
@@ -23,11 +25,6 @@ namespace gradconf::testing {
 inline constexpr uint8_t kCanaryByte = 0x7B;
 /// Bytes after the storage that no view addresses.
 inline constexpr size_t kCanaryTailBytes = 64;
-
-/// Value of `v` after rounding to `dtype` (float32, float16, bfloat16, float64).
-double round_to(aclDataType dtype, double v);
-void store_element(aclDataType dtype, void* dst, double v);
-double load_element(aclDataType dtype, const void* src);
 
 /// Storage element offsets of a view's elements, in row-major logical order.
 std::vector<int64_t> view_offsets(std::span<const int64_t> dims, std::span<const int64_t> strides,

@@ -96,6 +96,11 @@ const OpFamily& multi_scale_deformable_attention_family() {
           {"encoder", "msda_grad --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"},
           {"encoder_bf16", "msda_grad --dt=bf16 --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"},
           {"decoder", "msda_grad --levels=64x64.32x32.16x16.8x8 b2m8c32q300p4"},
+          // Deformable-DETR's locations (reference point + offsets): what a trained model samples.
+          {"encoder_detr", "msda_grad --levels=64x64.32x32.16x16.8x8 --loc=detr b2m8c32q5440p4"},
+          {"encoder_detr_bf16",
+           "msda_grad --dt=bf16 --levels=64x64.32x32.16x16.8x8 --loc=detr b2m8c32q5440p4"},
+          {"decoder_detr", "msda_grad --levels=64x64.32x32.16x16.8x8 --loc=detr b2m8c32q300p4"},
           {"encoder_forward", "msda --levels=64x64.32x32.16x16.8x8 b2m8c32q5440p4"},
           // extended's any C: 30 channels pad to 32 lanes (compare with encoder).
           {"encoder_c30",
