@@ -1,12 +1,15 @@
-// The extern "C" entry points: pack the arguments, phase 1 (entry.h), phase 2 (core executor).
+// The extern "C" entry points: pack the arguments (params.h), phase 1 (entry.h), phase 2 (core
+// executor).
 #include "aclnnop/aclnn_grid_sampler2d.h"
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #include "core/planted_fault.h"
 #include "grid_sampler2d/entry.h"
+#include "grid_sampler2d/params.h"
 
-using gradconf::Direction;
 using gradconf::grid_sampler2d::CallArgs;
 using gradconf::grid_sampler2d::Fault;
+using gradconf::grid_sampler2d::kBackwardParams;
+using gradconf::grid_sampler2d::kForwardParams;
 
 extern "C" {
 
@@ -14,16 +17,8 @@ aclnnStatus aclnnGridSampler2DGetWorkspaceSize(const aclTensor* input, const acl
                                                int64_t interpolationMode, int64_t paddingMode,
                                                bool alignCorners, aclTensor* out,
                                                uint64_t* workspaceSize, aclOpExecutor** executor) {
-  CallArgs args;
-  args.direction = Direction::kForward;
-  args.input = input;
-  args.grid = grid;
-  args.interpolation_mode = interpolationMode;
-  args.padding_mode = paddingMode;
-  args.align_corners = alignCorners;
-  args.out = out;
-  args.workspace_size = workspaceSize;
-  args.executor = executor;
+  const CallArgs args = kForwardParams.pack(input, grid, interpolationMode, paddingMode,
+                                            alignCorners, out, workspaceSize, executor);
   return gradconf::with_planted_fault<Fault>("grid_sampler2d", [&](auto fault) {
     return gradconf::grid_sampler2d::forward_phase1<fault()>(args);
   });
@@ -31,7 +26,8 @@ aclnnStatus aclnnGridSampler2DGetWorkspaceSize(const aclTensor* input, const acl
 
 aclnnStatus aclnnGridSampler2D(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                                aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor, "aclnnGridSampler2D");
+  return gradconf::run_executor(workspace, workspaceSize, executor,
+                                kForwardParams.phase2_symbol.data());
 }
 
 aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(
@@ -39,19 +35,9 @@ aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(
     int64_t interpolationMode, int64_t paddingMode, bool alignCorners,
     const aclBoolArray* outputMask, aclTensor* inputGrad, aclTensor* gridGrad,
     uint64_t* workspaceSize, aclOpExecutor** executor) {
-  CallArgs args;
-  args.direction = Direction::kBackward;
-  args.grad_output = gradOutput;
-  args.input = input;
-  args.grid = grid;
-  args.interpolation_mode = interpolationMode;
-  args.padding_mode = paddingMode;
-  args.align_corners = alignCorners;
-  args.output_mask = outputMask;
-  args.input_grad = inputGrad;
-  args.grid_grad = gridGrad;
-  args.workspace_size = workspaceSize;
-  args.executor = executor;
+  const CallArgs args =
+      kBackwardParams.pack(gradOutput, input, grid, interpolationMode, paddingMode, alignCorners,
+                           outputMask, inputGrad, gridGrad, workspaceSize, executor);
   return gradconf::with_planted_fault<Fault>("grid_sampler2d", [&](auto fault) {
     return gradconf::grid_sampler2d::backward_phase1<fault()>(args);
   });
@@ -59,7 +45,8 @@ aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(
 
 aclnnStatus aclnnGridSampler2DBackward(void* workspace, uint64_t workspaceSize,
                                        aclOpExecutor* executor, aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor, "aclnnGridSampler2DBackward");
+  return gradconf::run_executor(workspace, workspaceSize, executor,
+                                kBackwardParams.phase2_symbol.data());
 }
 
 }  // extern "C"

@@ -147,16 +147,19 @@ std::string_view Problem::op_name() const {
   return entry == Direction::kForward ? "GridSampler2D" : "GridSampler2DBackward";
 }
 
+std::vector<Role> Problem::roles() const {
+  std::vector<Role> all = inputs();
+  for (Role role : outputs()) all.push_back(role);
+  return all;
+}
+
 std::string Problem::to_repro() const {
   const Problem defaults;
   std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
+  line += repro_dtype_key(*this);
   auto option = [&](std::string_view key, std::string_view value) {
-    line += " --";
-    line += key;
-    line += '=';
-    line += value;
+    line += " --" + std::string(key) + "=" + std::string(value);
   };
-  if (dtype != defaults.dtype) option("dt", gradconf::dtype_repro_name(dtype));
   if (interpolation != defaults.interpolation)
     option("interp", name_of(interpolation, kInterpNames));
   if (padding != defaults.padding) option("pad", name_of(padding, kPadNames));
@@ -166,18 +169,59 @@ std::string Problem::to_repro() const {
                        ? std::string{(*output_mask)[0] ? '1' : '0', (*output_mask)[1] ? '1' : '0'}
                        : std::string("null"));
   }
-  for (int r = 0; r < kRoleCount; ++r) {
-    const std::string text = layouts[r].to_string();
-    if (!text.empty()) option(std::string("layout-") + std::string(kRoleNames[r]), text);
-  }
   if (grid_fill != defaults.grid_fill) option("grid", name_of(grid_fill, kGridFillNames));
   if (value_fill != defaults.value_fill) option("values", name_of(value_fill, kValueFillNames));
-  if (seed != defaults.seed) option("seed", std::to_string(seed));
-  if (profile != defaults.profile) option("profile", profile_name(profile));
+  line += repro_common_keys(*this);
   line += " n" + std::to_string(n) + "c" + std::to_string(c) + "_ih" + std::to_string(in_h) + "iw" +
           std::to_string(in_w) + "_oh" + std::to_string(out_h) + "ow" + std::to_string(out_w);
   return line;
 }
+
+namespace {
+
+// GridSampler2D's own keys: modes, alignCorners, outputMask and the fills (each only when not
+// the default, so every problem has one line).
+bool take_op_keys(ReproLine& line, Problem& p) {
+  const Problem defaults;
+  if (auto v = line.take("interp")) {
+    auto mode = lookup(*v, kInterpNames);
+    if (!mode || *mode == defaults.interpolation) return false;
+    p.interpolation = *mode;
+  }
+  if (auto v = line.take("pad")) {
+    auto mode = lookup(*v, kPadNames);
+    if (!mode || *mode == defaults.padding) return false;
+    p.padding = *mode;
+  }
+  if (auto v = line.take("ac")) {
+    if (*v != "1") return false;
+    p.align_corners = true;
+  }
+  if (auto v = line.take("mask")) {
+    const bool bits =
+        v->size() == 2 && ((*v)[0] == '0' || (*v)[0] == '1') && ((*v)[1] == '0' || (*v)[1] == '1');
+    if (p.entry == Direction::kForward || (*v != "null" && !bits)) return false;
+    if (*v == "null") {
+      p.output_mask = std::nullopt;
+    } else {
+      p.output_mask = std::array<bool, 2>{(*v)[0] == '1', (*v)[1] == '1'};
+    }
+    if (p.output_mask == defaults.output_mask) return false;
+  }
+  if (auto v = line.take("grid")) {
+    auto fill = lookup(*v, kGridFillNames);
+    if (!fill || *fill == defaults.grid_fill) return false;
+    p.grid_fill = *fill;
+  }
+  if (auto v = line.take("values")) {
+    auto fill = lookup(*v, kValueFillNames);
+    if (!fill || *fill == defaults.value_fill) return false;
+    p.value_fill = *fill;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::optional<Problem> Problem::parse_repro(std::string_view text) {
   auto line = tokenize_repro(text);
@@ -188,68 +232,7 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
   } else if (line->op != kBackwardName) {
     return std::nullopt;
   }
-  if (auto v = line->take("dt")) {
-    auto dt = parse_dtype_repro(*v);
-    if (!dt) return std::nullopt;
-    p.dtype = *dt;
-  }
-  if (auto v = line->take("interp")) {
-    auto mode = lookup(*v, kInterpNames);
-    if (!mode) return std::nullopt;
-    p.interpolation = *mode;
-  }
-  if (auto v = line->take("pad")) {
-    auto mode = lookup(*v, kPadNames);
-    if (!mode) return std::nullopt;
-    p.padding = *mode;
-  }
-  if (auto v = line->take("ac")) {
-    if (*v != "0" && *v != "1") return std::nullopt;
-    p.align_corners = *v == "1";
-  }
-  if (auto v = line->take("mask")) {
-    if (p.entry == Direction::kForward) return std::nullopt;
-    if (*v == "null") {
-      p.output_mask = std::nullopt;
-    } else if (v->size() == 2 && (*v)[0] >= '0' && (*v)[0] <= '1' && (*v)[1] >= '0' &&
-               (*v)[1] <= '1') {
-      p.output_mask = std::array<bool, 2>{(*v)[0] == '1', (*v)[1] == '1'};
-    } else {
-      return std::nullopt;
-    }
-  }
-  const std::vector<Role> inputs = p.inputs(), outputs = p.outputs();
-  for (int r = 0; r < kRoleCount; ++r) {
-    if (auto v = line->take(std::string("layout-") + std::string(kRoleNames[r]))) {
-      // Only roles the entry has: a layout for another would make two lines for one call.
-      const Role role = static_cast<Role>(r);
-      const bool has_role = std::find(inputs.begin(), inputs.end(), role) != inputs.end() ||
-                            std::find(outputs.begin(), outputs.end(), role) != outputs.end();
-      auto spec = LayoutSpec::parse(*v, 4);
-      if (!spec || !has_role) return std::nullopt;
-      p.layouts[r] = *spec;
-    }
-  }
-  if (auto v = line->take("grid")) {
-    auto fill = lookup(*v, kGridFillNames);
-    if (!fill) return std::nullopt;
-    p.grid_fill = *fill;
-  }
-  if (auto v = line->take("values")) {
-    auto fill = lookup(*v, kValueFillNames);
-    if (!fill) return std::nullopt;
-    p.value_fill = *fill;
-  }
-  if (auto v = line->take("seed")) {
-    auto seed = parse_int_in(*v, 0, std::numeric_limits<int64_t>::max());
-    if (!seed) return std::nullopt;
-    p.seed = static_cast<uint64_t>(*seed);
-  }
-  if (auto v = line->take("profile")) {
-    auto profile = parse_profile(*v);
-    if (!profile) return std::nullopt;
-    p.profile = *profile;
-  }
+  if (!take_op_keys(*line, p) || !take_common_keys(*line, p)) return std::nullopt;
   if (line->positional.size() != 1) return std::nullopt;
   auto dims =
       parse_named_dims(line->positional[0], {"n", "c", "ih", "iw", "oh", "ow"}, kMaxReproDim);

@@ -72,6 +72,8 @@ struct Problem {
   /// The roles this entry has, inputs first, in C-prototype order.
   std::vector<Role> inputs() const;
   std::vector<Role> outputs() const;
+  /// inputs() then outputs(): the entry's tensors in C-prototype order.
+  std::vector<Role> roles() const;
   /// True when the output is computed (backward: per outputMask).
   bool wants(Role output) const;
   /// "GridSampler2DBackward" or "GridSampler2D".

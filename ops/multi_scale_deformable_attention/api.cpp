@@ -1,12 +1,15 @@
-// The extern "C" entry points: pack the arguments, phase 1 (entry.h), phase 2 (core executor).
+// The extern "C" entry points: pack the arguments (params.h), phase 1 (entry.h), phase 2 (core
+// executor).
 #include "aclnnop/aclnn_multi_scale_deformable_attention.h"
 #include "aclnnop/aclnn_multi_scale_deformable_attention_grad.h"
 #include "core/planted_fault.h"
 #include "multi_scale_deformable_attention/entry.h"
+#include "multi_scale_deformable_attention/params.h"
 
-using gradconf::Direction;
 using gradconf::msda::CallArgs;
 using gradconf::msda::Fault;
+using gradconf::msda::kBackwardParams;
+using gradconf::msda::kForwardParams;
 
 namespace {
 aclnnStatus dispatch_phase1(const CallArgs& args) {
@@ -22,23 +25,15 @@ aclnnStatus aclnnMultiScaleDeformableAttnFunctionGetWorkspaceSize(
     const aclTensor* value, const aclTensor* spatialShape, const aclTensor* levelStartIndex,
     const aclTensor* location, const aclTensor* attnWeight, aclTensor* output,
     uint64_t* workspaceSize, aclOpExecutor** executor) {
-  CallArgs args;
-  args.direction = Direction::kForward;
-  args.value = value;
-  args.spatial_shape = spatialShape;
-  args.level_start_index = levelStartIndex;
-  args.location = location;
-  args.attn_weight = attnWeight;
-  args.output = output;
-  args.workspace_size = workspaceSize;
-  args.executor = executor;
+  const CallArgs args = kForwardParams.pack(value, spatialShape, levelStartIndex, location,
+                                            attnWeight, output, workspaceSize, executor);
   return dispatch_phase1(args);
 }
 
 aclnnStatus aclnnMultiScaleDeformableAttnFunction(void* workspace, uint64_t workspaceSize,
                                                   aclOpExecutor* executor, aclrtStream) {
   return gradconf::run_executor(workspace, workspaceSize, executor,
-                                "aclnnMultiScaleDeformableAttnFunction");
+                                kForwardParams.phase2_symbol.data());
 }
 
 aclnnStatus aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize(
@@ -46,26 +41,16 @@ aclnnStatus aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize(
     const aclTensor* location, const aclTensor* attnWeight, const aclTensor* gradOutput,
     aclTensor* gradValue, aclTensor* gradLocation, aclTensor* gradAttnWeight,
     uint64_t* workspaceSize, aclOpExecutor** executor) {
-  CallArgs args;
-  args.direction = Direction::kBackward;
-  args.value = value;
-  args.spatial_shape = spatialShape;
-  args.level_start_index = levelStartIndex;
-  args.location = location;
-  args.attn_weight = attnWeight;
-  args.grad_output = gradOutput;
-  args.grad_value = gradValue;
-  args.grad_location = gradLocation;
-  args.grad_attn_weight = gradAttnWeight;
-  args.workspace_size = workspaceSize;
-  args.executor = executor;
+  const CallArgs args =
+      kBackwardParams.pack(value, spatialShape, levelStartIndex, location, attnWeight, gradOutput,
+                           gradValue, gradLocation, gradAttnWeight, workspaceSize, executor);
   return dispatch_phase1(args);
 }
 
 aclnnStatus aclnnMultiScaleDeformableAttentionGrad(void* workspace, uint64_t workspaceSize,
                                                    aclOpExecutor* executor, aclrtStream) {
   return gradconf::run_executor(workspace, workspaceSize, executor,
-                                "aclnnMultiScaleDeformableAttentionGrad");
+                                kBackwardParams.phase2_symbol.data());
 }
 
 }  // extern "C"

@@ -313,7 +313,10 @@ class SliceBlock {
         const LaneVector<Acc> lanes = load_lanes<Acc>(in + c * channel_stride, channel_stride);
         std::memcpy(out + c, &lanes, sizeof lanes);
       }
-      for (; c < channels_; ++c) out[c] = static_cast<Acc>(in[c * channel_stride]);
+      // The tail: fewer than kLanes channels (bounded so, the compiler sees no overflow).
+      for (int64_t tail = 0; tail < kLanes && c < channels_; ++tail, ++c) {
+        out[c] = static_cast<Acc>(in[c * channel_stride]);
+      }
       if constexpr (kPadWithZeros) std::fill(out + channels_, out + padded_, Acc(0));
       if constexpr (kClearSums) std::fill_n(sums(key), channels_, 0.0);
     }

@@ -1,12 +1,15 @@
-// The extern "C" entry points: pack the arguments, phase 1 (entry.h), phase 2 (core executor).
+// The extern "C" entry points: pack the arguments (params.h), phase 1 (entry.h), phase 2 (core
+// executor).
 #include "aclnnop/aclnn_nsa_compress.h"
 #include "aclnnop/aclnn_nsa_compress_grad.h"
 #include "core/planted_fault.h"
 #include "nsa_compress/entry.h"
+#include "nsa_compress/params.h"
 
-using gradconf::Direction;
 using gradconf::nc::CallArgs;
 using gradconf::nc::Fault;
+using gradconf::nc::kBackwardParams;
+using gradconf::nc::kForwardParams;
 
 namespace {
 aclnnStatus dispatch_phase1(const CallArgs& args) {
@@ -23,24 +26,15 @@ aclnnStatus aclnnNsaCompressGetWorkspaceSize(const aclTensor* input, const aclTe
                                              int64_t compressStride, int64_t actSeqLenType,
                                              aclTensor* output, uint64_t* workspaceSize,
                                              aclOpExecutor** executor) {
-  CallArgs args;
-  args.direction = Direction::kForward;
-  args.input = input;
-  args.weight = weight;
-  args.act_seq_len = actSeqLenOptional;
-  args.layout = layoutOptional;
-  args.block_size = compressBlockSize;
-  args.stride = compressStride;
-  args.act_seq_len_type = actSeqLenType;
-  args.output = output;
-  args.workspace_size = workspaceSize;
-  args.executor = executor;
-  return dispatch_phase1(args);
+  return dispatch_phase1(kForwardParams.pack(input, weight, actSeqLenOptional, layoutOptional,
+                                             compressBlockSize, compressStride, actSeqLenType,
+                                             output, workspaceSize, executor));
 }
 
 aclnnStatus aclnnNsaCompress(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                              aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor, "aclnnNsaCompress");
+  return gradconf::run_executor(workspace, workspaceSize, executor,
+                                kForwardParams.phase2_symbol.data());
 }
 
 aclnnStatus aclnnNsaCompressGradGetWorkspaceSize(
@@ -48,26 +42,15 @@ aclnnStatus aclnnNsaCompressGradGetWorkspaceSize(
     const aclIntArray* actSeqLenOptionalOptional, int64_t compressBlockSize, int64_t compressStride,
     int64_t actSeqLenType, char* layoutOptionalOptional, const aclTensor* inputGrad,
     const aclTensor* weightGrad, uint64_t* workspaceSize, aclOpExecutor** executor) {
-  CallArgs args;
-  args.direction = Direction::kBackward;
-  args.output_grad = outputGrad;
-  args.input = input;
-  args.weight = weight;
-  args.act_seq_len = actSeqLenOptionalOptional;
-  args.block_size = compressBlockSize;
-  args.stride = compressStride;
-  args.act_seq_len_type = actSeqLenType;
-  args.layout = layoutOptionalOptional;
-  args.input_grad = inputGrad;
-  args.weight_grad = weightGrad;
-  args.workspace_size = workspaceSize;
-  args.executor = executor;
-  return dispatch_phase1(args);
+  return dispatch_phase1(kBackwardParams.pack(
+      outputGrad, input, weight, actSeqLenOptionalOptional, compressBlockSize, compressStride,
+      actSeqLenType, layoutOptionalOptional, inputGrad, weightGrad, workspaceSize, executor));
 }
 
 aclnnStatus aclnnNsaCompressGrad(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                                  aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor, "aclnnNsaCompressGrad");
+  return gradconf::run_executor(workspace, workspaceSize, executor,
+                                kBackwardParams.phase2_symbol.data());
 }
 
 }  // extern "C"

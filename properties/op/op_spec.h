@@ -67,9 +67,9 @@ enum class AttrKind : uint8_t { kInt, kDouble, kBool, kString, kIntList, kBoolLi
 std::string_view attr_kind_name(AttrKind kind);
 
 struct AttrSpec {
-  std::string_view name;  ///< the C parameter name
+  std::string_view name = {};  ///< the C parameter name
   AttrKind kind = AttrKind::kInt;
-  AttrValue default_value;
+  AttrValue default_value = {};
   bool nullable = false;  ///< a null pointer is a valid value
 };
 

@@ -3,6 +3,8 @@
 #include "aclnnop/aclnn_grid_sampler2d.h"
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #include "grid_sampler2d/clauses.h"
+#include "grid_sampler2d/params.h"
+#include "op/entry_params.h"
 #include "ops/grid_sampler2d/reference/reference.h"
 
 namespace gradconf::props::gs {
@@ -11,23 +13,21 @@ namespace op = gradconf::grid_sampler2d;
 
 const std::vector<aclDataType> kFloatDtypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
 
-RoleSpec input_role(std::string_view name) {
+// Every GridSampler2D tensor is 4-D; outputs with their shape and outputMask rules.
+RoleSpec role(std::string_view name) {
   RoleSpec r;
-  r.name = name;
   r.rank = 4;
-  r.dtypes = kFloatDtypes;
-  return r;
-}
-
-RoleSpec output_role(std::string_view name, std::string_view shape_rule,
-                     std::string_view written_rule = {}) {
-  RoleSpec r;
-  r.name = name;
-  r.output = true;
-  r.rank = 4;
-  r.shape_rule = shape_rule;
-  r.dtype_rule = "dtype(input)";
-  r.written_rule = written_rule;
+  if (name == "out" || name == "inputGrad" || name == "gridGrad") {
+    r.shape_rule = name == "out"         ? "(input.N, input.C, grid.Hout, grid.Wout)"
+                   : name == "inputGrad" ? "shape(input)"
+                                         : "shape(grid)";
+    r.dtype_rule = "dtype(input)";
+    r.written_rule = name == "inputGrad"  ? "outputMask[0]"
+                     : name == "gridGrad" ? "outputMask[1]"
+                                          : "";
+  } else {
+    r.dtypes = kFloatDtypes;
+  }
   return r;
 }
 
@@ -60,57 +60,11 @@ bool written(const Call& call, std::string_view role) {
   return mask != nullptr && k < mask->size() && (*mask)[k];
 }
 
-std::vector<AttrSpec> attrs(bool backward) {
-  // Defaults are PyTorch's grid_sample defaults: bilinear, zeros, align_corners=False.
-  std::vector<AttrSpec> a = {{"interpolationMode", AttrKind::kInt, int64_t{0}, false},
-                             {"paddingMode", AttrKind::kInt, int64_t{0}, false},
-                             {"alignCorners", AttrKind::kBool, false, false}};
-  if (backward) a.push_back({"outputMask", AttrKind::kBoolList, std::monostate{}, true});
-  return a;
-}
-
-op::CallArgs call_args(const BoundArgs& a, Direction entry) {
-  op::CallArgs args;
-  args.direction = entry;
-  args.grad_output = a.tensor("gradOutput");
-  args.input = a.tensor("input");
-  args.grid = a.tensor("grid");
-  args.interpolation_mode = a.int_attr("interpolationMode");
-  args.padding_mode = a.int_attr("paddingMode");
-  args.align_corners = a.bool_attr("alignCorners");
-  args.output_mask = a.bool_array("outputMask");
-  args.out = a.tensor("out");
-  args.input_grad = a.tensor("inputGrad");
-  args.grid_grad = a.tensor("gridGrad");
-  args.workspace_size = a.workspace_size();
-  args.executor = a.executor();
-  return args;
-}
-
-template <Direction kEntry>
-Verdict oracle(const BoundArgs& a, SpecProfile profile) {
-  return run_clauses(op::clause_table(), call_args(a, kEntry), profile);
-}
-
-aclnnStatus forward_phase1(const Backend& backend, const BoundArgs& a) {
-  return GRADCONF_ENTRY(backend, aclnnGridSampler2DGetWorkspaceSize)(
-      a.tensor("input"), a.tensor("grid"), a.int_attr("interpolationMode"),
-      a.int_attr("paddingMode"), a.bool_attr("alignCorners"), a.tensor("out"), a.workspace_size(),
-      a.executor());
-}
-
-aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
-  return GRADCONF_ENTRY(backend, aclnnGridSampler2DBackwardGetWorkspaceSize)(
-      a.tensor("gradOutput"), a.tensor("input"), a.tensor("grid"), a.int_attr("interpolationMode"),
-      a.int_attr("paddingMode"), a.bool_attr("alignCorners"), a.bool_array("outputMask"),
-      a.tensor("inputGrad"), a.tensor("gridGrad"), a.workspace_size(), a.executor());
-}
-
-Phase2 forward_phase2(const Backend& backend) {
-  return GRADCONF_ENTRY(backend, aclnnGridSampler2D);
-}
-Phase2 backward_phase2(const Backend& backend) {
-  return GRADCONF_ENTRY(backend, aclnnGridSampler2DBackward);
+// Defaults are PyTorch's grid_sample defaults: bilinear, zeros, align_corners=False.
+AttrSpec attr(std::string_view name) {
+  if (name == "outputMask") return {.default_value = std::monostate{}, .nullable = true};
+  if (name == "alignCorners") return {.default_value = false};
+  return {.default_value = int64_t{0}};
 }
 
 // Spec grid_sampler2d.md: N, C, Hout or Wout = 0 is valid (workspace 0, written outputs
@@ -130,35 +84,28 @@ std::vector<EmptySize> empty_sizes() {
 }  // namespace
 
 const EntrySpec& forward_entry() {
-  static const EntrySpec spec{"GridSampler2D",
-                              "grid_sampler2d",
-                              Direction::kForward,
-                              {input_role("input"), input_role("grid"),
-                               output_role("out", "(input.N, input.C, grid.Hout, grid.Wout)")},
-                              attrs(false),
-                              forward_phase1,
-                              forward_phase2,
-                              oracle<Direction::kForward>,
-                              output_shape,
-                              nullptr,
-                              empty_sizes()};
+  static const EntrySpec spec = [] {
+    EntrySpec e = entry_from_params<op::kForwardParams, &aclnnGridSampler2DGetWorkspaceSize,
+                                    &aclnnGridSampler2D, &op::clause_table>(
+        "GridSampler2D", "grid_sampler2d", role, attr);
+    e.output_shape = output_shape;
+    e.empty_sizes = empty_sizes();
+    return e;
+  }();
   return spec;
 }
 
 const EntrySpec& backward_entry() {
-  static const EntrySpec spec{"GridSampler2DBackward",
-                              "grid_sampler2d",
-                              Direction::kBackward,
-                              {input_role("gradOutput"), input_role("input"), input_role("grid"),
-                               output_role("inputGrad", "shape(input)", "outputMask[0]"),
-                               output_role("gridGrad", "shape(grid)", "outputMask[1]")},
-                              attrs(true),
-                              backward_phase1,
-                              backward_phase2,
-                              oracle<Direction::kBackward>,
-                              output_shape,
-                              written,
-                              empty_sizes()};
+  static const EntrySpec spec = [] {
+    EntrySpec e =
+        entry_from_params<op::kBackwardParams, &aclnnGridSampler2DBackwardGetWorkspaceSize,
+                          &aclnnGridSampler2DBackward, &op::clause_table>(
+            "GridSampler2DBackward", "grid_sampler2d", role, attr);
+    e.output_shape = output_shape;
+    e.written = written;
+    e.empty_sizes = empty_sizes();
+    return e;
+  }();
   return spec;
 }
 

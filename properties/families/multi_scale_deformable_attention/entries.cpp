@@ -6,6 +6,8 @@
 #include "aclnnop/aclnn_multi_scale_deformable_attention_grad.h"
 #include "harness/backend.h"
 #include "multi_scale_deformable_attention/clauses.h"
+#include "multi_scale_deformable_attention/params.h"
+#include "op/entry_params.h"
 #include "ops/multi_scale_deformable_attention/reference/reference.h"
 
 namespace gradconf::props::msda {
@@ -15,78 +17,35 @@ namespace op = gradconf::msda;
 const std::vector<aclDataType> kFloatDtypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
 const std::vector<aclDataType> kIndexDtypes = {ACL_INT32, ACL_INT64};
 
-RoleSpec role(std::string_view name, int rank, DtypeClass dtype_class, Batching batching) {
+// Ranks, dtype classes and batching of MSDA's tensors; outputs with their shape rules.
+RoleSpec role(std::string_view name) {
   RoleSpec r;
-  r.name = name;
-  r.rank = rank;
-  r.dtype_class = dtype_class;
-  r.batching = batching;
-  r.dtypes = dtype_class == DtypeClass::kIndex ? kIndexDtypes : kFloatDtypes;
+  const bool table = name == "spatialShape" || name == "levelStartIndex";
+  r.rank = name == "spatialShape"        ? 2
+           : name == "levelStartIndex"   ? 1
+           : name.ends_with("ocation")   ? 6
+           : name.ends_with("ttnWeight") ? 5
+                                         : 4;
+  r.dtype_class = table ? DtypeClass::kIndex : DtypeClass::kFloat;
+  r.batching = table ? Batching::kNone : Batching::kDim;
+  r.dtypes = table ? kIndexDtypes : kFloatDtypes;
+  const std::string_view shape_rule =
+      name == "output"           ? "(value.bs, location.Q, value.heads, value.C); cann-latest: "
+                                   "(value.bs, location.Q, value.heads * value.C)"
+      : name == "gradValue"      ? "shape(value)"
+      : name == "gradLocation"   ? "shape(location)"
+      : name == "gradAttnWeight" ? "shape(attnWeight)"
+                                 : "";
+  if (!shape_rule.empty()) {
+    r.dtypes.clear();
+    r.shape_rule = shape_rule;
+    r.dtype_rule = "dtype(value)";
+  }
   return r;
 }
 
-RoleSpec output(std::string_view name, int rank, std::string_view shape_rule) {
-  RoleSpec r = role(name, rank, DtypeClass::kFloat, Batching::kDim);
-  r.output = true;
-  r.dtypes.clear();
-  r.shape_rule = shape_rule;
-  r.dtype_rule = "dtype(value)";
-  return r;
-}
-
-std::vector<RoleSpec> inputs(bool backward) {
-  std::vector<RoleSpec> roles = {role("value", 4, DtypeClass::kFloat, Batching::kDim),
-                                 role("spatialShape", 2, DtypeClass::kIndex, Batching::kNone),
-                                 role("levelStartIndex", 1, DtypeClass::kIndex, Batching::kNone),
-                                 role("location", 6, DtypeClass::kFloat, Batching::kDim),
-                                 role("attnWeight", 5, DtypeClass::kFloat, Batching::kDim)};
-  if (backward) roles.push_back(role("gradOutput", 4, DtypeClass::kFloat, Batching::kDim));
-  return roles;
-}
-
-op::CallArgs call_args(const BoundArgs& a, Direction direction) {
-  op::CallArgs args;
-  args.direction = direction;
-  args.value = a.tensor("value");
-  args.spatial_shape = a.tensor("spatialShape");
-  args.level_start_index = a.tensor("levelStartIndex");
-  args.location = a.tensor("location");
-  args.attn_weight = a.tensor("attnWeight");
-  args.grad_output = a.tensor("gradOutput");
-  args.output = a.tensor("output");
-  args.grad_value = a.tensor("gradValue");
-  args.grad_location = a.tensor("gradLocation");
-  args.grad_attn_weight = a.tensor("gradAttnWeight");
-  args.workspace_size = a.workspace_size();
-  args.executor = a.executor();
-  return args;
-}
-
-template <Direction kDirection>
-Verdict oracle(const BoundArgs& a, SpecProfile profile) {
-  return run_clauses(op::clause_table(), call_args(a, kDirection), profile);
-}
-
-aclnnStatus forward_phase1(const Backend& backend, const BoundArgs& a) {
-  return GRADCONF_ENTRY(backend, aclnnMultiScaleDeformableAttnFunctionGetWorkspaceSize)(
-      a.tensor("value"), a.tensor("spatialShape"), a.tensor("levelStartIndex"),
-      a.tensor("location"), a.tensor("attnWeight"), a.tensor("output"), a.workspace_size(),
-      a.executor());
-}
-
-aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
-  return GRADCONF_ENTRY(backend, aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize)(
-      a.tensor("value"), a.tensor("spatialShape"), a.tensor("levelStartIndex"),
-      a.tensor("location"), a.tensor("attnWeight"), a.tensor("gradOutput"), a.tensor("gradValue"),
-      a.tensor("gradLocation"), a.tensor("gradAttnWeight"), a.workspace_size(), a.executor());
-}
-
-Phase2 forward_phase2(const Backend& backend) {
-  return GRADCONF_ENTRY(backend, aclnnMultiScaleDeformableAttnFunction);
-}
-Phase2 backward_phase2(const Backend& backend) {
-  return GRADCONF_ENTRY(backend, aclnnMultiScaleDeformableAttentionGrad);
-}
+// MSDA has no attributes.
+AttrSpec no_attr(std::string_view) { return {}; }
 
 std::vector<int64_t> dims_of(const Call& call, std::string_view role) {
   const int i = call.index_of(role);
@@ -142,18 +101,11 @@ std::vector<EmptySize> empty_sizes() { return {{"bs", batch_sites()}, {"Q", quer
 
 const EntrySpec& forward_entry() {
   static const EntrySpec spec = [] {
-    EntrySpec e{"MultiScaleDeformableAttention",
-                "multi_scale_deformable_attention",
-                Direction::kForward,
-                inputs(false),
-                {},
-                forward_phase1,
-                forward_phase2,
-                oracle<Direction::kForward>,
-                output_shape};
-    e.roles.push_back(output("output", 4,
-                             "(value.bs, location.Q, value.heads, value.C); cann-latest: "
-                             "(value.bs, location.Q, value.heads * value.C)"));
+    EntrySpec e = entry_from_params<op::kForwardParams,
+                                    &aclnnMultiScaleDeformableAttnFunctionGetWorkspaceSize,
+                                    &aclnnMultiScaleDeformableAttnFunction, &op::clause_table>(
+        "MultiScaleDeformableAttention", "multi_scale_deformable_attention", role, no_attr);
+    e.output_shape = output_shape;
     e.empty_sizes = empty_sizes();
     return e;
   }();
@@ -162,18 +114,11 @@ const EntrySpec& forward_entry() {
 
 const EntrySpec& backward_entry() {
   static const EntrySpec spec = [] {
-    EntrySpec e{"MultiScaleDeformableAttentionGrad",
-                "multi_scale_deformable_attention",
-                Direction::kBackward,
-                inputs(true),
-                {},
-                backward_phase1,
-                backward_phase2,
-                oracle<Direction::kBackward>,
-                output_shape};
-    e.roles.push_back(output("gradValue", 4, "shape(value)"));
-    e.roles.push_back(output("gradLocation", 6, "shape(location)"));
-    e.roles.push_back(output("gradAttnWeight", 5, "shape(attnWeight)"));
+    EntrySpec e = entry_from_params<op::kBackwardParams,
+                                    &aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize,
+                                    &aclnnMultiScaleDeformableAttentionGrad, &op::clause_table>(
+        "MultiScaleDeformableAttentionGrad", "multi_scale_deformable_attention", role, no_attr);
+    e.output_shape = output_shape;
     e.empty_sizes = empty_sizes();
     return e;
   }();

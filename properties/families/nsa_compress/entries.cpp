@@ -4,6 +4,8 @@
 #include "aclnnop/aclnn_nsa_compress_grad.h"
 #include "harness/backend.h"
 #include "nsa_compress/clauses.h"
+#include "nsa_compress/params.h"
+#include "op/entry_params.h"
 #include "ops/nsa_compress/reference/reference.h"
 
 namespace gradconf::props::nc {
@@ -13,71 +15,31 @@ namespace op = gradconf::nc;
 constexpr std::string_view kSeqAttr = "actSeqLenOptional";
 const std::vector<aclDataType> kFloatDtypes = {ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE};
 
-RoleSpec role(std::string_view name, Batching batching, int rank = 3) {
+// Ranks, batching and dtypes of NsaCompress's tensors; outputs with their shape rules.
+RoleSpec role(std::string_view name) {
   RoleSpec r;
-  r.name = name;
-  r.rank = rank;
-  r.batching = batching;
-  r.sequence_attr = batching == Batching::kSequence ? kSeqAttr : std::string_view{};
+  r.rank = name.starts_with("weight") ? 2 : 3;
+  r.batching = name.starts_with("weight") ? Batching::kNone : Batching::kSequence;
+  r.sequence_attr = r.batching == Batching::kSequence ? kSeqAttr : std::string_view{};
   r.dtypes = kFloatDtypes;
+  const std::string_view shape_rule = name == "output"       ? "(T_cmp, input.N, input.D)"
+                                      : name == "inputGrad"  ? "shape(input)"
+                                      : name == "weightGrad" ? "shape(weight)"
+                                                             : "";
+  if (!shape_rule.empty()) {
+    r.dtypes.clear();
+    r.shape_rule = shape_rule;
+    r.dtype_rule = "dtype(input)";
+  }
   return r;
 }
 
-RoleSpec output(std::string_view name, Batching batching, int rank, std::string_view shape_rule) {
-  RoleSpec r = role(name, batching, rank);
-  r.output = true;
-  r.dtypes.clear();
-  r.shape_rule = shape_rule;
-  r.dtype_rule = "dtype(input)";
-  return r;
-}
-
-AttrSpec seq_attr() { return {kSeqAttr, AttrKind::kIntList, std::monostate{}, true}; }
-AttrSpec layout_attr() { return {"layoutOptional", AttrKind::kString, std::string("TND"), true}; }
-
-op::CallArgs call_args(const BoundArgs& a, Direction direction) {
-  op::CallArgs args;
-  args.direction = direction;
-  args.input = a.tensor("input");
-  args.weight = a.tensor("weight");
-  args.output_grad = a.tensor("outputGrad");
-  args.output = a.tensor("output");
-  args.input_grad = a.tensor("inputGrad");
-  args.weight_grad = a.tensor("weightGrad");
-  args.act_seq_len = a.int_array(kSeqAttr);
-  args.layout = a.string_attr("layoutOptional");
-  args.block_size = a.int_attr("compressBlockSize");
-  args.stride = a.int_attr("compressStride");
-  args.act_seq_len_type = a.int_attr("actSeqLenType");
-  args.workspace_size = a.workspace_size();
-  args.executor = a.executor();
-  return args;
-}
-
-template <Direction kDirection>
-Verdict oracle(const BoundArgs& a, SpecProfile profile) {
-  return run_clauses(op::clause_table(), call_args(a, kDirection), profile);
-}
-
-aclnnStatus forward_phase1(const Backend& backend, const BoundArgs& a) {
-  return GRADCONF_ENTRY(backend, aclnnNsaCompressGetWorkspaceSize)(
-      a.tensor("input"), a.tensor("weight"), a.int_array(kSeqAttr),
-      const_cast<char*>(a.string_attr("layoutOptional")), a.int_attr("compressBlockSize"),
-      a.int_attr("compressStride"), a.int_attr("actSeqLenType"), a.tensor("output"),
-      a.workspace_size(), a.executor());
-}
-
-aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
-  return GRADCONF_ENTRY(backend, aclnnNsaCompressGradGetWorkspaceSize)(
-      a.tensor("outputGrad"), a.tensor("input"), a.tensor("weight"), a.int_array(kSeqAttr),
-      a.int_attr("compressBlockSize"), a.int_attr("compressStride"), a.int_attr("actSeqLenType"),
-      const_cast<char*>(a.string_attr("layoutOptional")), a.tensor("inputGrad"),
-      a.tensor("weightGrad"), a.workspace_size(), a.executor());
-}
-
-Phase2 forward_phase2(const Backend& backend) { return GRADCONF_ENTRY(backend, aclnnNsaCompress); }
-Phase2 backward_phase2(const Backend& backend) {
-  return GRADCONF_ENTRY(backend, aclnnNsaCompressGrad);
+AttrSpec attr(std::string_view name) {
+  if (name == kSeqAttr) return {.default_value = std::monostate{}, .nullable = true};
+  if (name == "layoutOptional") return {.default_value = std::string("TND"), .nullable = true};
+  if (name == "compressBlockSize") return {.default_value = int64_t{32}};
+  if (name == "compressStride") return {.default_value = int64_t{16}};
+  return {.default_value = int64_t{0}};  // actSeqLenType
 }
 
 std::vector<int64_t> dims_of(const Call& call, std::string_view role) {
@@ -144,20 +106,10 @@ std::vector<EmptySize> empty_sizes() {
 
 const EntrySpec& forward_entry() {
   static const EntrySpec spec = [] {
-    EntrySpec e{"NsaCompress",
-                "nsa_compress",
-                Direction::kForward,
-                {role("input", Batching::kSequence), role("weight", Batching::kNone, 2)},
-                {seq_attr(),
-                 layout_attr(),
-                 {"compressBlockSize", AttrKind::kInt, int64_t{32}, false},
-                 {"compressStride", AttrKind::kInt, int64_t{16}, false},
-                 {"actSeqLenType", AttrKind::kInt, int64_t{0}, false}},
-                forward_phase1,
-                forward_phase2,
-                oracle<Direction::kForward>,
-                output_shape};
-    e.roles.push_back(output("output", Batching::kSequence, 3, "(T_cmp, input.N, input.D)"));
+    EntrySpec e =
+        entry_from_params<op::kForwardParams, &aclnnNsaCompressGetWorkspaceSize, &aclnnNsaCompress,
+                          &op::clause_table>("NsaCompress", "nsa_compress", role, attr);
+    e.output_shape = output_shape;
     e.empty_sizes = empty_sizes();
     return e;
   }();
@@ -166,22 +118,10 @@ const EntrySpec& forward_entry() {
 
 const EntrySpec& backward_entry() {
   static const EntrySpec spec = [] {
-    EntrySpec e{"NsaCompressGrad",
-                "nsa_compress",
-                Direction::kBackward,
-                {role("outputGrad", Batching::kSequence), role("input", Batching::kSequence),
-                 role("weight", Batching::kNone, 2)},
-                {seq_attr(),
-                 {"compressBlockSize", AttrKind::kInt, int64_t{32}, false},
-                 {"compressStride", AttrKind::kInt, int64_t{16}, false},
-                 {"actSeqLenType", AttrKind::kInt, int64_t{0}, false},
-                 layout_attr()},
-                backward_phase1,
-                backward_phase2,
-                oracle<Direction::kBackward>,
-                output_shape};
-    e.roles.push_back(output("inputGrad", Batching::kSequence, 3, "shape(input)"));
-    e.roles.push_back(output("weightGrad", Batching::kNone, 2, "shape(weight)"));
+    EntrySpec e = entry_from_params<op::kBackwardParams, &aclnnNsaCompressGradGetWorkspaceSize,
+                                    &aclnnNsaCompressGrad, &op::clause_table>(
+        "NsaCompressGrad", "nsa_compress", role, attr);
+    e.output_shape = output_shape;
     e.empty_sizes = empty_sizes();
     return e;
   }();

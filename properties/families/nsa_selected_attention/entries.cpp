@@ -5,6 +5,8 @@
 #include "core/dtype.h"
 #include "harness/backend.h"
 #include "nsa_selected_attention/clauses.h"
+#include "nsa_selected_attention/params.h"
+#include "op/entry_params.h"
 #include "ops/nsa_selected_attention/reference/reference.h"
 
 namespace gradconf::props::nsa {
@@ -60,72 +62,6 @@ RoleSpec as_output(RoleSpec r, std::string_view shape_rule, std::string_view dty
   return r;
 }
 
-AttrSpec seq_attr(std::string_view name) {
-  return {name, AttrKind::kIntList, std::monostate{}, false};
-}
-
-op::CallArgs call_args(const BoundArgs& a, Direction direction) {
-  op::CallArgs args;
-  args.direction = direction;
-  args.query = a.tensor("query");
-  args.key = a.tensor("key");
-  args.value = a.tensor("value");
-  args.topk = a.tensor("topkIndices");
-  args.atten_mask = a.tensor("attenMaskOptional");
-  args.attention_out = a.tensor("attentionOut");
-  args.attention_out_grad = a.tensor("attentionOutGrad");
-  const bool forward = direction == Direction::kForward;
-  args.softmax_max = a.tensor(forward ? "softmaxMaxOut" : "softmaxMax");
-  args.softmax_sum = a.tensor(forward ? "softmaxSumOut" : "softmaxSum");
-  args.dq = a.tensor("dqOut");
-  args.dk = a.tensor("dkOut");
-  args.dv = a.tensor("dvOut");
-  args.seq_q = a.int_array(kSeqQ);
-  args.seq_kv = a.int_array(kSeqKv);
-  args.scale = a.double_attr("scaleValue");
-  args.head_num = a.int_attr("headNum");
-  args.layout = a.string_attr("inputLayout");
-  args.sparse_mode = a.int_attr("sparseMode");
-  args.block_size = a.int_attr("selectedBlockSize");
-  args.block_count = a.int_attr("selectedBlockCount");
-  args.workspace_size = a.workspace_size();
-  args.executor = a.executor();
-  return args;
-}
-
-template <Direction kDirection>
-Verdict oracle(const BoundArgs& a, SpecProfile profile) {
-  return run_clauses(op::clause_table(), call_args(a, kDirection), profile);
-}
-
-aclnnStatus forward_phase1(const Backend& backend, const BoundArgs& a) {
-  return GRADCONF_ENTRY(backend, aclnnNsaSelectedAttentionGetWorkspaceSize)(
-      a.tensor("query"), a.tensor("key"), a.tensor("value"), a.tensor("topkIndices"),
-      a.tensor("attenMaskOptional"), a.int_array(kSeqQ), a.int_array(kSeqKv),
-      a.double_attr("scaleValue"), a.int_attr("headNum"),
-      const_cast<char*>(a.string_attr("inputLayout")), a.int_attr("sparseMode"),
-      a.int_attr("selectedBlockSize"), a.int_attr("selectedBlockCount"), a.tensor("softmaxMaxOut"),
-      a.tensor("softmaxSumOut"), a.tensor("attentionOut"), a.workspace_size(), a.executor());
-}
-
-aclnnStatus backward_phase1(const Backend& backend, const BoundArgs& a) {
-  return GRADCONF_ENTRY(backend, aclnnNsaSelectedAttentionGradGetWorkspaceSize)(
-      a.tensor("query"), a.tensor("key"), a.tensor("value"), a.tensor("attentionOut"),
-      a.tensor("attentionOutGrad"), a.tensor("softmaxMax"), a.tensor("softmaxSum"),
-      a.tensor("topkIndices"), a.int_array(kSeqQ), a.int_array(kSeqKv),
-      a.tensor("attenMaskOptional"), a.double_attr("scaleValue"), a.int_attr("selectedBlockSize"),
-      a.int_attr("selectedBlockCount"), a.int_attr("headNum"),
-      const_cast<char*>(a.string_attr("inputLayout")), a.int_attr("sparseMode"), a.tensor("dqOut"),
-      a.tensor("dkOut"), a.tensor("dvOut"), a.workspace_size(), a.executor());
-}
-
-Phase2 forward_phase2(const Backend& backend) {
-  return GRADCONF_ENTRY(backend, aclnnNsaSelectedAttention);
-}
-Phase2 backward_phase2(const Backend& backend) {
-  return GRADCONF_ENTRY(backend, aclnnNsaSelectedAttentionGrad);
-}
-
 std::vector<int64_t> dims_of(const Call& call, std::string_view role) {
   const int i = call.index_of(role);
   return i < 0 ? std::vector<int64_t>{} : call.tensors[static_cast<size_t>(i)].dims;
@@ -151,17 +87,37 @@ OutputShape output_shape(const Call& call, std::string_view role) {
   return {dims_of(call, "value"), dtype};
 }
 
-std::vector<AttrSpec> attrs(Direction direction) {
-  const AttrSpec scale{"scaleValue", AttrKind::kDouble, 1.0, false};
-  const AttrSpec head{"headNum", AttrKind::kInt, int64_t{1}, false};
-  const AttrSpec layout{"inputLayout", AttrKind::kString, std::string("TND"), false};
-  const AttrSpec sparse{"sparseMode", AttrKind::kInt, int64_t{2}, false};
-  const AttrSpec block{"selectedBlockSize", AttrKind::kInt, int64_t{64}, false};
-  const AttrSpec count{"selectedBlockCount", AttrKind::kInt, int64_t{16}, false};
-  if (direction == Direction::kForward) {
-    return {seq_attr(kSeqQ), seq_attr(kSeqKv), scale, head, layout, sparse, block, count};
+AttrSpec attr(std::string_view name) {
+  if (name == kSeqQ || name == kSeqKv) return {.default_value = std::monostate{}};
+  if (name == "scaleValue") return {.default_value = 1.0};
+  if (name == "inputLayout") return {.default_value = std::string("TND")};
+  if (name == "sparseMode") return {.default_value = int64_t{2}};
+  if (name == "selectedBlockSize") return {.default_value = int64_t{64}};
+  if (name == "selectedBlockCount") return {.default_value = int64_t{16}};
+  return {.default_value = int64_t{1}};  // headNum
+}
+
+// The role of tensor `name` in an entry of `direction`: query-side or key-side tokens, its dtype
+// class, and for outputs their shape and dtype rules.
+RoleSpec role_of(std::string_view name, Direction direction) {
+  if (name == "attenMaskOptional") return mask_role();
+  const bool kv = name == "key" || name == "value" || name == "dkOut" || name == "dvOut";
+  const bool statistic = name.starts_with("softmax");
+  RoleSpec r = kv ? kv_role(name)
+                  : q_role(name, name == "topkIndices" ? DtypeClass::kIndex
+                                 : statistic           ? DtypeClass::kStatistic
+                                                       : DtypeClass::kFloat);
+  if (statistic && name.ends_with("Out")) {
+    return as_output(r, "(T1, N1, 8)", "FLOAT (DOUBLE for DOUBLE query)");
   }
-  return {seq_attr(kSeqQ), seq_attr(kSeqKv), scale, block, count, head, layout, sparse};
+  if (name == "attentionOut") {
+    if (direction == Direction::kForward) return as_output(r, "(T1, N1, Dv)", "dtype(query)");
+    r.optional = true;
+  }
+  if (name == "dqOut") return as_output(r, "shape(query)", "dtype(query)");
+  if (name == "dkOut") return as_output(r, "shape(key)", "dtype(query)");
+  if (name == "dvOut") return as_output(r, "shape(value)", "dtype(query)");
+  return r;
 }
 
 std::vector<double> call_values(const Call& call, std::string_view role) {
@@ -191,21 +147,11 @@ gradconf::nsa::reference::Dims reference_dims(const Call& call) {
 
 const EntrySpec& forward_entry() {
   static const EntrySpec spec = [] {
-    EntrySpec e{"NsaSelectedAttention",
-                "nsa_selected_attention",
-                Direction::kForward,
-                {q_role("query"), kv_role("key"), kv_role("value"),
-                 q_role("topkIndices", DtypeClass::kIndex), mask_role()},
-                attrs(Direction::kForward),
-                forward_phase1,
-                forward_phase2,
-                oracle<Direction::kForward>,
-                output_shape};
-    e.roles.push_back(as_output(q_role("softmaxMaxOut", DtypeClass::kStatistic), "(T1, N1, 8)",
-                                "FLOAT (DOUBLE for DOUBLE query)"));
-    e.roles.push_back(as_output(q_role("softmaxSumOut", DtypeClass::kStatistic), "(T1, N1, 8)",
-                                "FLOAT (DOUBLE for DOUBLE query)"));
-    e.roles.push_back(as_output(q_role("attentionOut"), "(T1, N1, Dv)", "dtype(query)"));
+    EntrySpec e = entry_from_params<op::kForwardParams, &aclnnNsaSelectedAttentionGetWorkspaceSize,
+                                    &aclnnNsaSelectedAttention, &op::clause_table>(
+        "NsaSelectedAttention", "nsa_selected_attention",
+        [](std::string_view name) { return role_of(name, Direction::kForward); }, attr);
+    e.output_shape = output_shape;
     return e;
   }();
   return spec;
@@ -213,23 +159,12 @@ const EntrySpec& forward_entry() {
 
 const EntrySpec& backward_entry() {
   static const EntrySpec spec = [] {
-    RoleSpec attention_out = q_role("attentionOut");
-    attention_out.optional = true;
-    EntrySpec e{"NsaSelectedAttentionGrad",
-                "nsa_selected_attention",
-                Direction::kBackward,
-                {q_role("query"), kv_role("key"), kv_role("value"), attention_out,
-                 q_role("attentionOutGrad"), q_role("softmaxMax", DtypeClass::kStatistic),
-                 q_role("softmaxSum", DtypeClass::kStatistic),
-                 q_role("topkIndices", DtypeClass::kIndex), mask_role()},
-                attrs(Direction::kBackward),
-                backward_phase1,
-                backward_phase2,
-                oracle<Direction::kBackward>,
-                output_shape};
-    e.roles.push_back(as_output(q_role("dqOut"), "shape(query)", "dtype(query)"));
-    e.roles.push_back(as_output(kv_role("dkOut"), "shape(key)", "dtype(query)"));
-    e.roles.push_back(as_output(kv_role("dvOut"), "shape(value)", "dtype(query)"));
+    EntrySpec e =
+        entry_from_params<op::kBackwardParams, &aclnnNsaSelectedAttentionGradGetWorkspaceSize,
+                          &aclnnNsaSelectedAttentionGrad, &op::clause_table>(
+            "NsaSelectedAttentionGrad", "nsa_selected_attention",
+            [](std::string_view name) { return role_of(name, Direction::kBackward); }, attr);
+    e.output_shape = output_shape;
     return e;
   }();
   return spec;
