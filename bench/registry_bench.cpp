@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "harness/backend.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "cli/commands.h"
 #include "core/dtype.h"
 #include "harness/backend.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 
 namespace gradconf::cli {
 namespace {

@@ -18,7 +18,7 @@
 #include "core/dtype.h"
 #include "core/repro.h"
 #include "op/predict.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 #include "reports/src/render.h"
 
 namespace gradconf::cli {

@@ -4,7 +4,7 @@
 #include <variant>
 
 #include "harness/harness.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 
 namespace gradconf::cli {
 

@@ -1,7 +1,8 @@
-// What the CLI knows about each operator comes from the op registry (properties/op/registry.h):
-// a case file names an entry point and its C parameters; this file checks a case against the
-// entry's roles and attributes and turns it into a role-keyed Call, which the one two-phase runner
-// (properties/harness) executes for `replay`, exactly as the laws and fuzzers do.
+// What the CLI knows about each operator comes from the op registry
+// (properties/registry/registry.h): a case file names an entry point and its C parameters; this
+// file checks a case against the entry's roles and attributes and turns it into a role-keyed Call,
+// which the one two-phase runner (properties/harness) executes for `replay`, exactly as the laws
+// and fuzzers do.
 #ifndef GRADCONF_CLI_OP_REGISTRY_H_
 #define GRADCONF_CLI_OP_REGISTRY_H_
 

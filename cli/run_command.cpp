@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "compare/compare.h"
 #include "harness/backend.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 
 namespace gradconf::cli {
 namespace {

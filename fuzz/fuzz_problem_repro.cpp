@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "common/fuzz_support.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 4096) return 0;

@@ -22,7 +22,7 @@
 #include "gen/boundary.h"
 #include "laws/laws.h"
 #include "op/predict.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 
 namespace gradconf::fuzz {
 

@@ -94,4 +94,12 @@ std::optional<aclDataType> parse_dtype_repro(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<ReproLine> tokenize_entry_line(std::string_view text, std::string_view forward,
+                                             std::string_view backward, Direction& entry) {
+  auto line = tokenize_repro(text);
+  if (!line || (line->op != forward && line->op != backward)) return std::nullopt;
+  entry = line->op == forward ? Direction::kForward : Direction::kBackward;
+  return line;
+}
+
 }  // namespace gradconf

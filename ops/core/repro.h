@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aclnn/acl_meta.h"
+#include "core/direction.h"
 #include "core/layout.h"
 #include "core/profile.h"
 
@@ -31,6 +32,11 @@ struct ReproLine {
 
 /// nullopt on a malformed line (empty, duplicate key, "--key" without "=").
 std::optional<ReproLine> tokenize_repro(std::string_view line);
+
+/// A line of one op's two entry points (repro names `forward` and `backward`): its tokens, with
+/// `entry` set from the op name; nullopt for a malformed line or another op.
+std::optional<ReproLine> tokenize_entry_line(std::string_view text, std::string_view forward,
+                                             std::string_view backward, Direction& entry);
 
 /// The float dtypes' names in repro lines ("f32", "f16", "bf16", "f64"); other dtypes print their
 /// aclDataType name and do not parse.

@@ -224,14 +224,9 @@ bool take_op_keys(ReproLine& line, Problem& p) {
 }  // namespace
 
 std::optional<Problem> Problem::parse_repro(std::string_view text) {
-  auto line = tokenize_repro(text);
-  if (!line) return std::nullopt;
   Problem p;
-  if (line->op == kForwardName) {
-    p.entry = Direction::kForward;
-  } else if (line->op != kBackwardName) {
-    return std::nullopt;
-  }
+  auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
+  if (!line) return std::nullopt;
   if (!take_op_keys(*line, p) || !take_common_keys(*line, p)) return std::nullopt;
   if (line->positional.size() != 1) return std::nullopt;
   auto dims =

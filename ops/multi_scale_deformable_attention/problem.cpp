@@ -200,14 +200,9 @@ std::string Problem::to_repro() const {
 }
 
 std::optional<Problem> Problem::parse_repro(std::string_view text) {
-  auto line = tokenize_repro(text);
-  if (!line) return std::nullopt;
   Problem p;
-  if (line->op == kForwardName) {
-    p.entry = Direction::kForward;
-  } else if (line->op != kBackwardName) {
-    return std::nullopt;
-  }
+  auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
+  if (!line) return std::nullopt;
   if (auto v = line->take("idx")) {
     const size_t dot = v->find('.');
     if (dot == std::string::npos) return std::nullopt;

@@ -7,6 +7,7 @@
 #include "core/dtype.h"
 #include "core/random.h"
 #include "core/repro.h"
+#include "nsa_compress/clauses.h"
 
 namespace gradconf::nc {
 namespace {
@@ -44,7 +45,7 @@ std::vector<int64_t> Problem::prefix_sums() const {
 
 int64_t Problem::compressed_rows() const {
   int64_t rows = 0;
-  for (int64_t l : lengths) rows += l >= block ? (l - block) / stride + 1 : 0;
+  for (int64_t l : lengths) rows += windows_of(l, block, stride);
   return rows;
 }
 
@@ -89,14 +90,9 @@ std::string Problem::to_repro() const {
 }
 
 std::optional<Problem> Problem::parse_repro(std::string_view text) {
-  auto line = tokenize_repro(text);
-  if (!line) return std::nullopt;
   Problem p;
-  if (line->op == kForwardName) {
-    p.entry = Direction::kForward;
-  } else if (line->op != kBackwardName) {
-    return std::nullopt;
-  }
+  auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
+  if (!line) return std::nullopt;
   if (auto v = line->take("seqs")) {
     p.lengths.clear();
     std::string_view rest = *v;

@@ -172,14 +172,9 @@ std::string Problem::to_repro() const {
 }
 
 std::optional<Problem> Problem::parse_repro(std::string_view text) {
-  auto line = tokenize_repro(text);
-  if (!line) return std::nullopt;
   Problem p;
-  if (line->op == kForwardName) {
-    p.entry = Direction::kForward;
-  } else if (line->op != kBackwardName) {
-    return std::nullopt;
-  }
+  auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
+  if (!line) return std::nullopt;
   if (auto v = line->take("seqs")) {
     p.seqs.clear();
     std::string_view rest = *v;

@@ -1,7 +1,5 @@
 #include "compare/tolerance.h"
 
-#include "op/registry.h"
-
 #include <array>
 #include <cmath>
 #include <limits>
@@ -98,18 +96,15 @@ const Tolerance& tolerance_for(std::string_view op, std::string_view output, acl
   };
   for (const auto& row : kRows) consider(row);
   // An op's own rows (OpFamily::tolerances) refine the common ones for its outputs.
-  for (const OpFamily* family : op_families()) {
-    for (const auto& row : family->tolerances) consider(row);
-  }
+  for (const auto& row : family_tolerance_rows()) consider(row);
   static const Tolerance kUnknown{.reason = "no row: exact match required"};
   return best ? best->tolerance : kUnknown;
 }
 
 std::vector<ToleranceRow> tolerance_table() {
   std::vector<ToleranceRow> rows(std::begin(kRows), std::end(kRows));
-  for (const OpFamily* family : op_families()) {
-    rows.insert(rows.end(), family->tolerances.begin(), family->tolerances.end());
-  }
+  const auto own = family_tolerance_rows();
+  rows.insert(rows.end(), own.begin(), own.end());
   return rows;
 }
 

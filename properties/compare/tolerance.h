@@ -39,6 +39,10 @@ const Tolerance& tolerance_for(std::string_view op, std::string_view output, acl
 /// Every row (the common ones, then each registered family's), for the report.
 std::vector<ToleranceRow> tolerance_table();
 
+/// The op families' own rows (OpFamily::tolerances), composed by the registry
+/// (registry/registry.cpp): compare/ reads them without depending on the registry.
+std::span<const ToleranceRow> family_tolerance_rows();
+
 // Bounds derived for the laws. Each is written here once, with its derivation.
 
 /// Machine epsilon (spacing at 1) of a floating dtype.

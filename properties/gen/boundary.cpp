@@ -52,6 +52,39 @@ void break_format_nd(Call& call, uint64_t bits, bool just_valid) {
   target.format = choice.of(wrong);
 }
 
+void resize_dim(TensorSpec& t, size_t dim, int64_t size) {
+  if (dim >= t.dims.size() || t.dims[dim] == size) return;
+  t.dims[dim] = size;
+  t.layout = LayoutSpec{};
+  if (!t.output) t.values.clear();
+}
+
+void resize_dims(Call& call, std::span<const char* const> names, size_t dim, int64_t size) {
+  for (TensorSpec* t : present_tensors(call, names)) resize_dim(*t, dim, size);
+}
+
+void add_unit_dim(TensorSpec& t) {
+  t.dims.insert(t.dims.begin(), 1);
+  t.layout = LayoutSpec{};
+  if (!t.output) t.values.clear();
+}
+
+void null_required_argument(Call& call, uint64_t choice) {
+  std::vector<size_t> required;
+  for (size_t i = 0; i < call.tensors.size(); ++i) {
+    const RoleSpec* role = call.entry ? call.entry->role(call.tensors[i].name) : nullptr;
+    if (!role || !role->optional) required.push_back(i);
+  }
+  const uint64_t which = choice % (required.size() + 2);
+  if (which < required.size()) {
+    call.tensors[required[which]].null = true;
+  } else if (which == required.size()) {
+    call.null_workspace_size = true;
+  } else {
+    call.null_executor = true;
+  }
+}
+
 std::vector<TensorSpec*> present_tensors(Call& call, std::span<const char* const> names) {
   std::vector<TensorSpec*> present;
   for (const char* name : names) {

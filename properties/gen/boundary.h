@@ -98,6 +98,19 @@ struct BoundaryCase {
 /// default layouts and, for inputs, values dropped (the harness then fills zeros).
 void resize_sites(Call& call, const SizeSites& sites, int64_t value);
 
+/// Sets dim `dim` of `t` to `size` (nothing when it already is, or the dim does not exist), with
+/// the default layout and, for an input, its values dropped (the harness then fills zeros).
+void resize_dim(TensorSpec& t, size_t dim, int64_t size);
+/// The same dim of every tensor named in `names` that the call has.
+void resize_dims(Call& call, std::span<const char* const> names, size_t dim, int64_t size);
+/// One unit dim more (rank breakers), with the default layout and an input's values dropped.
+void add_unit_dim(TensorSpec& t);
+
+/// The just-invalid side of every <OP>-NULL-01 (161001): a required tensor (a role that is not
+/// optional), the workspaceSize out-pointer or the executor out-pointer passed as null; `choice`
+/// picks which.
+void null_required_argument(Call& call, uint64_t choice);
+
 /// The generic <OP>-FORMAT-01 breaker (spec README §3), for any op. Just-invalid: one present
 /// tensor in a format that is not ND: a device format (NC1HWC0, FRACTAL_Z), UNDEFINED, a value
 /// outside the enum, or NCHW/NHWC on a tensor that is not 4-D. Just-valid: every present tensor

@@ -1,5 +1,5 @@
 // What every law returns, and the helpers laws share. A law is a function template over an op's
-// traits (the OpTraits concept in properties/op/registry.h lists the members a traits struct
+// traits (the OpTraits concept in properties/registry/registry.h lists the members a traits struct
 // provides): it runs problems through the harness on a Backend and says whether the law held, and
 // if not, why, with the problem's repro line so any failure can be re-run.
 #ifndef GRADCONF_PROPERTIES_LAWS_LAW_H_

@@ -19,6 +19,18 @@ int Call::index_of(std::string_view name) const {
   return -1;
 }
 
+std::vector<int64_t> Call::dims_of(std::string_view role) const {
+  const int i = index_of(role);
+  return i < 0 ? std::vector<int64_t>{} : tensors[static_cast<size_t>(i)].dims;
+}
+
+int64_t Call::dim_or(std::string_view role, size_t d, int64_t fallback) const {
+  const int i = index_of(role);
+  if (i < 0) return fallback;
+  const auto& dims = tensors[static_cast<size_t>(i)].dims;
+  return d < dims.size() ? dims[d] : fallback;
+}
+
 TensorSpec& Call::tensor(std::string_view name) {
   return tensors.at(static_cast<size_t>(index_of(name)));
 }

@@ -37,6 +37,10 @@ struct Call {
   int index_of(std::string_view name) const;
   TensorSpec& tensor(std::string_view name);
   const TensorSpec& tensor(std::string_view name) const;
+  /// The dims of tensor `role` (empty when the call has no such role).
+  std::vector<int64_t> dims_of(std::string_view role) const;
+  /// Dim `d` of tensor `role`; `fallback` when the call has no such role or dim.
+  int64_t dim_or(std::string_view role, size_t d, int64_t fallback = 1) const;
   /// Index of the attribute `name`, or -1.
   int attr_index(std::string_view name) const;
   AttrValue& attr(std::string_view name);

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "core/clause.h"
 #include "core/params.h"
@@ -109,15 +111,26 @@ inline AttrKind attr_kind_of(ParamKind kind) {
   throw std::logic_error("a tensor parameter is no attribute");
 }
 
+/// What a family says of an entry as a whole: its outputs' shapes, which outputs a successful
+/// call writes (null: all) and the sizes that may be 0.
+struct EntryRules {
+  OutputShapeBinding output_shape = nullptr;
+  WrittenBinding written = nullptr;
+  std::vector<EmptySize> empty_sizes = {};
+};
+
 /// The entry spec of table kEntry: roles and attributes in C-prototype order with their
-/// details, the bindings from the header's symbols and the clause table.
+/// details, the bindings from the header's symbols and the clause table, and the family's rules.
 template <const auto& kEntry, auto kPhase1, auto kPhase2, auto kClauseTable>
 EntrySpec entry_from_params(std::string_view name, std::string_view family, const RoleDetails& role,
-                            const AttrDetails& attr) {
+                            const AttrDetails& attr, EntryRules rules) {
   EntrySpec spec;
   spec.name = name;
   spec.family = family;
   spec.direction = kEntry.direction;
+  spec.output_shape = rules.output_shape;
+  spec.written = rules.written;
+  spec.empty_sizes = std::move(rules.empty_sizes);
   std::apply(
       [&](const auto&... param) {
         auto add = [&](std::string_view param_name, ParamKind kind) {

@@ -1,7 +1,7 @@
 // The op model (spec ARCHITECTURE.md "One op model: the registry"): what every consumer (CLI, laws,
 // property suites, fuzzers, reports) knows about an entry point. One EntrySpec per C entry point;
 // an op family registers its entries, laws and faults in properties/families/<op>/family.cpp, and
-// CMake generates the list of families (properties/op/families.cpp.in).
+// CMake generates the list of families (properties/registry/families.cpp.in).
 #ifndef GRADCONF_PROPERTIES_OP_OP_SPEC_H_
 #define GRADCONF_PROPERTIES_OP_OP_SPEC_H_
 

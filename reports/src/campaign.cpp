@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "compare/tolerance.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 
 namespace gradconf::reports {
 namespace {

@@ -193,7 +193,7 @@ std::vector<ClauseRow> attr_rows() {
               {attr(padding, 3), attr(padding, -1)}));
 }
 
-Side dims_of(unsigned entries, const char* role, std::vector<int64_t> dims, std::string what) {
+Side with_dims(unsigned entries, const char* role, std::vector<int64_t> dims, std::string what) {
   return edit(entries, std::string(role) + " " + what,
               [role, dims](Call& c) { set_dims(c, role, dims); });
 }
@@ -219,10 +219,10 @@ std::vector<ClauseRow> rank_and_shape_rows() {
   }));
   return concat(
       rows_of("GS-RANK-01", kEveryProfile, kInvalidStatus, as_given,
-              {dims_of(kBackwardEntry, "gradOutput", {kN, kC, kHout * kWout}, "3-D"),
-               dims_of(kForwardEntry, "out", {kN, kC, kHout, kWout, 1}, "5-D"),
-               dims_of(kBothEntries, "input", {kN, kC, kHin * kWin}, "3-D"),
-               dims_of(kBothEntries, "grid", {kN, kHout, kWout, 2, 1}, "5-D")}),
+              {with_dims(kBackwardEntry, "gradOutput", {kN, kC, kHout * kWout}, "3-D"),
+               with_dims(kForwardEntry, "out", {kN, kC, kHout, kWout, 1}, "5-D"),
+               with_dims(kBothEntries, "input", {kN, kC, kHin * kWin}, "3-D"),
+               with_dims(kBothEntries, "grid", {kN, kHout, kWout, 2, 1}, "5-D")}),
       rows_of("GS-SHAPE-01", kEveryProfile, kInvalidStatus, as_given,
               {dim_of(kBothEntries, "grid", 0, kN - 1), dim_of(kBothEntries, "grid", 0, kN + 1),
                dim_of(kBackwardEntry, "gradOutput", 0, kN + 1)}),

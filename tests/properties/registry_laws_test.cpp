@@ -1,5 +1,5 @@
-// Every law of every registered op family (properties/op/registry.h) as a RapidCheck property on
-// the linked backend: one parameterised test per (entry, law), named "<Entry>_<law>". A failure
+// Every law of every registered op family (properties/registry/registry.h) as a RapidCheck property
+// on the linked backend: one parameterised test per (entry, law), named "<Entry>_<law>". A failure
 // prints the law's detail (with the problem's repro line) and RapidCheck's reproduce string.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "op/registry.h"
 #include "property_support.h"
+#include "registry/registry.h"
 
 namespace gradconf::props {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "op/registry.h"
 #include "property_support.h"
+#include "registry/registry.h"
 #include "support/planted_backend.h"
 
 namespace gradconf::props {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "op/registry.h"
+#include "registry/registry.h"
 
 namespace gradconf::testing {
 

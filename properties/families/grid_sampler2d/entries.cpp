@@ -31,20 +31,13 @@ RoleSpec role(std::string_view name) {
   return r;
 }
 
-int64_t dim_or(const Call& call, std::string_view role, size_t d, int64_t fallback = 1) {
-  const int i = call.index_of(role);
-  if (i < 0) return fallback;
-  const auto& dims = call.tensors[static_cast<size_t>(i)].dims;
-  return d < dims.size() ? dims[d] : fallback;
-}
-
 // Every output has input's dtype (GS-DTYPE-02 makes all tensors agree).
 OutputShape output_shape(const Call& call, std::string_view role) {
   const int input = call.index_of("input");
   const aclDataType dtype = input < 0 ? ACL_FLOAT : call.tensors[static_cast<size_t>(input)].dtype;
   if (role == "out") {
-    return {{dim_or(call, "input", 0), dim_or(call, "input", 1), dim_or(call, "grid", 1),
-             dim_or(call, "grid", 2)},
+    return {{call.dim_or("input", 0), call.dim_or("input", 1), call.dim_or("grid", 1),
+             call.dim_or("grid", 2)},
             dtype};
   }
   const std::string_view like = role == "inputGrad" ? "input" : "grid";
@@ -84,28 +77,20 @@ std::vector<EmptySize> empty_sizes() {
 }  // namespace
 
 const EntrySpec& forward_entry() {
-  static const EntrySpec spec = [] {
-    EntrySpec e = entry_from_params<op::kForwardParams, &aclnnGridSampler2DGetWorkspaceSize,
-                                    &aclnnGridSampler2D, &op::clause_table>(
-        "GridSampler2D", "grid_sampler2d", role, attr);
-    e.output_shape = output_shape;
-    e.empty_sizes = empty_sizes();
-    return e;
-  }();
+  static const EntrySpec spec =
+      entry_from_params<op::kForwardParams, &aclnnGridSampler2DGetWorkspaceSize,
+                        &aclnnGridSampler2D, &op::clause_table>(
+          "GridSampler2D", "grid_sampler2d", role, attr,
+          {.output_shape = output_shape, .empty_sizes = empty_sizes()});
   return spec;
 }
 
 const EntrySpec& backward_entry() {
-  static const EntrySpec spec = [] {
-    EntrySpec e =
-        entry_from_params<op::kBackwardParams, &aclnnGridSampler2DBackwardGetWorkspaceSize,
-                          &aclnnGridSampler2DBackward, &op::clause_table>(
-            "GridSampler2DBackward", "grid_sampler2d", role, attr);
-    e.output_shape = output_shape;
-    e.written = written;
-    e.empty_sizes = empty_sizes();
-    return e;
-  }();
+  static const EntrySpec spec =
+      entry_from_params<op::kBackwardParams, &aclnnGridSampler2DBackwardGetWorkspaceSize,
+                        &aclnnGridSampler2DBackward, &op::clause_table>(
+          "GridSampler2DBackward", "grid_sampler2d", role, attr,
+          {.output_shape = output_shape, .written = written, .empty_sizes = empty_sizes()});
   return spec;
 }
 

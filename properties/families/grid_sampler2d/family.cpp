@@ -6,8 +6,8 @@
 #include "families/grid_sampler2d/traits.h"
 #include "grid_sampler2d/clauses.h"
 #include "grid_sampler2d/faults.h"
-#include "laws/bindings.h"
-#include "op/registry.h"
+#include "registry/bindings.h"
+#include "registry/registry.h"
 
 namespace gradconf::props {
 namespace {

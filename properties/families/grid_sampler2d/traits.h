@@ -9,7 +9,7 @@
 
 #include "families/grid_sampler2d/entries.h"
 #include "laws/law.h"
-#include "op/traits_defaults.h"
+#include "registry/traits_defaults.h"
 
 namespace gradconf::props {
 

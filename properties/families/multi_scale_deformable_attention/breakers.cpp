@@ -61,16 +61,7 @@ void resize_channels(Call& call, int64_t channels) {
 
 // MSDA-NULL-01. Just-valid: the call as it is.
 void break_null(Call& call, uint64_t choice, bool just_valid) {
-  if (just_valid) return;
-  const uint64_t tensors = call.tensors.size();
-  const uint64_t which = choice % (tensors + 2);
-  if (which < tensors) {
-    call.tensors[which].null = true;
-  } else if (which == tensors) {
-    call.null_workspace_size = true;
-  } else {
-    call.null_executor = true;
-  }
+  if (!just_valid) null_required_argument(call, choice);
 }
 
 // MSDA-DTYPE-01: a float tensor as INT32, or an index tensor as FLOAT. Just-valid: the index
@@ -103,9 +94,7 @@ void break_rank(Call& call, uint64_t choice, bool just_valid) {
   if (just_valid) return;
   static constexpr std::array<const char*, 6> kInputs = {
       "value", "spatialShape", "levelStartIndex", "location", "attnWeight", "gradOutput"};
-  TensorSpec& t = pick_tensor(call, kInputs, choice);
-  t.dims.insert(t.dims.begin(), 1);
-  t.layout = LayoutSpec{};
+  add_unit_dim(pick_tensor(call, kInputs, choice));
 }
 
 // MSDA-SHAPE-01: heads changed in one tensor. Just-valid: changed everywhere.

@@ -47,32 +47,22 @@ RoleSpec role(std::string_view name) {
 // MSDA has no attributes.
 AttrSpec no_attr(std::string_view) { return {}; }
 
-std::vector<int64_t> dims_of(const Call& call, std::string_view role) {
-  const int i = call.index_of(role);
-  return i < 0 ? std::vector<int64_t>{} : call.tensors[static_cast<size_t>(i)].dims;
-}
-
-int64_t dim_or(const Call& call, std::string_view role, size_t d) {
-  const auto dims = dims_of(call, role);
-  return d < dims.size() ? dims[d] : 1;
-}
-
 OutputShape output_shape(const Call& call, std::string_view role) {
   const int v = call.index_of("value");
   const aclDataType dtype = v < 0 ? ACL_FLOAT : call.tensors[static_cast<size_t>(v)].dtype;
   if (role == "output") {
-    const int64_t heads = dim_or(call, "value", 2), channels = dim_or(call, "value", 3);
+    const int64_t heads = call.dim_or("value", 2), channels = call.dim_or("value", 3);
     // cann-latest: (bs, Q, heads * C) (errata E-MSDA-4).
     if (call.profile == SpecProfile::kCannLatest) {
-      return {{dim_or(call, "value", 0), dim_or(call, "location", 1),
+      return {{call.dim_or("value", 0), call.dim_or("location", 1),
                checked_mul(heads, channels).value_or(-1)},
               dtype};
     }
-    return {{dim_or(call, "value", 0), dim_or(call, "location", 1), heads, channels}, dtype};
+    return {{call.dim_or("value", 0), call.dim_or("location", 1), heads, channels}, dtype};
   }
-  if (role == "gradValue") return {dims_of(call, "value"), dtype};
-  if (role == "gradLocation") return {dims_of(call, "location"), dtype};
-  return {dims_of(call, "attnWeight"), dtype};
+  if (role == "gradValue") return {call.dims_of("value"), dtype};
+  if (role == "gradLocation") return {call.dims_of("location"), dtype};
+  return {call.dims_of("attnWeight"), dtype};
 }
 
 std::vector<double> values_of(const Call& call, std::string_view role) {
@@ -100,28 +90,21 @@ std::vector<EmptySize> empty_sizes() { return {{"bs", batch_sites()}, {"Q", quer
 }  // namespace
 
 const EntrySpec& forward_entry() {
-  static const EntrySpec spec = [] {
-    EntrySpec e = entry_from_params<op::kForwardParams,
-                                    &aclnnMultiScaleDeformableAttnFunctionGetWorkspaceSize,
-                                    &aclnnMultiScaleDeformableAttnFunction, &op::clause_table>(
-        "MultiScaleDeformableAttention", "multi_scale_deformable_attention", role, no_attr);
-    e.output_shape = output_shape;
-    e.empty_sizes = empty_sizes();
-    return e;
-  }();
+  static const EntrySpec spec =
+      entry_from_params<op::kForwardParams, &aclnnMultiScaleDeformableAttnFunctionGetWorkspaceSize,
+                        &aclnnMultiScaleDeformableAttnFunction, &op::clause_table>(
+          "MultiScaleDeformableAttention", "multi_scale_deformable_attention", role, no_attr,
+          {.output_shape = output_shape, .empty_sizes = empty_sizes()});
   return spec;
 }
 
 const EntrySpec& backward_entry() {
-  static const EntrySpec spec = [] {
-    EntrySpec e = entry_from_params<op::kBackwardParams,
-                                    &aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize,
-                                    &aclnnMultiScaleDeformableAttentionGrad, &op::clause_table>(
-        "MultiScaleDeformableAttentionGrad", "multi_scale_deformable_attention", role, no_attr);
-    e.output_shape = output_shape;
-    e.empty_sizes = empty_sizes();
-    return e;
-  }();
+  static const EntrySpec spec =
+      entry_from_params<op::kBackwardParams,
+                        &aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize,
+                        &aclnnMultiScaleDeformableAttentionGrad, &op::clause_table>(
+          "MultiScaleDeformableAttentionGrad", "multi_scale_deformable_attention", role, no_attr,
+          {.output_shape = output_shape, .empty_sizes = empty_sizes()});
   return spec;
 }
 

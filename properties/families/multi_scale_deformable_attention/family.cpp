@@ -4,10 +4,10 @@
 
 #include "families/multi_scale_deformable_attention/gen.h"
 #include "families/multi_scale_deformable_attention/traits.h"
-#include "laws/bindings.h"
 #include "multi_scale_deformable_attention/clauses.h"
 #include "multi_scale_deformable_attention/faults.h"
-#include "op/registry.h"
+#include "registry/bindings.h"
+#include "registry/registry.h"
 
 namespace gradconf::props {
 namespace {

@@ -1,4 +1,5 @@
 #include "families/multi_scale_deformable_attention/gen.h"
+#include "gen/problem_gen.h"
 
 #include <algorithm>
 #include <limits>
@@ -102,14 +103,7 @@ rc::Gen<Problem> gen_problem_of(const GenOptions& options, SpecProfile profile) 
       rc::gen::set(&Problem::seed,
                    rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
       rc::gen::set(&Problem::profile, rc::gen::just(profile)));
-  const bool strided = options.strided;
-  return rc::gen::mapcat(base, [strided](Problem p) {
-    return rc::gen::map(gen_layouts(p, strided), [p](const auto& layouts) {
-      Problem q = p;
-      q.layouts = layouts;
-      return q;
-    });
-  });
+  return with_layouts<Problem>(base, options.strided, gen_layouts);
 }
 
 }  // namespace

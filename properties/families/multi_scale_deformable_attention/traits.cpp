@@ -17,16 +17,7 @@ std::vector<Differentiable> MsdaTraits::differentiable(const Problem&) {
 
 double MsdaTraits::adjoint_magnitude(const Problem& p, const Call& forward, const Call& backward,
                                      const Differentiable& d) {
-  Call absolute = forward;
-  for (const char* role : {"value", "attnWeight"}) {
-    for (double& v : absolute.tensor(role).values) v = std::fabs(v);
-  }
-  const auto out = msda::reference_outputs(as_forward(p), absolute);
-  const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
-  double magnitude = 0;
-  const auto& f = out.front().second;
-  for (size_t j = 0; j < f.size() && j < g.size(); ++j) magnitude += f[j] * std::fabs(g[j]);
-  return magnitude;
+  return forward_magnitude(p, forward, backward, d, {"value", "attnWeight"}, "output");
 }
 
 MsdaTraits::Problem MsdaTraits::as_extended(Problem p) {

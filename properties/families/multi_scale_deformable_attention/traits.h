@@ -1,4 +1,4 @@
-// MultiScaleDeformableAttention's traits for the laws (properties/op/registry.h, OpTraits).
+// MultiScaleDeformableAttention's traits for the laws (properties/registry/registry.h, OpTraits).
 #ifndef GRADCONF_PROPERTIES_FAMILIES_MULTI_SCALE_DEFORMABLE_ATTENTION_TRAITS_H_
 #define GRADCONF_PROPERTIES_FAMILIES_MULTI_SCALE_DEFORMABLE_ATTENTION_TRAITS_H_
 
@@ -9,7 +9,7 @@
 #include "families/multi_scale_deformable_attention/entries.h"
 #include "harness/backend.h"
 #include "laws/law.h"
-#include "op/traits_defaults.h"
+#include "registry/traits_defaults.h"
 
 namespace gradconf::props {
 

@@ -16,39 +16,22 @@ namespace {
 constexpr std::array<const char*, 6> kTensors = {"input",  "weight",    "outputGrad",
                                                  "output", "inputGrad", "weightGrad"};
 
-void set_dim(TensorSpec& t, size_t dim, int64_t value) {
-  if (t.dims[dim] == value) return;
-  t.dims[dim] = value;
-  t.layout = LayoutSpec{};
-  if (!t.output) t.values.clear();
-}
-
-// T_cmp of the call's actSeqLen for (l, d).
-int64_t compressed_rows(const Call& call, int64_t block, int64_t stride) {
-  int64_t rows = 0, previous = 0;
-  for (int64_t end : prefix_sums_of(call)) {
-    if (end - previous >= block) rows += (end - previous - block) / stride + 1;
-    previous = end;
-  }
-  return rows;
-}
-
 // New l and d, with weight, weightGrad and the (T_cmp, N, D) tensors resized to match.
 void rewindow(Call& call, int64_t block, int64_t stride) {
   call.attr("compressBlockSize") = block;
   call.attr("compressStride") = stride;
   for (TensorSpec* t : present_tensors(call, std::array{"weight", "weightGrad"}))
-    set_dim(*t, 0, block);
+    resize_dim(*t, 0, block);
   const int64_t rows = compressed_rows(call, block, stride);
   for (TensorSpec* t : present_tensors(call, std::array{"output", "outputGrad"}))
-    set_dim(*t, 0, rows);
+    resize_dim(*t, 0, rows);
 }
 
 // New token count: one batch of `tokens`, actSeqLen = [tokens].
 void one_batch(Call& call, int64_t tokens) {
   call.attr("actSeqLenOptional") = std::vector<int64_t>{tokens};
   for (TensorSpec* t : present_tensors(call, std::array{"input", "inputGrad"}))
-    set_dim(*t, 0, tokens);
+    resize_dim(*t, 0, tokens);
   rewindow(call, call.attr_int("compressBlockSize"), call.attr_int("compressStride"));
 }
 
@@ -56,8 +39,8 @@ void one_batch(Call& call, int64_t tokens) {
 void resize_everywhere(Call& call, size_t dim, int64_t value) {
   for (TensorSpec* t : present_tensors(call, kTensors)) {
     const bool weight = t->dims.size() == 2;
-    if (!weight) set_dim(*t, dim, value);
-    if (weight && dim == 1) set_dim(*t, 1, value);
+    if (!weight) resize_dim(*t, dim, value);
+    if (weight && dim == 1) resize_dim(*t, 1, value);
   }
 }
 
@@ -72,15 +55,7 @@ void break_null(Call& call, uint64_t choice, bool just_valid) {
     }
     return;
   }
-  const uint64_t tensors = call.tensors.size();
-  const uint64_t which = choice % (tensors + 2);
-  if (which < tensors) {
-    call.tensors[which].null = true;
-  } else if (which == tensors) {
-    call.null_workspace_size = true;
-  } else {
-    call.null_executor = true;
-  }
+  null_required_argument(call, choice);
 }
 
 // NC-DTYPE-01: one tensor in FLOAT, INT32 or the other half type; all in FLOAT. Just-valid: all
@@ -101,10 +76,10 @@ void break_rank(Call& call, uint64_t choice, bool just_valid) {
   if (just_valid) return;
   TensorSpec& t = pick_tensor(call, kTensors, choice / 2);
   if (choice % 2 == 0) {
-    t.dims.insert(t.dims.begin(), 1);
-  } else {
-    t.dims.pop_back();
+    add_unit_dim(t);
+    return;
   }
+  t.dims.pop_back();
   t.layout = LayoutSpec{};
   if (!t.output) t.values.clear();
 }
@@ -211,7 +186,7 @@ void break_shape(Call& call, uint64_t choice, bool just_valid) {
   TensorSpec& t = pick_tensor(call, kTensors, choice / 3);
   size_t dim = (choice % 3) % t.dims.size();
   if (t.name == "input" && dim == 0) dim = 1;
-  set_dim(t, dim, t.dims[dim] + 1);
+  resize_dim(t, dim, t.dims[dim] + 1);
 }
 
 // NC-EMPTY-01: D = 0 or N = 0 everywhere, or one batch shorter than l (T_cmp = 0). Just-valid:

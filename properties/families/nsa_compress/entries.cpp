@@ -42,41 +42,29 @@ AttrSpec attr(std::string_view name) {
   return {.default_value = int64_t{0}};  // actSeqLenType
 }
 
-std::vector<int64_t> dims_of(const Call& call, std::string_view role) {
-  const int i = call.index_of(role);
-  return i < 0 ? std::vector<int64_t>{} : call.tensors[static_cast<size_t>(i)].dims;
-}
-
-int64_t dim_or(const Call& call, std::string_view role, size_t d) {
-  const auto dims = dims_of(call, role);
-  return d < dims.size() ? dims[d] : 1;
-}
-
-// T_cmp of the call's attributes (0 when they describe no valid windowing).
-int64_t compressed_rows(const Call& call) {
-  const int64_t block = call.attr_int("compressBlockSize"),
-                stride = call.attr_int("compressStride");
-  if (block <= 0 || stride <= 0) return 0;
-  int64_t rows = 0, previous = 0;
-  for (int64_t end : prefix_sums_of(call)) {
-    const int64_t length = end - previous;
-    if (length >= block) rows += (length - block) / stride + 1;
-    previous = end;
-  }
-  return rows;
-}
-
 OutputShape output_shape(const Call& call, std::string_view role) {
   const int i = call.index_of("input");
   const aclDataType dtype = i < 0 ? ACL_FLOAT16 : call.tensors[static_cast<size_t>(i)].dtype;
   if (role == "output") {
-    return {{compressed_rows(call), dim_or(call, "input", 1), dim_or(call, "input", 2)}, dtype};
+    const int64_t rows =
+        compressed_rows(call, call.attr_int("compressBlockSize"), call.attr_int("compressStride"));
+    return {{rows, call.dim_or("input", 1), call.dim_or("input", 2)}, dtype};
   }
-  if (role == "inputGrad") return {dims_of(call, "input"), dtype};
-  return {dims_of(call, "weight"), dtype};
+  if (role == "inputGrad") return {call.dims_of("input"), dtype};
+  return {call.dims_of("weight"), dtype};
 }
 
 }  // namespace
+
+int64_t compressed_rows(const Call& call, int64_t block, int64_t stride) {
+  if (block <= 0 || stride <= 0) return 0;
+  int64_t rows = 0, previous = 0;
+  for (int64_t end : prefix_sums_of(call)) {
+    rows += gradconf::nc::windows_of(end - previous, block, stride);
+    previous = end;
+  }
+  return rows;
+}
 
 std::vector<int64_t> prefix_sums_of(const Call& call) {
   if (const auto* list = std::get_if<std::vector<int64_t>>(&call.attr(kSeqAttr))) return *list;
@@ -105,26 +93,20 @@ std::vector<EmptySize> empty_sizes() {
 }
 
 const EntrySpec& forward_entry() {
-  static const EntrySpec spec = [] {
-    EntrySpec e =
-        entry_from_params<op::kForwardParams, &aclnnNsaCompressGetWorkspaceSize, &aclnnNsaCompress,
-                          &op::clause_table>("NsaCompress", "nsa_compress", role, attr);
-    e.output_shape = output_shape;
-    e.empty_sizes = empty_sizes();
-    return e;
-  }();
+  static const EntrySpec spec =
+      entry_from_params<op::kForwardParams, &aclnnNsaCompressGetWorkspaceSize, &aclnnNsaCompress,
+                        &op::clause_table>(
+          "NsaCompress", "nsa_compress", role, attr,
+          {.output_shape = output_shape, .empty_sizes = empty_sizes()});
   return spec;
 }
 
 const EntrySpec& backward_entry() {
-  static const EntrySpec spec = [] {
-    EntrySpec e = entry_from_params<op::kBackwardParams, &aclnnNsaCompressGradGetWorkspaceSize,
-                                    &aclnnNsaCompressGrad, &op::clause_table>(
-        "NsaCompressGrad", "nsa_compress", role, attr);
-    e.output_shape = output_shape;
-    e.empty_sizes = empty_sizes();
-    return e;
-  }();
+  static const EntrySpec spec =
+      entry_from_params<op::kBackwardParams, &aclnnNsaCompressGradGetWorkspaceSize,
+                        &aclnnNsaCompressGrad, &op::clause_table>(
+          "NsaCompressGrad", "nsa_compress", role, attr,
+          {.output_shape = output_shape, .empty_sizes = empty_sizes()});
   return spec;
 }
 
@@ -165,9 +147,9 @@ std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Proble
                                                                     const Call& call) {
   namespace ref = gradconf::nc::reference;
   ref::Dims d;
-  d.tokens = dim_or(call, "input", 0);
-  d.heads = dim_or(call, "input", 1);
-  d.dim = dim_or(call, "input", 2);
+  d.tokens = call.dim_or("input", 0);
+  d.heads = call.dim_or("input", 1);
+  d.dim = call.dim_or("input", 2);
   d.block = call.attr_int("compressBlockSize");
   d.stride = call.attr_int("compressStride");
   d.act_seq_len = prefix_sums_of(call);

@@ -30,6 +30,10 @@ Call make_validation_call(const Problem& problem);
 std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& problem,
                                                                     const Call& call);
 
+/// T_cmp of the call's actSeqLen for windows of `block` tokens every `stride` (0 when they
+/// describe no valid windowing).
+int64_t compressed_rows(const Call& call, int64_t block, int64_t stride);
+
 /// actSeqLenOptional of a call as prefix sums (null: one batch of all tokens).
 std::vector<int64_t> prefix_sums_of(const Call& call);
 

@@ -2,10 +2,10 @@
 // instantiated over NsaCompressTraits (checked against the OpTraits concept).
 #include "families/nsa_compress/gen.h"
 #include "families/nsa_compress/traits.h"
-#include "laws/bindings.h"
 #include "nsa_compress/clauses.h"
 #include "nsa_compress/faults.h"
-#include "op/registry.h"
+#include "registry/bindings.h"
+#include "registry/registry.h"
 
 namespace gradconf::props {
 namespace {

@@ -1,4 +1,5 @@
 #include "families/nsa_compress/gen.h"
+#include "gen/problem_gen.h"
 
 #include <algorithm>
 #include <limits>
@@ -129,23 +130,13 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
       return rc::gen::map(gen_sized(entry, profile, w), make_valid);
     });
   });
-  const bool strided = options.strided;
-  return rc::gen::mapcat(base, [strided](Problem p) {
-    return rc::gen::map(gen_layouts(p, strided), [p](const auto& layouts) {
-      Problem q = p;
-      q.layouts = layouts;
-      return q;
-    });
-  });
+  return with_layouts<Problem>(base, options.strided, gen_layouts);
 }
 
 std::vector<std::string> problem_tags(const Problem& p) {
-  std::vector<std::string> tags = {
-      p.entry == Direction::kForward ? "entry=forward" : "entry=backward",
-      "dtype=" + std::string(dtype_repro_name(p.dtype)),
-      "profile=" + std::string(profile_name(p.profile)),
-      "batches=" + std::to_string(p.lengths.size()),
-      "overlap=" + std::to_string((p.block + p.stride - 1) / p.stride)};
+  std::vector<std::string> tags = common_tags(p);
+  tags.insert(tags.end(), {"batches=" + std::to_string(p.lengths.size()),
+                           "overlap=" + std::to_string((p.block + p.stride - 1) / p.stride)});
   if (p.null_seq_len) tags.push_back("seq=null");
   if (p.null_layout) tags.push_back("layout=null");
   if (!p.null_seq_len && !p.lengths.empty() && p.lengths.front() == 0)

@@ -14,16 +14,7 @@ std::vector<Differentiable> NsaCompressTraits::differentiable(const Problem&) {
 
 double NsaCompressTraits::adjoint_magnitude(const Problem& p, const Call& forward,
                                             const Call& backward, const Differentiable& d) {
-  Call absolute = forward;
-  for (const char* role : {"input", "weight"}) {
-    for (double& v : absolute.tensor(role).values) v = std::fabs(v);
-  }
-  const auto out = nc::reference_outputs(as_forward(p), absolute);
-  const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
-  double magnitude = 0;
-  const auto& f = out.front().second;
-  for (size_t j = 0; j < f.size() && j < g.size(); ++j) magnitude += f[j] * std::fabs(g[j]);
-  return magnitude;
+  return forward_magnitude(p, forward, backward, d, {"input", "weight"}, "output");
 }
 
 NsaCompressTraits::Problem NsaCompressTraits::smooth_double(Problem p) {

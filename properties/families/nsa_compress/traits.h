@@ -1,4 +1,4 @@
-// NsaCompress's traits for the laws (properties/op/registry.h, OpTraits).
+// NsaCompress's traits for the laws (properties/registry/registry.h, OpTraits).
 #ifndef GRADCONF_PROPERTIES_FAMILIES_NSA_COMPRESS_TRAITS_H_
 #define GRADCONF_PROPERTIES_FAMILIES_NSA_COMPRESS_TRAITS_H_
 
@@ -9,7 +9,7 @@
 #include "families/nsa_compress/entries.h"
 #include "harness/backend.h"
 #include "laws/law.h"
-#include "op/traits_defaults.h"
+#include "registry/traits_defaults.h"
 
 namespace gradconf::props {
 

@@ -22,17 +22,6 @@ constexpr std::array<const char*, 8> kQueryHeaded = {
     "softmaxSum", "softmaxMaxOut", "softmaxSumOut",    "dqOut"};
 constexpr std::array<const char*, 4> kKvTokens = {"key", "value", "dkOut", "dvOut"};
 
-void set_dim(TensorSpec& t, size_t dim, int64_t value) {
-  if (dim >= t.dims.size() || t.dims[dim] == value) return;
-  t.dims[dim] = value;
-  t.layout = LayoutSpec{};
-  if (!t.output) t.values.clear();
-}
-
-void resize(Call& call, std::span<const char* const> names, size_t dim, int64_t value) {
-  for (TensorSpec* t : present_tensors(call, names)) set_dim(*t, dim, value);
-}
-
 std::vector<int64_t>& seq(Call& call, std::string_view name) {
   return std::get<std::vector<int64_t>>(call.attr(name));
 }
@@ -49,23 +38,12 @@ void break_null(Call& call, uint64_t choice, bool just_valid) {
     }
     return;
   }
-  std::vector<size_t> required;
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    const RoleSpec* role = call.entry->role(call.tensors[i].name);
-    if (role && !role->optional) required.push_back(i);
+  // The sequence lists are required too (TND needs them): one in four breaks one of them.
+  if (choice % 4 == 3) {
+    call.attr((choice / 4) % 2 == 0 ? kSeqQ : kSeqKv) = std::monostate{};
+    return;
   }
-  const uint64_t which = choice % (required.size() + 4);
-  if (which < required.size()) {
-    call.tensors[required[which]].null = true;
-  } else if (which == required.size()) {
-    call.attr(kSeqQ) = std::monostate{};
-  } else if (which == required.size() + 1) {
-    call.attr(kSeqKv) = std::monostate{};
-  } else if (which == required.size() + 2) {
-    call.null_workspace_size = true;
-  } else {
-    call.null_executor = true;
-  }
+  null_required_argument(call, choice / 4);
 }
 
 // NSA-DTYPE-01: a float tensor FLOAT or INT32, statistics FLOAT16, topk INT64, attenMask FLOAT.
@@ -120,20 +98,17 @@ void break_rank(Call& call, uint64_t choice, bool just_valid) {
   if (just_valid) return;
   switch (choice % 4) {
     case 0: {
-      TensorSpec& t = pick_tensor(call, kFloats, choice / 4);
-      t.dims.insert(t.dims.begin(), 1);
-      t.layout = LayoutSpec{};
-      if (!t.output) t.values.clear();
+      add_unit_dim(pick_tensor(call, kFloats, choice / 4));
       break;
     }
     case 1:
-      set_dim(pick_tensor(call,
-                          std::array{"softmaxMax", "softmaxSum", "softmaxMaxOut", "softmaxSumOut"},
-                          choice / 4),
-              2, 16);
+      resize_dim(pick_tensor(
+                     call, std::array{"softmaxMax", "softmaxSum", "softmaxMaxOut", "softmaxSumOut"},
+                     choice / 4),
+                 2, 16);
       break;
     case 2:
-      set_dim(call.tensor("topkIndices"), 2, call.attr_int("selectedBlockCount") + 1);
+      resize_dim(call.tensor("topkIndices"), 2, call.attr_int("selectedBlockCount") + 1);
       break;
     default: {
       TensorSpec& mask = call.tensor("attenMaskOptional");
@@ -151,21 +126,22 @@ void break_rank(Call& call, uint64_t choice, bool just_valid) {
 void break_shape(Call& call, uint64_t choice, bool just_valid) {
   const int64_t dv = call.tensor("value").dims[2];
   if (just_valid) {
-    resize(call, std::array{"value", "attentionOut", "attentionOutGrad", "dvOut"}, 2,
-           dv == 128 ? 192 : 128);
+    resize_dims(call, std::array{"value", "attentionOut", "attentionOutGrad", "dvOut"}, 2,
+                dv == 128 ? 192 : 128);
     return;
   }
   switch (choice % 3) {
     case 0:
-      set_dim(call.tensor("value"), 0, call.tensor("value").dims[0] + 1);
+      resize_dim(call.tensor("value"), 0, call.tensor("value").dims[0] + 1);
       break;
     case 1:
-      set_dim(pick_tensor(call, std::array{"attentionOutGrad", "attentionOut"}, choice / 3), 2,
-              dv + 1);
+      resize_dim(pick_tensor(call, std::array{"attentionOutGrad", "attentionOut"}, choice / 3), 2,
+                 dv + 1);
       break;
     default:
-      set_dim(pick_tensor(call, std::array{"dkOut", "dqOut", "dvOut", "attentionOut"}, choice / 3),
-              1, 99);
+      resize_dim(
+          pick_tensor(call, std::array{"dkOut", "dqOut", "dvOut", "attentionOut"}, choice / 3), 1,
+          99);
       break;
   }
 }
@@ -175,7 +151,7 @@ void break_heads(Call& call, uint64_t choice, bool just_valid) {
   const int64_t n2 = call.tensor("key").dims[1];
   if (just_valid || choice % 2 == 0) {
     const int64_t n1 = (just_valid ? 32 : 33) * n2;
-    resize(call, kQueryHeaded, 1, n1);
+    resize_dims(call, kQueryHeaded, 1, n1);
     call.attr("headNum") = n1;
     return;
   }
@@ -186,7 +162,7 @@ void break_heads(Call& call, uint64_t choice, bool just_valid) {
 void break_head_dims(Call& call, uint64_t choice, bool just_valid) {
   const int64_t dqk = call.tensor("query").dims[2];
   const int64_t to = just_valid ? (dqk == 128 ? 192 : 128) : (choice % 2 ? 64 : 129);
-  resize(call, std::array{"query", "key", "dqOut", "dkOut"}, 2, to);
+  resize_dims(call, std::array{"query", "key", "dqOut", "dkOut"}, 2, to);
 }
 
 // NSA-BLOCK-01: B 17, 8 or 144; K 0 or 33 (topk resized along). Just-valid: K = 1 (topk keeps
@@ -279,7 +255,7 @@ void break_kv_lengths(Call& call, uint64_t choice, bool just_valid) {
     last = last_begin + block * (count - 1);
   }
   kv.back() = last;
-  resize(call, kKvTokens, 0, last);
+  resize_dims(call, kKvTokens, 0, last);
 }
 
 // NSA-SPARSE-01: sparseMode 1, 3 or -1. Just-valid: the other of 0 and 2.

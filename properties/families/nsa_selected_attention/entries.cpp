@@ -62,29 +62,19 @@ RoleSpec as_output(RoleSpec r, std::string_view shape_rule, std::string_view dty
   return r;
 }
 
-std::vector<int64_t> dims_of(const Call& call, std::string_view role) {
-  const int i = call.index_of(role);
-  return i < 0 ? std::vector<int64_t>{} : call.tensors[static_cast<size_t>(i)].dims;
-}
-
-int64_t dim_or(const Call& call, std::string_view role, size_t d) {
-  const auto dims = dims_of(call, role);
-  return d < dims.size() ? dims[d] : 1;
-}
-
 OutputShape output_shape(const Call& call, std::string_view role) {
   const int i = call.index_of("query");
   const aclDataType dtype = i < 0 ? ACL_FLOAT16 : call.tensors[static_cast<size_t>(i)].dtype;
   if (role == "softmaxMaxOut" || role == "softmaxSumOut") {
-    return {{dim_or(call, "query", 0), dim_or(call, "query", 1), 8},
+    return {{call.dim_or("query", 0), call.dim_or("query", 1), 8},
             dtype == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT};
   }
   if (role == "attentionOut") {
-    return {{dim_or(call, "query", 0), dim_or(call, "query", 1), dim_or(call, "value", 2)}, dtype};
+    return {{call.dim_or("query", 0), call.dim_or("query", 1), call.dim_or("value", 2)}, dtype};
   }
-  if (role == "dqOut") return {dims_of(call, "query"), dtype};
-  if (role == "dkOut") return {dims_of(call, "key"), dtype};
-  return {dims_of(call, "value"), dtype};
+  if (role == "dqOut") return {call.dims_of("query"), dtype};
+  if (role == "dkOut") return {call.dims_of("key"), dtype};
+  return {call.dims_of("value"), dtype};
 }
 
 AttrSpec attr(std::string_view name) {
@@ -128,12 +118,12 @@ std::vector<double> call_values(const Call& call, std::string_view role) {
 
 gradconf::nsa::reference::Dims reference_dims(const Call& call) {
   gradconf::nsa::reference::Dims d;
-  d.q_tokens = dim_or(call, "query", 0);
-  d.q_heads = dim_or(call, "query", 1);
-  d.dim_qk = dim_or(call, "query", 2);
-  d.kv_tokens = dim_or(call, "key", 0);
-  d.kv_heads = dim_or(call, "key", 1);
-  d.dim_v = dim_or(call, "value", 2);
+  d.q_tokens = call.dim_or("query", 0);
+  d.q_heads = call.dim_or("query", 1);
+  d.dim_qk = call.dim_or("query", 2);
+  d.kv_tokens = call.dim_or("key", 0);
+  d.kv_heads = call.dim_or("key", 1);
+  d.dim_v = call.dim_or("value", 2);
   d.block = call.attr_int("selectedBlockSize");
   d.count = call.attr_int("selectedBlockCount");
   if (const auto* q = std::get_if<std::vector<int64_t>>(&call.attr(kSeqQ))) d.seq_q = *q;
@@ -146,27 +136,22 @@ gradconf::nsa::reference::Dims reference_dims(const Call& call) {
 }  // namespace
 
 const EntrySpec& forward_entry() {
-  static const EntrySpec spec = [] {
-    EntrySpec e = entry_from_params<op::kForwardParams, &aclnnNsaSelectedAttentionGetWorkspaceSize,
-                                    &aclnnNsaSelectedAttention, &op::clause_table>(
-        "NsaSelectedAttention", "nsa_selected_attention",
-        [](std::string_view name) { return role_of(name, Direction::kForward); }, attr);
-    e.output_shape = output_shape;
-    return e;
-  }();
+  static const EntrySpec spec =
+      entry_from_params<op::kForwardParams, &aclnnNsaSelectedAttentionGetWorkspaceSize,
+                        &aclnnNsaSelectedAttention, &op::clause_table>(
+          "NsaSelectedAttention", "nsa_selected_attention",
+          [](std::string_view name) { return role_of(name, Direction::kForward); }, attr,
+          {.output_shape = output_shape});
   return spec;
 }
 
 const EntrySpec& backward_entry() {
-  static const EntrySpec spec = [] {
-    EntrySpec e =
-        entry_from_params<op::kBackwardParams, &aclnnNsaSelectedAttentionGradGetWorkspaceSize,
-                          &aclnnNsaSelectedAttentionGrad, &op::clause_table>(
-            "NsaSelectedAttentionGrad", "nsa_selected_attention",
-            [](std::string_view name) { return role_of(name, Direction::kBackward); }, attr);
-    e.output_shape = output_shape;
-    return e;
-  }();
+  static const EntrySpec spec =
+      entry_from_params<op::kBackwardParams, &aclnnNsaSelectedAttentionGradGetWorkspaceSize,
+                        &aclnnNsaSelectedAttentionGrad, &op::clause_table>(
+          "NsaSelectedAttentionGrad", "nsa_selected_attention",
+          [](std::string_view name) { return role_of(name, Direction::kBackward); }, attr,
+          {.output_shape = output_shape});
   return spec;
 }
 

@@ -2,10 +2,10 @@
 // every law instantiated over NsaSelectedAttentionTraits (checked against the OpTraits concept).
 #include "families/nsa_selected_attention/gen.h"
 #include "families/nsa_selected_attention/traits.h"
-#include "laws/bindings.h"
 #include "nsa_selected_attention/clauses.h"
 #include "nsa_selected_attention/faults.h"
-#include "op/registry.h"
+#include "registry/bindings.h"
+#include "registry/registry.h"
 
 namespace gradconf::props {
 namespace {

@@ -1,4 +1,5 @@
 #include "families/nsa_selected_attention/gen.h"
+#include "gen/problem_gen.h"
 
 #include <algorithm>
 #include <limits>
@@ -142,25 +143,15 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
     return rc::gen::mapcat(gen_heads(profile == SpecProfile::kExtended),
                            [entry, profile](Heads h) { return gen_sized(entry, profile, h); });
   });
-  const bool strided = options.strided;
-  return rc::gen::mapcat(base, [strided](Problem p) {
-    return rc::gen::map(gen_layouts(p, strided), [p](const auto& layouts) {
-      Problem q = p;
-      q.layouts = layouts;
-      return q;
-    });
-  });
+  return with_layouts<Problem>(base, options.strided, gen_layouts);
 }
 
 std::vector<std::string> problem_tags(const Problem& p) {
-  std::vector<std::string> tags = {
-      p.entry == Direction::kForward ? "entry=forward" : "entry=backward",
-      "dtype=" + std::string(dtype_repro_name(p.dtype)),
-      "profile=" + std::string(profile_name(p.profile)),
-      "g=" + std::to_string(p.q_heads / std::max<int64_t>(p.kv_heads, 1)),
-      "batches=" + std::to_string(p.seqs.size()),
-      "topk=" + std::string(topk_fill_name(p.topk_fill)),
-      "sparse=" + std::to_string(p.sparse_mode)};
+  std::vector<std::string> tags = common_tags(p);
+  tags.insert(tags.end(), {"g=" + std::to_string(p.q_heads / std::max<int64_t>(p.kv_heads, 1)),
+                           "batches=" + std::to_string(p.seqs.size()),
+                           "topk=" + std::string(topk_fill_name(p.topk_fill)),
+                           "sparse=" + std::to_string(p.sparse_mode)});
   if (p.with_mask) tags.push_back("mask=given");
   if (p.null_attention_out && p.entry == Direction::kBackward) tags.push_back("out=null");
   for (const auto& [q, kv] : p.seqs) {

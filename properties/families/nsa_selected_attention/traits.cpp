@@ -85,14 +85,8 @@ std::vector<Differentiable> NsaSelectedAttentionTraits::differentiable(const Pro
 double NsaSelectedAttentionTraits::adjoint_magnitude(const Problem& p, const Call& forward,
                                                      const Call& backward,
                                                      const Differentiable& d) {
-  Call absolute = forward;
-  for (double& v : absolute.tensor("value").values) v = std::fabs(v);
-  const auto out = nsa::reference_outputs(as_forward(p), absolute);
-  const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
-  double magnitude = 0;
-  const auto& f = out.back().second;  // attentionOut
-  for (size_t j = 0; j < f.size() && j < g.size(); ++j) magnitude += f[j] * std::fabs(g[j]);
-  return magnitude;
+  // Softmax weights are nonnegative: the attention output is linear in |value|.
+  return forward_magnitude(p, forward, backward, d, {"value"}, "attentionOut");
 }
 
 NsaSelectedAttentionTraits::Problem NsaSelectedAttentionTraits::smooth_double(Problem p) {

@@ -1,4 +1,4 @@
-// NsaSelectedAttention's traits for the laws (properties/op/registry.h, OpTraits).
+// NsaSelectedAttention's traits for the laws (properties/registry/registry.h, OpTraits).
 #ifndef GRADCONF_PROPERTIES_FAMILIES_NSA_SELECTED_ATTENTION_TRAITS_H_
 #define GRADCONF_PROPERTIES_FAMILIES_NSA_SELECTED_ATTENTION_TRAITS_H_
 
@@ -10,7 +10,7 @@
 #include "harness/backend.h"
 #include "laws/batch_split.h"
 #include "laws/law.h"
-#include "op/traits_defaults.h"
+#include "registry/traits_defaults.h"
 
 namespace gradconf::props {
 

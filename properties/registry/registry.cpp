@@ -1,4 +1,4 @@
-#include "op/registry.h"
+#include "registry/registry.h"
 
 #include <deque>
 #include <mutex>
@@ -78,6 +78,17 @@ std::optional<CaseRecord> parse_repro_line(std::string_view line) {
     }
   }
   return std::nullopt;
+}
+
+std::span<const ToleranceRow> family_tolerance_rows() {
+  static const std::vector<ToleranceRow> rows = [] {
+    std::vector<ToleranceRow> all;
+    for (const OpFamily* family : op_families()) {
+      all.insert(all.end(), family->tolerances.begin(), family->tolerances.end());
+    }
+    return all;
+  }();
+  return rows;
 }
 
 }  // namespace gradconf::props

@@ -1,10 +1,12 @@
-// The members of OpTraits (properties/op/registry.h) that every op family writes the same way,
-// given a problem descriptor with the usual fields (entry, dtype, to_repro(), op_name()). A
+// The members of OpTraits (properties/registry/registry.h) that every op family writes the same
+// way, given a problem descriptor with the usual fields (entry, dtype, to_repro(), op_name()). A
 // family's traits derive from TraitsDefaults<Self, Problem> and write only what is op-specific;
 // a member they declare themselves hides the default.
-#ifndef GRADCONF_PROPERTIES_OP_TRAITS_DEFAULTS_H_
-#define GRADCONF_PROPERTIES_OP_TRAITS_DEFAULTS_H_
+#ifndef GRADCONF_PROPERTIES_REGISTRY_TRAITS_DEFAULTS_H_
+#define GRADCONF_PROPERTIES_REGISTRY_TRAITS_DEFAULTS_H_
 
+#include <cmath>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,8 +82,30 @@ struct TraitsDefaults {
     const int index = backward.index_of(Self::kIncomingGradient);
     return index < 0 ? std::vector<int>{} : std::vector<int>{index};
   }
+
+ protected:
+  /// For a forward that sums products of its inputs (every term a product of one element of each
+  /// role in `absolute` and of nonnegative weights): sum_j |forward(u)|_j |g_j| bounded by
+  /// sum_j forward(|u|)_j |g_j|, the forward's `output` computed by the double reference on the
+  /// absolute values of `absolute`, against the backward's incoming gradient of `d`.
+  static double forward_magnitude(const Problem& p, const Call& forward, const Call& backward,
+                                  const Differentiable& d,
+                                  std::initializer_list<const char*> absolute,
+                                  std::string_view output) {
+    Call magnitudes = forward;
+    for (const char* role : absolute) {
+      for (double& v : magnitudes.tensor(role).values) v = std::fabs(v);
+    }
+    const auto& g = backward.tensors[role_at(backward, d.incoming)].values;
+    double magnitude = 0;
+    for (const auto& [role, f] : Self::reference_values(Self::as_forward(p), magnitudes)) {
+      if (role_name(role) != output) continue;
+      for (size_t j = 0; j < f.size() && j < g.size(); ++j) magnitude += f[j] * std::fabs(g[j]);
+    }
+    return magnitude;
+  }
 };
 
 }  // namespace gradconf::props
 
-#endif  // GRADCONF_PROPERTIES_OP_TRAITS_DEFAULTS_H_
+#endif  // GRADCONF_PROPERTIES_REGISTRY_TRAITS_DEFAULTS_H_

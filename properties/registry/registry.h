@@ -2,8 +2,8 @@
 // suites, reports) enumerates op families, their entries, clauses, planted faults and laws here.
 // The list of families is generated at configure time from the gradconf_add_op() calls, so adding
 // an op edits nothing shared (cmake/GradconfOp.cmake, docs/adding-an-op.md).
-#ifndef GRADCONF_PROPERTIES_OP_REGISTRY_H_
-#define GRADCONF_PROPERTIES_OP_REGISTRY_H_
+#ifndef GRADCONF_PROPERTIES_REGISTRY_REGISTRY_H_
+#define GRADCONF_PROPERTIES_REGISTRY_REGISTRY_H_
 
 #include <rapidcheck.h>
 
@@ -20,13 +20,13 @@
 #include "harness/backend.h"
 #include "laws/law.h"
 #include "op/op_spec.h"
-#include "op/repro_check.h"
+#include "registry/repro_check.h"
 
 namespace gradconf::props {
 
 /// What a law needs of an op (spec ARCHITECTURE.md "Properties"): checked by the compiler wherever
-/// a family instantiates the laws. Most members have a default in op/traits_defaults.h; ops whose
-/// batches are sequences also provide slice_batch and summed_over_batch (laws/batch_split.h,
+/// a family instantiates the laws. Most members have a default in registry/traits_defaults.h; ops
+/// whose batches are sequences also provide slice_batch and summed_over_batch (laws/batch_split.h,
 /// SlicesBatches).
 template <typename T>
 concept OpTraits = requires(const typename T::Problem& p, typename T::Problem q,
@@ -156,4 +156,4 @@ std::optional<CaseRecord> parse_repro_line(std::string_view line);
 
 }  // namespace gradconf::props
 
-#endif  // GRADCONF_PROPERTIES_OP_REGISTRY_H_
+#endif  // GRADCONF_PROPERTIES_REGISTRY_REGISTRY_H_

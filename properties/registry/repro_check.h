@@ -1,7 +1,7 @@
 // The repro-line round trip of any problem descriptor, as a plain function an op family
 // registers (OpFamily::check_repro) so that fuzz_problem_repro and reports can run it for every op.
-#ifndef GRADCONF_PROPERTIES_OP_REPRO_CHECK_H_
-#define GRADCONF_PROPERTIES_OP_REPRO_CHECK_H_
+#ifndef GRADCONF_PROPERTIES_REGISTRY_REPRO_CHECK_H_
+#define GRADCONF_PROPERTIES_REGISTRY_REPRO_CHECK_H_
 
 #include <string>
 #include <string_view>
@@ -37,4 +37,4 @@ ReproCheck check_repro_line(std::string_view text) {
 
 }  // namespace gradconf::props
 
-#endif  // GRADCONF_PROPERTIES_OP_REPRO_CHECK_H_
+#endif  // GRADCONF_PROPERTIES_REGISTRY_REPRO_CHECK_H_

@@ -2,8 +2,8 @@
 // family.cpp names its generators and adds what is its own). A law over problems takes its extra
 // inputs (a direction seed, scalars, a split) from the problem's own seed, so one problem is one
 // case and its repro line replays it.
-#ifndef GRADCONF_PROPERTIES_LAWS_BINDINGS_H_
-#define GRADCONF_PROPERTIES_LAWS_BINDINGS_H_
+#ifndef GRADCONF_PROPERTIES_REGISTRY_BINDINGS_H_
+#define GRADCONF_PROPERTIES_REGISTRY_BINDINGS_H_
 
 #include <algorithm>
 #include <functional>
@@ -15,7 +15,7 @@
 #include "gen/boundary.h"
 #include "laws/host_process.h"
 #include "laws/laws.h"
-#include "op/registry.h"
+#include "registry/registry.h"
 
 namespace gradconf::props {
 
@@ -199,4 +199,4 @@ struct LawBinder {
 
 }  // namespace gradconf::props
 
-#endif  // GRADCONF_PROPERTIES_LAWS_BINDINGS_H_
+#endif  // GRADCONF_PROPERTIES_REGISTRY_BINDINGS_H_
