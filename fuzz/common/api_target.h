@@ -26,6 +26,15 @@
 
 namespace gradconf::fuzz {
 
+/// The entry point an API target binary fuzzes: its CMake target defines GRADCONF_FUZZ_BACKWARD
+/// for the backward (fuzz_<op>_grad_api), not for the forward (fuzz_<op>_api); internal
+/// linkage, so the common library compiled without the define holds no other definition.
+#ifdef GRADCONF_FUZZ_BACKWARD
+constexpr Direction kFuzzedEntry = Direction::kBackward;
+#else
+constexpr Direction kFuzzedEntry = Direction::kForward;
+#endif
+
 template <typename Traits>
 struct ApiTarget {
   using Problem = typename Traits::Problem;

@@ -22,17 +22,11 @@ Problem non_empty(Problem p) {
   return p;
 }
 
-std::vector<std::string> tags(const Problem& p) { return gradconf::props::gs::problem_tags(p); }
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-#ifdef GRADCONF_FUZZ_BACKWARD
-  constexpr Direction kDirection = Direction::kBackward;
-#else
-  constexpr Direction kDirection = Direction::kForward;
-#endif
-  static const gradconf::fuzz::ApiTarget<Traits> target{kDirection, decode, non_empty, tags,
+  static const gradconf::fuzz::ApiTarget<Traits> target{gradconf::fuzz::kFuzzedEntry, decode,
+                                                        non_empty, Traits::tags,
                                                         gradconf::props::gs::clause_breakers};
   return gradconf::fuzz::run_api_target(data, size, target);
 }

@@ -11,7 +11,6 @@ namespace {
 
 using Traits = gradconf::props::MsdaTraits;
 using Problem = Traits::Problem;
-using gradconf::Direction;
 
 Problem non_empty(Problem p) {
   p.batch = std::max<int64_t>(p.batch, 1);
@@ -20,18 +19,11 @@ Problem non_empty(Problem p) {
   return p;
 }
 
-std::vector<std::string> tags(const Problem& p) { return gradconf::props::msda::problem_tags(p); }
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-#ifdef GRADCONF_FUZZ_BACKWARD
-  constexpr Direction kDirection = Direction::kBackward;
-#else
-  constexpr Direction kDirection = Direction::kForward;
-#endif
   static const gradconf::fuzz::ApiTarget<Traits> target{
-      kDirection, gradconf::fuzz::msda::decode_problem, non_empty, tags,
+      gradconf::fuzz::kFuzzedEntry, gradconf::fuzz::msda::decode_problem, non_empty, Traits::tags,
       gradconf::props::msda::clause_breakers};
   return gradconf::fuzz::run_api_target(data, size, target);
 }

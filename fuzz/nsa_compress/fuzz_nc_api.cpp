@@ -9,7 +9,6 @@ namespace {
 
 using Traits = gradconf::props::NsaCompressTraits;
 using Problem = Traits::Problem;
-using gradconf::Direction;
 
 // A `seed`-valid base for boundary edits (the breakers' edits are seed boundaries): half
 // dtype, l and d multiples of 16 with l > d, D a multiple of 16, one window at least.
@@ -25,18 +24,11 @@ Problem seed_base(Problem p) {
   return p;
 }
 
-std::vector<std::string> tags(const Problem& p) { return gradconf::props::nc::problem_tags(p); }
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-#ifdef GRADCONF_FUZZ_BACKWARD
-  constexpr Direction kDirection = Direction::kBackward;
-#else
-  constexpr Direction kDirection = Direction::kForward;
-#endif
   static const gradconf::fuzz::ApiTarget<Traits> target{
-      kDirection, gradconf::fuzz::nc::decode_problem, seed_base, tags,
+      gradconf::fuzz::kFuzzedEntry, gradconf::fuzz::nc::decode_problem, seed_base, Traits::tags,
       gradconf::props::nc::clause_breakers};
   return gradconf::fuzz::run_api_target(data, size, target);
 }

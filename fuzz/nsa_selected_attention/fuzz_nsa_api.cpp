@@ -10,7 +10,6 @@ namespace {
 
 using Traits = gradconf::props::NsaSelectedAttentionTraits;
 using Problem = Traits::Problem;
-using gradconf::Direction;
 
 // A `seed`-valid base for boundary edits: head dims 128, blocks of 16, groups of at most 2, no
 // more than 2 queries and K + 1 blocks per sequence. (Groups of 32, 4 queries and K + 2 blocks
@@ -31,20 +30,13 @@ Problem seed_base(Problem p) {
   return p;
 }
 
-std::vector<std::string> tags(const Problem& p) { return gradconf::props::nsa::problem_tags(p); }
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-#ifdef GRADCONF_FUZZ_BACKWARD
-  constexpr Direction kDirection = Direction::kBackward;
-#else
-  constexpr Direction kDirection = Direction::kForward;
-#endif
-  static const gradconf::fuzz::ApiTarget<Traits> target{kDirection,
+  static const gradconf::fuzz::ApiTarget<Traits> target{gradconf::fuzz::kFuzzedEntry,
                                                         gradconf::fuzz::nsa::decode_problem,
                                                         seed_base,
-                                                        tags,
+                                                        Traits::tags,
                                                         gradconf::props::nsa::clause_breakers,
                                                         gradconf::props::nsa::make_validation_call};
   return gradconf::fuzz::run_api_target(data, size, target);

@@ -102,4 +102,14 @@ std::optional<ReproLine> tokenize_entry_line(std::string_view text, std::string_
   return line;
 }
 
+std::optional<std::vector<int64_t>> take_shape(ReproLine& line,
+                                               const std::vector<std::string_view>& names,
+                                               int64_t max_value) {
+  if (line.positional.size() != 1) return std::nullopt;
+  auto dims = parse_named_dims(line.positional[0], names, max_value);
+  line.positional.clear();
+  if (!dims || !line.fully_consumed()) return std::nullopt;
+  return dims;
+}
+
 }  // namespace gradconf

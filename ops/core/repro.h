@@ -53,6 +53,12 @@ std::optional<std::vector<int64_t>> parse_named_dims(std::string_view text,
                                                      const std::vector<std::string_view>& names,
                                                      int64_t max_value);
 
+/// The line's shape, its one positional: the named dims (parse_named_dims), taken last, after
+/// which nothing may be left on the line; nullopt otherwise.
+std::optional<std::vector<int64_t>> take_shape(ReproLine& line,
+                                               const std::vector<std::string_view>& names,
+                                               int64_t max_value);
+
 /// " --dt=<name>" when the problem's dtype is not the default's, else "".
 template <typename Problem>
 std::string repro_dtype_key(const Problem& p) {

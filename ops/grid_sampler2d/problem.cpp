@@ -228,14 +228,10 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
   auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
   if (!line) return std::nullopt;
   if (!take_op_keys(*line, p) || !take_common_keys(*line, p)) return std::nullopt;
-  if (line->positional.size() != 1) return std::nullopt;
-  auto dims =
-      parse_named_dims(line->positional[0], {"n", "c", "ih", "iw", "oh", "ow"}, kMaxReproDim);
+  auto dims = take_shape(*line, {"n", "c", "ih", "iw", "oh", "ow"}, kMaxReproDim);
   if (!dims) return std::nullopt;
-  line->positional.clear();
   p.n = (*dims)[0], p.c = (*dims)[1], p.in_h = (*dims)[2], p.in_w = (*dims)[3];
   p.out_h = (*dims)[4], p.out_w = (*dims)[5];
-  if (!line->fully_consumed()) return std::nullopt;
   return p;
 }
 

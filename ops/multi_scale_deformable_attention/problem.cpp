@@ -246,16 +246,10 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     p.zero_weights = true;
   }
   if (!take_common_keys(*line, p)) return std::nullopt;
-  if (line->positional.size() != 1) return std::nullopt;
-  auto sizes = parse_named_dims(line->positional[0], {"b", "m", "c", "q", "p"}, kMaxReproSize);
+  auto sizes = take_shape(*line, {"b", "m", "c", "q", "p"}, kMaxReproSize);
   if (!sizes) return std::nullopt;
-  p.batch = (*sizes)[0];
-  p.heads = (*sizes)[1];
-  p.channels = (*sizes)[2];
-  p.queries = (*sizes)[3];
-  p.points = (*sizes)[4];
-  line->positional.clear();
-  if (!line->fully_consumed()) return std::nullopt;
+  p.batch = (*sizes)[0], p.heads = (*sizes)[1], p.channels = (*sizes)[2];
+  p.queries = (*sizes)[3], p.points = (*sizes)[4];
   return p;
 }
 

@@ -115,15 +115,9 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
   }
   if (p.null_seq_len && p.lengths.size() != 1) return std::nullopt;
   if (!take_common_keys(*line, p)) return std::nullopt;
-  if (line->positional.size() != 1) return std::nullopt;
-  auto sizes = parse_named_dims(line->positional[0], {"n", "d", "l", "s"}, kMaxReproSize);
+  auto sizes = take_shape(*line, {"n", "d", "l", "s"}, kMaxReproSize);
   if (!sizes || (*sizes)[2] < 1 || (*sizes)[3] < 1) return std::nullopt;
-  p.heads = (*sizes)[0];
-  p.dim = (*sizes)[1];
-  p.block = (*sizes)[2];
-  p.stride = (*sizes)[3];
-  line->positional.clear();
-  if (!line->fully_consumed()) return std::nullopt;
+  p.heads = (*sizes)[0], p.dim = (*sizes)[1], p.block = (*sizes)[2], p.stride = (*sizes)[3];
   return p;
 }
 

@@ -217,18 +217,10 @@ std::optional<Problem> Problem::parse_repro(std::string_view text) {
     p.scale = scale;
   }
   if (!take_common_keys(*line, p)) return std::nullopt;
-  if (line->positional.size() != 1) return std::nullopt;
-  auto sizes =
-      parse_named_dims(line->positional[0], {"n", "m", "dq", "dv", "b", "k"}, kMaxReproSize);
+  auto sizes = take_shape(*line, {"n", "m", "dq", "dv", "b", "k"}, kMaxReproSize);
   if (!sizes || (*sizes)[1] < 1 || (*sizes)[4] < 1) return std::nullopt;
-  p.q_heads = (*sizes)[0];
-  p.kv_heads = (*sizes)[1];
-  p.dim_qk = (*sizes)[2];
-  p.dim_v = (*sizes)[3];
-  p.block = (*sizes)[4];
-  p.count = (*sizes)[5];
-  line->positional.clear();
-  if (!line->fully_consumed()) return std::nullopt;
+  p.q_heads = (*sizes)[0], p.kv_heads = (*sizes)[1], p.dim_qk = (*sizes)[2];
+  p.dim_v = (*sizes)[3], p.block = (*sizes)[4], p.count = (*sizes)[5];
   return p;
 }
 
