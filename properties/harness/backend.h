@@ -74,9 +74,6 @@ class Backend {
   AclRuntime runtime_;
 };
 
-/// `backend.entry("aclnnX", &aclnnX)` without spelling the name twice.
-#define GRADCONF_ENTRY(backend, symbol) (backend).entry(#symbol, &::symbol)
-
 /// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime, with fine
 /// splitting: a law that asks for N threads wants them used, on small problems too.
 class ScopedBackendThreads {
