@@ -22,9 +22,13 @@ void resize_sites(Call& call, const SizeSites& sites, int64_t value) {
     TensorSpec& spec = call.tensors[static_cast<size_t>(t)];
     if (dim >= static_cast<int>(spec.dims.size())) continue;
     spec.dims[static_cast<size_t>(dim)] = value;
-    spec.layout = LayoutSpec{};
-    if (!spec.output) spec.values.clear();
+    reset_after_reshape(spec);
   }
+}
+
+void reset_after_reshape(TensorSpec& t) {
+  t.layout = LayoutSpec{};
+  if (!t.output) t.values.clear();
 }
 
 void break_format_nd(Call& call, uint64_t bits, bool just_valid) {
@@ -55,8 +59,7 @@ void break_format_nd(Call& call, uint64_t bits, bool just_valid) {
 void resize_dim(TensorSpec& t, size_t dim, int64_t size) {
   if (dim >= t.dims.size() || t.dims[dim] == size) return;
   t.dims[dim] = size;
-  t.layout = LayoutSpec{};
-  if (!t.output) t.values.clear();
+  reset_after_reshape(t);
 }
 
 void resize_dims(Call& call, std::span<const char* const> names, size_t dim, int64_t size) {
@@ -65,8 +68,7 @@ void resize_dims(Call& call, std::span<const char* const> names, size_t dim, int
 
 void add_unit_dim(TensorSpec& t) {
   t.dims.insert(t.dims.begin(), 1);
-  t.layout = LayoutSpec{};
-  if (!t.output) t.values.clear();
+  reset_after_reshape(t);
 }
 
 void null_required_argument(Call& call, uint64_t choice) {

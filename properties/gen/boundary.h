@@ -98,6 +98,9 @@ struct BoundaryCase {
 /// default layouts and, for inputs, values dropped (the harness then fills zeros).
 void resize_sites(Call& call, const SizeSites& sites, int64_t value);
 
+/// After a shape edit of `t`: the default layout and, for an input, its values dropped (the
+/// harness then fills zeros), so the tensor's storage follows its new dims.
+void reset_after_reshape(TensorSpec& t);
 /// Sets dim `dim` of `t` to `size` (nothing when it already is, or the dim does not exist), with
 /// the default layout and, for an input, its values dropped (the harness then fills zeros).
 void resize_dim(TensorSpec& t, size_t dim, int64_t size);

@@ -49,13 +49,11 @@ typename P::c_type argument(const BoundArgs& a, const P& param) {
 /// The op's raw arguments (its CallArgs) of a created call: what its clause table reads.
 template <const auto& kEntry>
 auto call_args(const BoundArgs& a) {
-  typename std::tuple_element_t<0, std::remove_cvref_t<decltype(kEntry.params)>>::args_type args;
-  args.direction = kEntry.direction;
-  std::apply([&](const auto&... param) { ((args.*(param.field) = argument(a, param)), ...); },
-             kEntry.params);
-  args.workspace_size = a.workspace_size();
-  args.executor = a.executor();
-  return args;
+  return std::apply(
+      [&](const auto&... param) {
+        return kEntry.pack(argument(a, param)..., a.workspace_size(), a.executor());
+      },
+      kEntry.params);
 }
 
 /// Phase 1 of the entry on `backend`. kSymbol is the public header's declaration: it must have

@@ -19,10 +19,6 @@ constexpr std::array<const char*, 8> kFloatRoles = {"value",        "location", 
                                                     "gradOutput",   "output",        "gradValue",
                                                     "gradLocation", "gradAttnWeight"};
 
-void drop_values(TensorSpec& t) {
-  if (!t.output) t.values.clear();
-}
-
 bool flat_output(const Call& call) { return call.profile == SpecProfile::kCannLatest; }
 
 // cann-latest's gradOutput and output are (bs, Q, heads * C) (errata E-MSDA-4): their dim 2
@@ -109,8 +105,7 @@ void break_shape(Call& call, uint64_t choice, bool just_valid) {
       "gradValue", "gradLocation", "gradAttnWeight"};
   TensorSpec& t = pick_tensor(call, kHeaded, choice);
   t.dims[2] = heads;
-  t.layout = LayoutSpec{};
-  drop_values(t);
+  reset_after_reshape(t);
 }
 
 // MSDA-LIMIT-01: C one past a multiple of 8, or 264. Just-valid: C + 8 (or 256). Extended (any

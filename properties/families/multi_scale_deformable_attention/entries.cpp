@@ -21,11 +21,12 @@ const std::vector<aclDataType> kIndexDtypes = {ACL_INT32, ACL_INT64};
 RoleSpec role(std::string_view name) {
   RoleSpec r;
   const bool table = name == "spatialShape" || name == "levelStartIndex";
-  r.rank = name == "spatialShape"        ? 2
-           : name == "levelStartIndex"   ? 1
-           : name.ends_with("ocation")   ? 6
-           : name.ends_with("ttnWeight") ? 5
-                                         : 4;
+  // value, gradOutput, output and gradValue are 4-D.
+  r.rank = name == "spatialShape"                             ? 2
+           : name == "levelStartIndex"                        ? 1
+           : name == "location" || name == "gradLocation"     ? 6
+           : name == "attnWeight" || name == "gradAttnWeight" ? 5
+                                                              : 4;
   r.dtype_class = table ? DtypeClass::kIndex : DtypeClass::kFloat;
   r.batching = table ? Batching::kNone : Batching::kDim;
   r.dtypes = table ? kIndexDtypes : kFloatDtypes;

@@ -80,8 +80,7 @@ void break_rank(Call& call, uint64_t choice, bool just_valid) {
     return;
   }
   t.dims.pop_back();
-  t.layout = LayoutSpec{};
-  if (!t.output) t.values.clear();
+  reset_after_reshape(t);
 }
 
 // NC-ATTR-01: l or d off a multiple of 16, zero or negative. Just-valid: d = 16 (l > d holds).
