@@ -1,16 +1,36 @@
-# How an op folder plugs into the build. ops/<op>/CMakeLists.txt calls gradconf_add_op once:
+# How an op folder plugs into the build. ops/<op>/CMakeLists.txt calls gradconf_add_op once; an
+# op laid out like the others names nothing but itself:
 #
-#   gradconf_add_op(multi_scale_deformable_attention
+#   gradconf_add_op(nsa_compress)
+#
+# which means the conventional files
 #     SPEC clauses.cpp                       # clause table: backend and test side
 #     BACKEND api.cpp                        # kernels + extern "C" entry points: the backend only
 #     REFERENCE reference/reference.cpp      # naive double reference (never includes kernels)
 #     TESTKIT problem.cpp                    # test side: problem descriptor, fills, repro
-#     REGISTERED)                            # the test kit defines <name>_family() (op registry)
+# and a registered family: the test kit defines `<name>_family()` (the op registry). Any of the
+# four keywords overrides its file list; UNREGISTERED leaves the op out of the registry.
+# VECTORIZE_LOOPS: the kernels' element-wise loops (the same bits vectorised or not) are
+# vectorised by GCC's -O2 with runtime alias checks, which its default "very cheap" cost model
+# refuses.
 #
 # Nothing shared is edited to add an op: ops/CMakeLists.txt adds every folder that has a
 # CMakeLists.txt; tests/<op>/, bench/<op>/, properties/families/<op>/ and fuzz/<op>/ are picked up alike.
 function(gradconf_add_op name)
-  cmake_parse_arguments(OP "REGISTERED" "" "SPEC;BACKEND;REFERENCE;TESTKIT" ${ARGN})
+  cmake_parse_arguments(OP "UNREGISTERED;VECTORIZE_LOOPS" "" "SPEC;BACKEND;REFERENCE;TESTKIT" ${ARGN})
+  foreach(kind_and_file SPEC:clauses.cpp BACKEND:api.cpp REFERENCE:reference/reference.cpp
+                        TESTKIT:problem.cpp)
+    string(REPLACE ":" ";" kind_and_file ${kind_and_file})
+    list(GET kind_and_file 0 kind)
+    list(GET kind_and_file 1 file)
+    if(NOT OP_${kind})
+      set(OP_${kind} ${file})
+    endif()
+  endforeach()
+  if(OP_VECTORIZE_LOOPS)
+    set_property(SOURCE ${OP_BACKEND} DIRECTORY ${PROJECT_SOURCE_DIR}/ops APPEND PROPERTY
+      COMPILE_OPTIONS $<$<CXX_COMPILER_ID:GNU>:-fvect-cost-model=dynamic>)
+  endif()
   list(TRANSFORM OP_SPEC PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   list(TRANSFORM OP_BACKEND PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   list(TRANSFORM OP_REFERENCE PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
@@ -27,8 +47,7 @@ function(gradconf_add_op name)
   endif()
   set_property(GLOBAL APPEND PROPERTY GRADCONF_TESTKIT_SOURCES ${OP_TESTKIT})
   set_property(GLOBAL APPEND PROPERTY GRADCONF_OPS ${name})
-  if(OP_REGISTERED)
-    # The test kit defines `const gradconf::props::OpFamily& <name>_family()`.
+  if(NOT OP_UNREGISTERED)
     set_property(GLOBAL APPEND PROPERTY GRADCONF_FAMILIES ${name})
   endif()
 endfunction()

@@ -4,36 +4,43 @@
 #include <limits>
 
 #include "common/fuzz_support.h"
+#include "families/multi_scale_deformable_attention/ranges.h"
 
 namespace gradconf::fuzz::msda {
 
 using gradconf::msda::LocationFill;
 using gradconf::msda::Problem;
 using gradconf::msda::Role;
+namespace ranges = props::msda_ranges;
 
 Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   Problem p;
   p.entry = direction;
-  p.dtype = pick(fdp, std::array{ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE});
+  p.dtype = pick(fdp, ranges::kFloatDtypes);
   p.profile = p.dtype == ACL_DOUBLE
                   ? SpecProfile::kExtended
                   : pick(fdp, std::array{SpecProfile::kExtended, SpecProfile::kSeed,
                                          SpecProfile::kCannLatest});
   p.shape_dtype = fdp.ConsumeBool() ? ACL_INT32 : ACL_INT64;
   p.start_dtype = fdp.ConsumeBool() ? ACL_INT32 : ACL_INT64;
-  p.batch = fdp.ConsumeIntegralInRange<int64_t>(0, 2);
-  p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
-  // extended accepts any C up to 256: mmcv's and Deformable-DETR's shapes and lane tails too.
-  p.channels = p.profile == SpecProfile::kExtended
-                   ? pick(fdp, std::array<int64_t, 10>{8, 16, 24, 32, 0, 64, 1, 2, 30, 71})
-                   : pick(fdp, std::array<int64_t, 6>{8, 16, 24, 32, 0, 64});
-  p.queries = fdp.ConsumeIntegralInRange<int64_t>(0, 4);
-  p.points = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
-  p.levels.resize(fdp.ConsumeIntegralInRange<size_t>(1, 4));
+  p.batch = fdp.ConsumeIntegralInRange<int64_t>(0, ranges::kFuzzMaxBatch);
+  p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxHeads);
+  // C: a `seed` C or 0 (empty); extended also mmcv's and Deformable-DETR's odd shapes.
+  const auto& seed_channels = ranges::kSeedChannels;
+  const size_t odd = p.profile == SpecProfile::kExtended ? ranges::kOddChannels.size() : 0;
+  const auto c = fdp.ConsumeIntegralInRange<size_t>(0, seed_channels.size() + odd);
+  p.channels = c < seed_channels.size()    ? seed_channels[c]
+               : c == seed_channels.size() ? 0
+                                           : ranges::kOddChannels[c - seed_channels.size() - 1];
+  p.queries = fdp.ConsumeIntegralInRange<int64_t>(0, ranges::kFuzzMaxQueries);
+  p.points = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxPoints);
+  p.levels.resize(fdp.ConsumeIntegralInRange<size_t>(1, ranges::kMaxLevels));
   for (auto& level : p.levels) {
-    level = {fdp.ConsumeIntegralInRange<int64_t>(1, 9), fdp.ConsumeIntegralInRange<int64_t>(1, 9)};
+    level = {fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxLevelSide),
+             fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxLevelSide)};
   }
-  p.extra_keys = fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(0, 5) : 0;
+  p.extra_keys =
+      fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(0, ranges::kFuzzMaxExtraKeys) : 0;
   for (Role role : p.roles()) {
     const bool output = role == Role::kOutput || role == Role::kGradValue ||
                         role == Role::kGradLocation || role == Role::kGradAttnWeight;

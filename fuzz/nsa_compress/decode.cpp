@@ -4,36 +4,40 @@
 #include <limits>
 
 #include "common/fuzz_support.h"
+#include "families/nsa_compress/ranges.h"
 
 namespace gradconf::fuzz::nc {
 
 using gradconf::nc::Problem;
 using gradconf::nc::Role;
+namespace ranges = props::nc_ranges;
 
 Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   Problem p;
   p.entry = direction;
-  p.dtype = pick(fdp, std::array{ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE});
+  p.dtype = pick(fdp, ranges::kFloatDtypes);
   p.profile = p.dtype == ACL_FLOAT || p.dtype == ACL_DOUBLE
                   ? SpecProfile::kExtended
                   : pick(fdp, std::array{SpecProfile::kExtended, SpecProfile::kSeed,
                                          SpecProfile::kCannLatest});
-  p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
-  // cann-latest is seed with l == d allowed (errata E-NC-1).
+  p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxHeads);
+  // cann-latest is seed with l == d allowed (errata E-NC-1). Short windows (k <= 3) keep the
+  // math targets fast.
   const bool seed = p.profile != SpecProfile::kExtended;
   const int64_t first_k = p.profile == SpecProfile::kCannLatest ? 0 : 1;
-  p.dim = seed ? pick(fdp, std::array<int64_t, 2>{16, 32})
-               : pick(fdp, std::array<int64_t, 4>{16, 1, 3, 5});
+  p.dim = seed ? pick(fdp, ranges::kSeedDims)
+               : pick(fdp, std::array<int64_t, 4>{16, 1, 3, ranges::kMaxExtendedDim});
   if (seed) {
-    p.stride = pick(fdp, std::array<int64_t, 2>{16, 32});
-    p.block = p.stride + 16 * fdp.ConsumeIntegralInRange<int64_t>(first_k, 3);
+    p.stride = pick(fdp, ranges::kSeedStrides);
+    p.block = p.stride + ranges::kBlockStep * fdp.ConsumeIntegralInRange<int64_t>(first_k, 3);
   } else {
-    p.block = fdp.ConsumeIntegralInRange<int64_t>(1, 9);
-    p.stride = fdp.ConsumeIntegralInRange<int64_t>(1, 5);
+    p.block = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxExtendedBlock);
+    p.stride = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxExtendedStride);
   }
-  p.lengths.resize(fdp.ConsumeIntegralInRange<size_t>(1, 4));
+  p.lengths.resize(fdp.ConsumeIntegralInRange<size_t>(1, ranges::kMaxBatches));
   for (int64_t& length : p.lengths) {
-    length = fdp.ConsumeIntegralInRange<int64_t>(0, p.block + 2 * p.stride + 3);
+    const int64_t longest = p.block + ranges::kMaxExtraWindows * p.stride + p.stride - 1;
+    length = fdp.ConsumeIntegralInRange<int64_t>(0, longest);
   }
   // `seed` rejects T_cmp = 0 (NC-EMPTY-01): its problems hold a window at least.
   if (seed && p.compressed_rows() == 0) p.lengths.back() = p.block;

@@ -4,12 +4,14 @@
 #include <limits>
 
 #include "common/fuzz_support.h"
+#include "families/nsa_selected_attention/ranges.h"
 
 namespace gradconf::fuzz::nsa {
 
 using gradconf::nsa::Problem;
 using gradconf::nsa::Role;
 using gradconf::nsa::TopkFill;
+namespace ranges = props::nsa_ranges;
 
 // `seed` problems keep head dims 128/192 (twenty times the data of an `extended` one), so the
 // targets draw them one time in 32 of the half-precision problems: one byte, whose value modulo
@@ -19,11 +21,11 @@ using gradconf::nsa::TopkFill;
 Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   Problem p;
   p.entry = direction;
-  p.dtype = pick(fdp, std::array{ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE});
+  p.dtype = pick(fdp, ranges::kFloatDtypes);
   const bool seed =
       p.dtype != ACL_FLOAT && p.dtype != ACL_DOUBLE && fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
   p.profile = seed ? SpecProfile::kSeed : SpecProfile::kExtended;
-  p.kv_heads = fdp.ConsumeIntegralInRange<int64_t>(1, 2);
+  p.kv_heads = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxKvHeads);
   // Groups of 32 (the limit) multiply every tensor of the problem by ten: drawn one time in
   // 32, so they do not set the target's pace. One byte, as a pick of four would read, and its
   // value modulo 4 keeps the groups 1, 2, 3 that pick gave (the corpus keeps its meaning).
@@ -32,19 +34,21 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
     group = pick(fdp, std::array<int64_t, 2>{1, 2});
   } else {
     const int code = fdp.ConsumeIntegralInRange<int>(0, 31);
-    group = code % 4 < 3 ? code % 4 + 1 : (code == 3 ? 32 : 1 + code / 4 % 3);
+    group = code % 4 < 3 ? code % 4 + 1 : (code == 3 ? ranges::kMaxGroup : 1 + code / 4 % 3);
   }
   p.q_heads = p.kv_heads * group;
-  p.dim_qk = seed ? pick(fdp, std::array<int64_t, 2>{128, 192})
-                  : fdp.ConsumeIntegralInRange<int64_t>(1, 8);
-  p.dim_v = seed ? pick(fdp, std::array<int64_t, 2>{128, 192})
-                 : fdp.ConsumeIntegralInRange<int64_t>(1, 8);
-  p.block = seed ? 16 : fdp.ConsumeIntegralInRange<int64_t>(1, 4);
-  p.count = fdp.ConsumeIntegralInRange<int64_t>(1, 3);
-  p.seqs.resize(fdp.ConsumeIntegralInRange<size_t>(1, 3));
+  p.dim_qk = seed ? pick(fdp, ranges::kSeedHeadDims)
+                  : fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxExtendedHeadDim);
+  p.dim_v = seed ? pick(fdp, ranges::kSeedHeadDims)
+                 : fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxExtendedHeadDim);
+  p.block = seed ? ranges::kSeedBlocks[0]
+                 : fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxExtendedBlock);
+  p.count = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxCount);
+  p.seqs.resize(fdp.ConsumeIntegralInRange<size_t>(1, ranges::kMaxBatches));
   for (auto& [q, kv] : p.seqs) {
-    kv = p.block * (p.count + fdp.ConsumeIntegralInRange<int64_t>(0, 2));
-    q = fdp.ConsumeIntegralInRange<int64_t>(1, std::min<int64_t>(kv, seed ? 2 : 12));
+    kv = p.block * (p.count + fdp.ConsumeIntegralInRange<int64_t>(0, ranges::kMaxExtraKvBlocks));
+    const int64_t most = seed ? ranges::kFuzzMaxSeedQueries : ranges::kFuzzMaxQueries;
+    q = fdp.ConsumeIntegralInRange<int64_t>(1, std::min<int64_t>(kv, most));
   }
   p.sparse_mode = fdp.ConsumeBool() ? 2 : 0;
   p.topk_fill = fdp.ConsumeBool() ? TopkFill::kCausal : TopkFill::kArbitrary;

@@ -34,6 +34,15 @@ aclnnStatus make_executor(uint64_t scratch_bytes, ExecutorBody body, uint64_t* w
 aclnnStatus run_executor(void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
                          const char* api_name);
 
+/// Defines the extern "C" phase 2 of an entry point: it is run_executor under the entry's name,
+/// which must be its parameter table's phase-2 symbol (checked at compile time).
+#define GRADCONF_DEFINE_PHASE2(name, params)                                               \
+  aclnnStatus name(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,       \
+                   aclrtStream) {                                                          \
+    static_assert((params).phase2_symbol == #name, "phase-2 name differs from the table"); \
+    return gradconf::run_executor(workspace, workspaceSize, executor, #name);              \
+  }
+
 /// Number of executors created and not yet run or destroyed (leak checks in tests).
 int64_t live_executor_count();
 

@@ -112,4 +112,18 @@ std::optional<std::vector<int64_t>> take_shape(ReproLine& line,
   return dims;
 }
 
+std::optional<std::array<int64_t, 2>> parse_size_pair(std::string_view text, int64_t lo,
+                                                      int64_t hi) {
+  const size_t x = text.find('x');
+  if (x == std::string_view::npos) return std::nullopt;
+  auto a = parse_int_in(text.substr(0, x), lo, hi);
+  auto b = parse_int_in(text.substr(x + 1), lo, hi);
+  if (!a || !b) return std::nullopt;
+  return std::array<int64_t, 2>{*a, *b};
+}
+
+std::string format_size_pair(const std::array<int64_t, 2>& pair) {
+  return std::to_string(pair[0]) + "x" + std::to_string(pair[1]);
+}
+
 }  // namespace gradconf

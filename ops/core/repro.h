@@ -4,10 +4,12 @@
 #ifndef GRADCONF_OPS_CORE_REPRO_H_
 #define GRADCONF_OPS_CORE_REPRO_H_
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -112,6 +114,109 @@ bool take_common_keys(ReproLine& line, Problem& p) {
     p.seed = static_cast<uint64_t>(*seed);
   }
   return true;
+}
+
+/// "a.b.c": items parsed by `parse_item` (std::optional<Item> from one item's text); nullopt on
+/// a bad item or more than `max_items`.
+template <typename Item, typename ParseItem>
+std::optional<std::vector<Item>> parse_dotted(std::string_view text, size_t max_items,
+                                              ParseItem parse_item) {
+  std::vector<Item> items;
+  while (true) {
+    const size_t dot = text.find('.');
+    const std::optional<Item> item = parse_item(text.substr(0, dot));
+    if (!item || items.size() >= max_items) return std::nullopt;
+    items.push_back(*item);
+    if (dot == std::string_view::npos) return items;
+    text = text.substr(dot + 1);
+  }
+}
+
+template <typename Item, typename FormatItem>
+std::string format_dotted(const std::vector<Item>& items, FormatItem format_item) {
+  std::string text;
+  for (const Item& item : items) text += (text.empty() ? "" : ".") + format_item(item);
+  return text;
+}
+
+/// "AxB" with both in [lo, hi] (a level's H x W, a batch's query x kv length).
+std::optional<std::array<int64_t, 2>> parse_size_pair(std::string_view text, int64_t lo,
+                                                      int64_t hi);
+std::string format_size_pair(const std::array<int64_t, 2>& pair);
+
+/// One size of the line's shape: "l32" is {"l", &Problem::block}. A name may start with '_', a
+/// separator printed before it (GS's "n2c3_ih5iw8_oh3ow7").
+template <typename Problem>
+struct ShapeField {
+  std::string_view name;
+  int64_t Problem::*member;
+  int64_t min = 0;
+};
+
+/// A "--key=1" option for a bool that is false by default.
+template <typename Problem>
+struct FlagKey {
+  std::string_view key;
+  bool Problem::*member;
+};
+
+/// What one op's repro lines share with every other's: the two entry names, the flags, the
+/// shape. The op's own keys are written and read by callbacks around this frame.
+template <typename Problem>
+struct ReproGrammar {
+  std::string_view forward, backward;
+  std::span<const FlagKey<Problem>> flags;
+  std::span<const ShapeField<Problem>> shape;
+  int64_t max_size;
+};
+
+/// "<entry>[ --dt=..] <own keys> <flags> <common keys> <shape>". `write_own(option)` calls
+/// option(key, value) for each of the op's keys that differs from the default.
+template <typename Problem, typename WriteOwn>
+std::string write_repro(const Problem& p, const ReproGrammar<Problem>& grammar,
+                        WriteOwn write_own) {
+  std::string line(p.entry == Direction::kForward ? grammar.forward : grammar.backward);
+  line += repro_dtype_key(p);
+  auto option = [&](std::string_view key, const std::string& value) {
+    line += " --" + std::string(key) + "=" + value;
+  };
+  write_own(option);
+  for (const FlagKey<Problem>& flag : grammar.flags) {
+    if (p.*(flag.member)) option(flag.key, "1");
+  }
+  line += repro_common_keys(p) + " ";
+  for (const ShapeField<Problem>& field : grammar.shape) {
+    line += std::string(field.name) + std::to_string(p.*(field.member));
+  }
+  return line;
+}
+
+/// The inverse of write_repro: `take_own(line, p)` takes the op's keys (false: malformed). Then
+/// the flags, the common keys and the shape; nothing may be left over.
+template <typename Problem, typename TakeOwn>
+std::optional<Problem> read_repro(std::string_view text, const ReproGrammar<Problem>& grammar,
+                                  TakeOwn take_own) {
+  Problem p;
+  auto line = tokenize_entry_line(text, grammar.forward, grammar.backward, p.entry);
+  if (!line || !take_own(*line, p)) return std::nullopt;
+  for (const FlagKey<Problem>& flag : grammar.flags) {
+    if (auto v = line->take(flag.key)) {
+      if (*v != "1") return std::nullopt;
+      p.*(flag.member) = true;
+    }
+  }
+  if (!take_common_keys(*line, p)) return std::nullopt;
+  std::vector<std::string_view> names;
+  for (const ShapeField<Problem>& field : grammar.shape) {
+    names.push_back(field.name.starts_with('_') ? field.name.substr(1) : field.name);
+  }
+  auto sizes = take_shape(*line, names, grammar.max_size);
+  if (!sizes) return std::nullopt;
+  for (size_t i = 0; i < grammar.shape.size(); ++i) {
+    if ((*sizes)[i] < grammar.shape[i].min) return std::nullopt;
+    p.*(grammar.shape[i].member) = (*sizes)[i];
+  }
+  return p;
 }
 
 }  // namespace gradconf

@@ -2,6 +2,7 @@
 // executor).
 #include "aclnnop/aclnn_grid_sampler2d.h"
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
+#include "core/executor.h"
 #include "core/planted_fault.h"
 #include "grid_sampler2d/entry.h"
 #include "grid_sampler2d/params.h"
@@ -24,11 +25,7 @@ aclnnStatus aclnnGridSampler2DGetWorkspaceSize(const aclTensor* input, const acl
   });
 }
 
-aclnnStatus aclnnGridSampler2D(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                               aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor,
-                                kForwardParams.phase2_symbol.data());
-}
+GRADCONF_DEFINE_PHASE2(aclnnGridSampler2D, kForwardParams)
 
 aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(
     const aclTensor* gradOutput, const aclTensor* input, const aclTensor* grid,
@@ -43,10 +40,6 @@ aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(
   });
 }
 
-aclnnStatus aclnnGridSampler2DBackward(void* workspace, uint64_t workspaceSize,
-                                       aclOpExecutor* executor, aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor,
-                                kBackwardParams.phase2_symbol.data());
-}
+GRADCONF_DEFINE_PHASE2(aclnnGridSampler2DBackward, kBackwardParams)
 
 }  // extern "C"

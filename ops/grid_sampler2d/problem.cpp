@@ -13,11 +13,15 @@ namespace gradconf::grid_sampler2d {
 namespace {
 constexpr std::array<std::string_view, kRoleCount> kRoleNames = {
     "gradOutput", "input", "grid", "out", "inputGrad", "gridGrad"};
-constexpr std::string_view kForwardName = "grid_sampler2d";
-constexpr std::string_view kBackwardName = "grid_sampler2d_backward";
 // Repro lines are for test-sized problems; the limit keeps parse_repro from describing tensors
 // no harness could allocate.
 constexpr int64_t kMaxReproDim = int64_t{1} << 20;
+constexpr FlagKey<Problem> kFlags[] = {{"ac", &Problem::align_corners}};
+constexpr ShapeField<Problem> kShape[] = {{"n", &Problem::n},       {"c", &Problem::c},
+                                          {"_ih", &Problem::in_h},  {"iw", &Problem::in_w},
+                                          {"_oh", &Problem::out_h}, {"ow", &Problem::out_w}};
+constexpr ReproGrammar<Problem> kGrammar = {"grid_sampler2d", "grid_sampler2d_backward", kFlags,
+                                            kShape, kMaxReproDim};
 
 template <typename E, size_t N>
 std::optional<E> lookup(std::string_view text,
@@ -155,31 +159,28 @@ std::vector<Role> Problem::roles() const {
 
 std::string Problem::to_repro() const {
   const Problem defaults;
-  std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
-  line += repro_dtype_key(*this);
-  auto option = [&](std::string_view key, std::string_view value) {
-    line += " --" + std::string(key) + "=" + std::string(value);
-  };
-  if (interpolation != defaults.interpolation)
-    option("interp", name_of(interpolation, kInterpNames));
-  if (padding != defaults.padding) option("pad", name_of(padding, kPadNames));
-  if (align_corners) option("ac", "1");
-  if (entry == Direction::kBackward && output_mask != defaults.output_mask) {
-    option("mask", output_mask
-                       ? std::string{(*output_mask)[0] ? '1' : '0', (*output_mask)[1] ? '1' : '0'}
-                       : std::string("null"));
-  }
-  if (grid_fill != defaults.grid_fill) option("grid", name_of(grid_fill, kGridFillNames));
-  if (value_fill != defaults.value_fill) option("values", name_of(value_fill, kValueFillNames));
-  line += repro_common_keys(*this);
-  line += " n" + std::to_string(n) + "c" + std::to_string(c) + "_ih" + std::to_string(in_h) + "iw" +
-          std::to_string(in_w) + "_oh" + std::to_string(out_h) + "ow" + std::to_string(out_w);
-  return line;
+  return write_repro(*this, kGrammar, [&](auto option) {
+    if (interpolation != defaults.interpolation) {
+      option("interp", std::string(name_of(interpolation, kInterpNames)));
+    }
+    if (padding != defaults.padding) option("pad", std::string(name_of(padding, kPadNames)));
+    if (entry == Direction::kBackward && output_mask != defaults.output_mask) {
+      option("mask", output_mask
+                         ? std::string{(*output_mask)[0] ? '1' : '0', (*output_mask)[1] ? '1' : '0'}
+                         : std::string("null"));
+    }
+    if (grid_fill != defaults.grid_fill) {
+      option("grid", std::string(name_of(grid_fill, kGridFillNames)));
+    }
+    if (value_fill != defaults.value_fill) {
+      option("values", std::string(name_of(value_fill, kValueFillNames)));
+    }
+  });
 }
 
 namespace {
 
-// GridSampler2D's own keys: modes, alignCorners, outputMask and the fills (each only when not
+// GridSampler2D's own keys: modes, outputMask and the fills (each only when not
 // the default, so every problem has one line).
 bool take_op_keys(ReproLine& line, Problem& p) {
   const Problem defaults;
@@ -192,10 +193,6 @@ bool take_op_keys(ReproLine& line, Problem& p) {
     auto mode = lookup(*v, kPadNames);
     if (!mode || *mode == defaults.padding) return false;
     p.padding = *mode;
-  }
-  if (auto v = line.take("ac")) {
-    if (*v != "1") return false;
-    p.align_corners = true;
   }
   if (auto v = line.take("mask")) {
     const bool bits =
@@ -224,15 +221,7 @@ bool take_op_keys(ReproLine& line, Problem& p) {
 }  // namespace
 
 std::optional<Problem> Problem::parse_repro(std::string_view text) {
-  Problem p;
-  auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
-  if (!line) return std::nullopt;
-  if (!take_op_keys(*line, p) || !take_common_keys(*line, p)) return std::nullopt;
-  auto dims = take_shape(*line, {"n", "c", "ih", "iw", "oh", "ow"}, kMaxReproDim);
-  if (!dims) return std::nullopt;
-  p.n = (*dims)[0], p.c = (*dims)[1], p.in_h = (*dims)[2], p.in_w = (*dims)[3];
-  p.out_h = (*dims)[4], p.out_w = (*dims)[5];
-  return p;
+  return read_repro(text, kGrammar, take_op_keys);
 }
 
 std::ostream& operator<<(std::ostream& os, const Problem& problem) {

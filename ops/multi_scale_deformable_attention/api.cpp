@@ -2,6 +2,7 @@
 // executor).
 #include "aclnnop/aclnn_multi_scale_deformable_attention.h"
 #include "aclnnop/aclnn_multi_scale_deformable_attention_grad.h"
+#include "core/executor.h"
 #include "core/planted_fault.h"
 #include "multi_scale_deformable_attention/entry.h"
 #include "multi_scale_deformable_attention/params.h"
@@ -30,11 +31,7 @@ aclnnStatus aclnnMultiScaleDeformableAttnFunctionGetWorkspaceSize(
   return dispatch_phase1(args);
 }
 
-aclnnStatus aclnnMultiScaleDeformableAttnFunction(void* workspace, uint64_t workspaceSize,
-                                                  aclOpExecutor* executor, aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor,
-                                kForwardParams.phase2_symbol.data());
-}
+GRADCONF_DEFINE_PHASE2(aclnnMultiScaleDeformableAttnFunction, kForwardParams)
 
 aclnnStatus aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize(
     const aclTensor* value, const aclTensor* spatialShape, const aclTensor* levelStartIndex,
@@ -47,10 +44,6 @@ aclnnStatus aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize(
   return dispatch_phase1(args);
 }
 
-aclnnStatus aclnnMultiScaleDeformableAttentionGrad(void* workspace, uint64_t workspaceSize,
-                                                   aclOpExecutor* executor, aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor,
-                                kBackwardParams.phase2_symbol.data());
-}
+GRADCONF_DEFINE_PHASE2(aclnnMultiScaleDeformableAttentionGrad, kBackwardParams)
 
 }  // extern "C"

@@ -12,14 +12,20 @@
 namespace gradconf::msda {
 namespace {
 
-constexpr std::string_view kForwardName = "msda";
-constexpr std::string_view kBackwardName = "msda_grad";
 constexpr std::string_view kRoleNames[kRoleCount] = {
     "value",      "spatialShape", "levelStartIndex", "location",     "attnWeight",
     "gradOutput", "output",       "gradValue",       "gradLocation", "gradAttnWeight"};
 constexpr std::string_view kFillNames[] = {"uniform", "specials", "smooth", "detr"};
 // Sizes in repro lines stay far below anything the ops accept, so no arithmetic can overflow.
 constexpr int64_t kMaxReproSize = 1 << 20;
+
+constexpr FlagKey<Problem> kFlags[] = {{"zeros", &Problem::zero_weights}};
+constexpr ShapeField<Problem> kShape[] = {{"b", &Problem::batch},
+                                          {"m", &Problem::heads},
+                                          {"c", &Problem::channels},
+                                          {"q", &Problem::queries},
+                                          {"p", &Problem::points}};
+constexpr ReproGrammar<Problem> kGrammar = {"msda", "msda_grad", kFlags, kShape, kMaxReproSize};
 
 std::string index_width(aclDataType dtype) { return dtype == ACL_INT32 ? "32" : "64"; }
 
@@ -173,84 +179,60 @@ std::string_view Problem::op_name() const {
 
 std::string Problem::to_repro() const {
   const Problem defaults;
-  std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
-  line += repro_dtype_key(*this);
-  auto option = [&](std::string_view key, const std::string& value) {
-    line += " --" + std::string(key) + "=" + value;
-  };
-  if (shape_dtype != defaults.shape_dtype || start_dtype != defaults.start_dtype) {
-    option("idx", index_width(shape_dtype) + "." + index_width(start_dtype));
-  }
-  if (levels != defaults.levels) {
-    std::string text;
-    for (const auto& [h, w] : levels) {
-      text += (text.empty() ? "" : ".") + std::to_string(h) + "x" + std::to_string(w);
+  return write_repro(*this, kGrammar, [&](auto option) {
+    if (shape_dtype != defaults.shape_dtype || start_dtype != defaults.start_dtype) {
+      option("idx", index_width(shape_dtype) + "." + index_width(start_dtype));
     }
-    option("levels", text.empty() ? "none" : text);
-  }
-  if (extra_keys != 0) option("extra", std::to_string(extra_keys));
-  if (location_fill != defaults.location_fill) {
-    option("loc", std::string(location_fill_name(location_fill)));
-  }
-  if (zero_weights) option("zeros", "1");
-  line += repro_common_keys(*this);
-  line += " b" + std::to_string(batch) + "m" + std::to_string(heads) + "c" +
-          std::to_string(channels) + "q" + std::to_string(queries) + "p" + std::to_string(points);
-  return line;
+    if (levels != defaults.levels) {
+      option("levels", levels.empty() ? "none" : format_dotted(levels, format_size_pair));
+    }
+    if (extra_keys != 0) option("extra", std::to_string(extra_keys));
+    if (location_fill != defaults.location_fill) {
+      option("loc", std::string(location_fill_name(location_fill)));
+    }
+  });
 }
 
-std::optional<Problem> Problem::parse_repro(std::string_view text) {
-  Problem p;
-  auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
-  if (!line) return std::nullopt;
-  if (auto v = line->take("idx")) {
+namespace {
+
+// MSDA's own keys: index dtypes, levels, extra keys and the location fill (each only when not
+// the default, so every problem has one line).
+bool take_op_keys(ReproLine& line, Problem& p) {
+  if (auto v = line.take("idx")) {
     const size_t dot = v->find('.');
-    if (dot == std::string::npos) return std::nullopt;
+    if (dot == std::string::npos) return false;
     auto shape = parse_index_width(std::string_view(*v).substr(0, dot));
     auto start = parse_index_width(std::string_view(*v).substr(dot + 1));
-    if (!shape || !start || (*shape == ACL_INT64 && *start == ACL_INT64)) return std::nullopt;
+    if (!shape || !start || (*shape == ACL_INT64 && *start == ACL_INT64)) return false;
     p.shape_dtype = *shape;
     p.start_dtype = *start;
   }
-  if (auto v = line->take("levels")) {
-    p.levels.clear();
-    if (*v != "none") {
-      std::string_view rest = *v;
-      while (true) {
-        const size_t dot = rest.find('.');
-        const std::string_view level = rest.substr(0, dot);
-        const size_t x = level.find('x');
-        if (x == std::string_view::npos) return std::nullopt;
-        auto h = parse_int_in(level.substr(0, x), 1, kMaxReproSize);
-        auto w = parse_int_in(level.substr(x + 1), 1, kMaxReproSize);
-        if (!h || !w || p.levels.size() >= 64) return std::nullopt;
-        p.levels.push_back({*h, *w});
-        if (dot == std::string_view::npos) break;
-        rest = rest.substr(dot + 1);
-      }
-    }
-    if (p.levels == Problem{}.levels) return std::nullopt;
+  if (auto v = line.take("levels")) {
+    auto levels = *v == "none"
+                      ? std::vector<std::array<int64_t, 2>>{}
+                      : parse_dotted<std::array<int64_t, 2>>(*v, 64, [](std::string_view item) {
+                          return parse_size_pair(item, 1, kMaxReproSize);
+                        });
+    if (!levels || *levels == Problem{}.levels) return false;
+    p.levels = *levels;
   }
-  if (auto v = line->take("extra")) {
+  if (auto v = line.take("extra")) {
     auto extra = parse_int_in(*v, 1, kMaxReproSize);
-    if (!extra) return std::nullopt;
+    if (!extra) return false;
     p.extra_keys = *extra;
   }
-  if (auto v = line->take("loc")) {
+  if (auto v = line.take("loc")) {
     auto it = std::find(std::begin(kFillNames), std::end(kFillNames), *v);
-    if (it == std::end(kFillNames) || it == std::begin(kFillNames)) return std::nullopt;
+    if (it == std::end(kFillNames) || it == std::begin(kFillNames)) return false;
     p.location_fill = static_cast<LocationFill>(it - std::begin(kFillNames));
   }
-  if (auto v = line->take("zeros")) {
-    if (*v != "1") return std::nullopt;
-    p.zero_weights = true;
-  }
-  if (!take_common_keys(*line, p)) return std::nullopt;
-  auto sizes = take_shape(*line, {"b", "m", "c", "q", "p"}, kMaxReproSize);
-  if (!sizes) return std::nullopt;
-  p.batch = (*sizes)[0], p.heads = (*sizes)[1], p.channels = (*sizes)[2];
-  p.queries = (*sizes)[3], p.points = (*sizes)[4];
-  return p;
+  return true;
+}
+
+}  // namespace
+
+std::optional<Problem> Problem::parse_repro(std::string_view text) {
+  return read_repro(text, kGrammar, take_op_keys);
 }
 
 std::vector<double> make_values(const Problem& p, Role role) {

@@ -2,6 +2,7 @@
 // executor).
 #include "aclnnop/aclnn_nsa_compress.h"
 #include "aclnnop/aclnn_nsa_compress_grad.h"
+#include "core/executor.h"
 #include "core/planted_fault.h"
 #include "nsa_compress/entry.h"
 #include "nsa_compress/params.h"
@@ -31,11 +32,7 @@ aclnnStatus aclnnNsaCompressGetWorkspaceSize(const aclTensor* input, const aclTe
                                              output, workspaceSize, executor));
 }
 
-aclnnStatus aclnnNsaCompress(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                             aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor,
-                                kForwardParams.phase2_symbol.data());
-}
+GRADCONF_DEFINE_PHASE2(aclnnNsaCompress, kForwardParams)
 
 aclnnStatus aclnnNsaCompressGradGetWorkspaceSize(
     const aclTensor* outputGrad, const aclTensor* input, const aclTensor* weight,
@@ -47,10 +44,6 @@ aclnnStatus aclnnNsaCompressGradGetWorkspaceSize(
       actSeqLenType, layoutOptionalOptional, inputGrad, weightGrad, workspaceSize, executor));
 }
 
-aclnnStatus aclnnNsaCompressGrad(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                 aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor,
-                                kBackwardParams.phase2_symbol.data());
-}
+GRADCONF_DEFINE_PHASE2(aclnnNsaCompressGrad, kBackwardParams)
 
 }  // extern "C"

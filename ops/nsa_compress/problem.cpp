@@ -12,19 +12,19 @@
 namespace gradconf::nc {
 namespace {
 
-constexpr std::string_view kForwardName = "nc";
-constexpr std::string_view kBackwardName = "nc_grad";
 constexpr std::string_view kRoleNames[kRoleCount] = {"input",  "weight",    "outputGrad",
                                                      "output", "inputGrad", "weightGrad"};
 // Sizes in repro lines stay far below anything that could overflow.
 constexpr int64_t kMaxReproSize = 1 << 20;
 constexpr size_t kMaxBatches = 4096;
 
-std::string join_lengths(const std::vector<int64_t>& lengths) {
-  std::string text;
-  for (int64_t l : lengths) text += (text.empty() ? "" : ".") + std::to_string(l);
-  return text;
-}
+constexpr FlagKey<Problem> kFlags[] = {{"seq-null", &Problem::null_seq_len},
+                                       {"layout-null", &Problem::null_layout}};
+constexpr ShapeField<Problem> kShape[] = {{"n", &Problem::heads},
+                                          {"d", &Problem::dim},
+                                          {"l", &Problem::block, 1},
+                                          {"s", &Problem::stride, 1}};
+constexpr ReproGrammar<Problem> kGrammar = {"nc", "nc_grad", kFlags, kShape, kMaxReproSize};
 
 }  // namespace
 
@@ -74,50 +74,24 @@ std::string_view Problem::op_name() const {
 }
 
 std::string Problem::to_repro() const {
-  const Problem defaults;
-  std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
-  line += repro_dtype_key(*this);
-  auto option = [&](std::string_view key, const std::string& value) {
-    line += " --" + std::string(key) + "=" + value;
-  };
-  if (lengths != defaults.lengths) option("seqs", join_lengths(lengths));
-  if (null_seq_len) option("seq-null", "1");
-  if (null_layout) option("layout-null", "1");
-  line += repro_common_keys(*this);
-  line += " n" + std::to_string(heads) + "d" + std::to_string(dim) + "l" + std::to_string(block) +
-          "s" + std::to_string(stride);
-  return line;
+  return write_repro(*this, kGrammar, [&](auto option) {
+    if (lengths != Problem{}.lengths)
+      option("seqs", format_dotted(lengths, [](int64_t l) { return std::to_string(l); }));
+  });
 }
 
 std::optional<Problem> Problem::parse_repro(std::string_view text) {
-  Problem p;
-  auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
-  if (!line) return std::nullopt;
-  if (auto v = line->take("seqs")) {
-    p.lengths.clear();
-    std::string_view rest = *v;
-    while (true) {
-      const size_t dot = rest.find('.');
-      auto length = parse_int_in(rest.substr(0, dot), 0, kMaxReproSize);
-      if (!length || p.lengths.size() >= kMaxBatches) return std::nullopt;
-      p.lengths.push_back(*length);
-      if (dot == std::string_view::npos) break;
-      rest = rest.substr(dot + 1);
+  auto p = read_repro(text, kGrammar, [](ReproLine& line, Problem& p) {
+    if (auto v = line.take("seqs")) {
+      auto lengths = parse_dotted<int64_t>(*v, kMaxBatches, [](std::string_view item) {
+        return parse_int_in(item, 0, kMaxReproSize);
+      });
+      if (!lengths || *lengths == Problem{}.lengths) return false;
+      p.lengths = *lengths;
     }
-    if (p.lengths == Problem{}.lengths || p.tokens() > kMaxReproSize) return std::nullopt;
-  }
-  for (auto [key, flag] :
-       {std::pair{"seq-null", &p.null_seq_len}, std::pair{"layout-null", &p.null_layout}}) {
-    if (auto v = line->take(key)) {
-      if (*v != "1") return std::nullopt;
-      *flag = true;
-    }
-  }
-  if (p.null_seq_len && p.lengths.size() != 1) return std::nullopt;
-  if (!take_common_keys(*line, p)) return std::nullopt;
-  auto sizes = take_shape(*line, {"n", "d", "l", "s"}, kMaxReproSize);
-  if (!sizes || (*sizes)[2] < 1 || (*sizes)[3] < 1) return std::nullopt;
-  p.heads = (*sizes)[0], p.dim = (*sizes)[1], p.block = (*sizes)[2], p.stride = (*sizes)[3];
+    return p.tokens() <= kMaxReproSize;
+  });
+  if (p && p->null_seq_len && p->lengths.size() != 1) return std::nullopt;
   return p;
 }
 

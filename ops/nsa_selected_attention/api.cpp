@@ -2,6 +2,7 @@
 // executor).
 #include "aclnnop/aclnn_nsa_selected_attention.h"
 #include "aclnnop/aclnn_nsa_selected_attention_grad.h"
+#include "core/executor.h"
 #include "core/planted_fault.h"
 #include "nsa_selected_attention/entry.h"
 #include "nsa_selected_attention/params.h"
@@ -34,11 +35,7 @@ aclnnStatus aclnnNsaSelectedAttentionGetWorkspaceSize(
       selectedBlockCount, softmaxMaxOut, softmaxSumOut, attentionOut, workspaceSize, executor));
 }
 
-aclnnStatus aclnnNsaSelectedAttention(void* workspace, uint64_t workspaceSize,
-                                      aclOpExecutor* executor, aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor,
-                                kForwardParams.phase2_symbol.data());
-}
+GRADCONF_DEFINE_PHASE2(aclnnNsaSelectedAttention, kForwardParams)
 
 aclnnStatus aclnnNsaSelectedAttentionGradGetWorkspaceSize(
     const aclTensor* query, const aclTensor* key, const aclTensor* value,
@@ -56,10 +53,6 @@ aclnnStatus aclnnNsaSelectedAttentionGradGetWorkspaceSize(
       workspaceSize, executor));
 }
 
-aclnnStatus aclnnNsaSelectedAttentionGrad(void* workspace, uint64_t workspaceSize,
-                                          aclOpExecutor* executor, aclrtStream) {
-  return gradconf::run_executor(workspace, workspaceSize, executor,
-                                kBackwardParams.phase2_symbol.data());
-}
+GRADCONF_DEFINE_PHASE2(aclnnNsaSelectedAttentionGrad, kBackwardParams)
 
 }  // extern "C"

@@ -13,8 +13,6 @@
 namespace gradconf::nsa {
 namespace {
 
-constexpr std::string_view kForwardName = "nsa";
-constexpr std::string_view kBackwardName = "nsa_grad";
 constexpr std::string_view kRoleNames[kRoleCount] = {"query",
                                                      "key",
                                                      "value",
@@ -32,6 +30,13 @@ constexpr std::string_view kRoleNames[kRoleCount] = {"query",
 constexpr std::string_view kFillNames[] = {"causal", "arbitrary"};
 constexpr int64_t kMaxReproSize = 1 << 20;
 constexpr size_t kMaxBatches = 4096;
+
+constexpr FlagKey<Problem> kFlags[] = {{"mask", &Problem::with_mask},
+                                       {"no-out", &Problem::null_attention_out}};
+constexpr ShapeField<Problem> kShape[] = {{"n", &Problem::q_heads},  {"m", &Problem::kv_heads, 1},
+                                          {"dq", &Problem::dim_qk},  {"dv", &Problem::dim_v},
+                                          {"b", &Problem::block, 1}, {"k", &Problem::count}};
+constexpr ReproGrammar<Problem> kGrammar = {"nsa", "nsa_grad", kFlags, kShape, kMaxReproSize};
 
 }  // namespace
 
@@ -143,85 +148,54 @@ std::string_view Problem::op_name() const {
 
 std::string Problem::to_repro() const {
   const Problem defaults;
-  std::string line(entry == Direction::kForward ? kForwardName : kBackwardName);
-  line += repro_dtype_key(*this);
-  auto option = [&](std::string_view key, const std::string& value) {
-    line += " --" + std::string(key) + "=" + value;
-  };
-  if (seqs != defaults.seqs) {
-    std::string text;
-    for (const auto& s : seqs) {
-      text += (text.empty() ? "" : ".") + std::to_string(s[0]) + "x" + std::to_string(s[1]);
+  return write_repro(*this, kGrammar, [&](auto option) {
+    if (seqs != defaults.seqs) option("seqs", format_dotted(seqs, format_size_pair));
+    if (sparse_mode != defaults.sparse_mode) option("sparse", std::to_string(sparse_mode));
+    if (topk_fill != defaults.topk_fill) option("topk", std::string(topk_fill_name(topk_fill)));
+    if (scale != defaults.scale) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", scale);
+      option("scale", text);
     }
-    option("seqs", text);
-  }
-  if (sparse_mode != defaults.sparse_mode) option("sparse", std::to_string(sparse_mode));
-  if (topk_fill != defaults.topk_fill) option("topk", std::string(topk_fill_name(topk_fill)));
-  if (with_mask) option("mask", "1");
-  if (null_attention_out) option("no-out", "1");
-  if (scale != defaults.scale) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", scale);
-    option("scale", text);
-  }
-  line += repro_common_keys(*this);
-  line += " n" + std::to_string(q_heads) + "m" + std::to_string(kv_heads) + "dq" +
-          std::to_string(dim_qk) + "dv" + std::to_string(dim_v) + "b" + std::to_string(block) +
-          "k" + std::to_string(count);
-  return line;
+  });
 }
 
-std::optional<Problem> Problem::parse_repro(std::string_view text) {
-  Problem p;
-  auto line = tokenize_entry_line(text, kForwardName, kBackwardName, p.entry);
-  if (!line) return std::nullopt;
-  if (auto v = line->take("seqs")) {
-    p.seqs.clear();
-    std::string_view rest = *v;
-    while (true) {
-      const size_t dot = rest.find('.');
-      const std::string_view pair = rest.substr(0, dot);
-      const size_t x = pair.find('x');
-      if (x == std::string_view::npos) return std::nullopt;
-      auto q = parse_int_in(pair.substr(0, x), 0, kMaxReproSize);
-      auto kv = parse_int_in(pair.substr(x + 1), 0, kMaxReproSize);
-      if (!q || !kv || p.seqs.size() >= kMaxBatches) return std::nullopt;
-      p.seqs.push_back({*q, *kv});
-      if (dot == std::string_view::npos) break;
-      rest = rest.substr(dot + 1);
-    }
-    if (p.seqs == Problem{}.seqs || p.q_tokens() > kMaxReproSize || p.kv_tokens() > kMaxReproSize)
-      return std::nullopt;
+namespace {
+
+// NSA's own keys: the batches' lengths, sparseMode, the topk fill and the scale (each only when
+// not the default, so every problem has one line).
+bool take_op_keys(ReproLine& line, Problem& p) {
+  if (auto v = line.take("seqs")) {
+    auto seqs = parse_dotted<std::array<int64_t, 2>>(*v, kMaxBatches, [](std::string_view item) {
+      return parse_size_pair(item, 0, kMaxReproSize);
+    });
+    if (!seqs || *seqs == Problem{}.seqs) return false;
+    p.seqs = *seqs;
+    if (p.q_tokens() > kMaxReproSize || p.kv_tokens() > kMaxReproSize) return false;
   }
-  if (auto v = line->take("sparse")) {
+  if (auto v = line.take("sparse")) {
     auto mode = parse_int_in(*v, -kMaxReproSize, kMaxReproSize);
-    if (!mode || *mode == Problem{}.sparse_mode) return std::nullopt;
+    if (!mode || *mode == Problem{}.sparse_mode) return false;
     p.sparse_mode = *mode;
   }
-  if (auto v = line->take("topk")) {
-    if (*v != "arbitrary") return std::nullopt;
+  if (auto v = line.take("topk")) {
+    if (*v != "arbitrary") return false;
     p.topk_fill = TopkFill::kArbitrary;
   }
-  for (auto [key, flag] :
-       {std::pair{"mask", &p.with_mask}, std::pair{"no-out", &p.null_attention_out}}) {
-    if (auto v = line->take(key)) {
-      if (*v != "1") return std::nullopt;
-      *flag = true;
-    }
-  }
-  if (auto v = line->take("scale")) {
+  if (auto v = line.take("scale")) {
     char* end = nullptr;
     const std::string s(*v);
     const double scale = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() + s.size() || scale == 0 || !std::isfinite(scale)) return std::nullopt;
+    if (end != s.c_str() + s.size() || scale == 0 || !std::isfinite(scale)) return false;
     p.scale = scale;
   }
-  if (!take_common_keys(*line, p)) return std::nullopt;
-  auto sizes = take_shape(*line, {"n", "m", "dq", "dv", "b", "k"}, kMaxReproSize);
-  if (!sizes || (*sizes)[1] < 1 || (*sizes)[4] < 1) return std::nullopt;
-  p.q_heads = (*sizes)[0], p.kv_heads = (*sizes)[1], p.dim_qk = (*sizes)[2];
-  p.dim_v = (*sizes)[3], p.block = (*sizes)[4], p.count = (*sizes)[5];
-  return p;
+  return true;
+}
+
+}  // namespace
+
+std::optional<Problem> Problem::parse_repro(std::string_view text) {
+  return read_repro(text, kGrammar, take_op_keys);
 }
 
 std::vector<double> make_values(const Problem& p, Role role) {

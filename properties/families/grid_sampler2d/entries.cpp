@@ -5,6 +5,7 @@
 #include "grid_sampler2d/clauses.h"
 #include "grid_sampler2d/params.h"
 #include "op/entry_params.h"
+#include "op/problem_call.h"
 #include "ops/grid_sampler2d/reference/reference.h"
 
 namespace gradconf::props::gs {
@@ -127,7 +128,7 @@ void set_output_mask(Call& call, std::optional<std::vector<bool>> mask) {
 }
 
 Call make_call(const Problem& p) {
-  Call call = entry_spec(p.entry).blank_call();
+  Call call = shaped_call(entry_spec(p.entry), p);
   call.attr("interpolationMode") = static_cast<int64_t>(p.interpolation);
   call.attr("paddingMode") = static_cast<int64_t>(p.padding);
   call.attr("alignCorners") = p.align_corners;
@@ -136,15 +137,7 @@ Call make_call(const Problem& p) {
                                               (*p.output_mask)[0], (*p.output_mask)[1]})
                                         : std::nullopt);
   }
-  call.profile = p.profile;
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    TensorSpec& spec = call.tensors[i];
-    const Role role = role_at(call, i);
-    spec.dims = p.dims(role);
-    spec.dtype = p.dtype;
-    spec.layout = p.layout(role);
-    if (!spec.output) spec.values = grid_sampler2d::make_values(p, role);
-  }
+  fill_inputs(call, p, grid_sampler2d::make_values);
   return call;
 }
 

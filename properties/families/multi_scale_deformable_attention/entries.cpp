@@ -8,6 +8,7 @@
 #include "multi_scale_deformable_attention/clauses.h"
 #include "multi_scale_deformable_attention/params.h"
 #include "op/entry_params.h"
+#include "op/problem_call.h"
 #include "ops/multi_scale_deformable_attention/reference/reference.h"
 
 namespace gradconf::props::msda {
@@ -114,20 +115,8 @@ const EntrySpec& entry_spec(Direction direction) {
 }
 
 Call make_call(const Problem& p) {
-  Call call = entry_spec(p.entry).blank_call();
-  call.profile = p.profile;
-  const std::vector<Role> roles = p.roles();
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    TensorSpec& spec = call.tensors[i];
-    const Role r = roles[i];
-    spec.dims = p.dims(r);
-    spec.dtype = p.dtype_of(r);
-    spec.layout = p.layout(r);
-    if (!spec.output) {
-      spec.values = gradconf::msda::make_values(p, r);
-      make_broadcast_consistent(spec);
-    }
-  }
+  Call call = shaped_call(entry_spec(p.entry), p);
+  fill_inputs(call, p, gradconf::msda::make_values);
   return call;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "core/repro.h"
+#include "families/multi_scale_deformable_attention/ranges.h"
 #include "gen/layout_gen.h"
 
 namespace gradconf::props::msda {
@@ -13,20 +14,23 @@ namespace gradconf::props::msda {
 using gradconf::msda::LocationFill;
 using gradconf::msda::Problem;
 using gradconf::msda::Role;
+namespace ranges = msda_ranges;
 
 namespace {
 
 rc::Gen<std::vector<std::array<int64_t, 2>>> gen_levels() {
   const auto size = rc::gen::weightedOneOf<int64_t>(
-      {{2, rc::gen::just(int64_t{1})}, {6, rc::gen::inRange<int64_t>(1, 10)}});
+      {{2, rc::gen::just(int64_t{1})},
+       {6, rc::gen::inRange<int64_t>(1, ranges::kMaxLevelSide + 1)}});
   const auto level = rc::gen::apply(
       [](int64_t h, int64_t w) {
         return std::array<int64_t, 2>{h, w};
       },
       size, size);
-  return rc::gen::mapcat(rc::gen::inRange<size_t>(1, 5), [level](size_t count) {
-    return rc::gen::container<std::vector<std::array<int64_t, 2>>>(count, level);
-  });
+  return rc::gen::mapcat(
+      rc::gen::inRange<size_t>(1, ranges::kMaxLevels + 1), [level](size_t count) {
+        return rc::gen::container<std::vector<std::array<int64_t, 2>>>(count, level);
+      });
 }
 
 rc::Gen<int64_t> gen_count(int64_t max, bool allow_zero) {
@@ -36,10 +40,8 @@ rc::Gen<int64_t> gen_count(int64_t max, bool allow_zero) {
 }
 
 rc::Gen<aclDataType> gen_dtype(SpecProfile profile) {
-  if (profile == SpecProfile::kExtended) {
-    return rc::gen::element(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE);
-  }
-  return rc::gen::element(ACL_FLOAT, ACL_FLOAT16, ACL_BF16);
+  if (profile == SpecProfile::kExtended) return rc::gen::elementOf(ranges::kFloatDtypes);
+  return rc::gen::elementOf(ranges::kSeedDtypes);
 }
 
 // The layouts of every role of a problem (index tensors strided too).
@@ -67,18 +69,19 @@ rc::Gen<std::array<LayoutSpec, gradconf::msda::kRoleCount>> gen_layouts(Problem 
       per_role[7], per_role[8], per_role[9]);
 }
 
-// C: multiples of 8 (CANN's tiling) in seed and cann-latest; extended also any other C, e.g.
-// mmcv's and Deformable-DETR's own test shapes (2, 4, 30, 71) and the tails of a lane vector.
+// C (ranges.h): the small multiples of 8 most often; 0 where empty problems are wanted.
 rc::Gen<int64_t> gen_channels(SpecProfile profile, bool allow_empty) {
   const unsigned any = profile == SpecProfile::kExtended ? 1u : 0u;
-  return rc::gen::weightedOneOf<int64_t>({{6, rc::gen::just(int64_t{8})},
-                                          {3, rc::gen::just(int64_t{16})},
-                                          {2, rc::gen::just(int64_t{24})},
-                                          {2, rc::gen::just(int64_t{32})},
-                                          {1, rc::gen::just(int64_t{64})},
-                                          {allow_empty ? 1u : 0u, rc::gen::just(int64_t{0})},
-                                          {4 * any, rc::gen::element<int64_t>(1, 2, 4, 30, 71)},
-                                          {4 * any, rc::gen::inRange<int64_t>(1, 40)}});
+  const auto [c8, c16, c24, c32, c64] = ranges::kSeedChannels;
+  return rc::gen::weightedOneOf<int64_t>(
+      {{6, rc::gen::just(c8)},
+       {3, rc::gen::just(c16)},
+       {2, rc::gen::just(c24)},
+       {2, rc::gen::just(c32)},
+       {1, rc::gen::just(c64)},
+       {allow_empty ? 1u : 0u, rc::gen::just(int64_t{0})},
+       {4 * any, rc::gen::elementOf(ranges::kOddChannels)},
+       {4 * any, rc::gen::inRange<int64_t>(1, ranges::kMaxOddChannels + 1)}});
 }
 
 rc::Gen<Problem> gen_problem_of(const GenOptions& options, SpecProfile profile) {
@@ -88,13 +91,14 @@ rc::Gen<Problem> gen_problem_of(const GenOptions& options, SpecProfile profile) 
       rc::gen::set(&Problem::entry, entries), rc::gen::set(&Problem::dtype, gen_dtype(profile)),
       rc::gen::set(&Problem::shape_dtype, rc::gen::element(ACL_INT32, ACL_INT64)),
       rc::gen::set(&Problem::start_dtype, rc::gen::element(ACL_INT32, ACL_INT64)),
-      rc::gen::set(&Problem::batch, gen_count(3, options.allow_empty)),
-      rc::gen::set(&Problem::heads, gen_count(3, false)),
+      rc::gen::set(&Problem::batch, gen_count(ranges::kMaxBatch, options.allow_empty)),
+      rc::gen::set(&Problem::heads, gen_count(ranges::kMaxHeads, false)),
       rc::gen::set(&Problem::channels, gen_channels(profile, options.allow_empty)),
-      rc::gen::set(&Problem::queries, gen_count(6, options.allow_empty)),
-      rc::gen::set(&Problem::points, gen_count(3, false)),
+      rc::gen::set(&Problem::queries, gen_count(ranges::kMaxQueries, options.allow_empty)),
+      rc::gen::set(&Problem::points, gen_count(ranges::kMaxPoints, false)),
       rc::gen::set(&Problem::levels, gen_levels()),
-      rc::gen::set(&Problem::extra_keys, rc::gen::weightedElement<int64_t>({{4, 0}, {1, 3}})),
+      rc::gen::set(&Problem::extra_keys,
+                   rc::gen::weightedElement<int64_t>({{4, 0}, {1, ranges::kExtraKeys}})),
       rc::gen::set(&Problem::location_fill,
                    rc::gen::weightedElement<LocationFill>(
                        {{3, LocationFill::kUniform},

@@ -6,6 +6,7 @@
 #include "nsa_compress/clauses.h"
 #include "nsa_compress/params.h"
 #include "op/entry_params.h"
+#include "op/problem_call.h"
 #include "ops/nsa_compress/reference/reference.h"
 
 namespace gradconf::props::nc {
@@ -115,31 +116,17 @@ const EntrySpec& entry_spec(Direction direction) {
 }
 
 Call make_validation_call(const Problem& p) {
-  Call call = entry_spec(p.entry).blank_call();
-  call.profile = p.profile;
+  Call call = shaped_call(entry_spec(p.entry), p);
   call.attr(kSeqAttr) = p.null_seq_len ? AttrValue{} : AttrValue{p.prefix_sums()};
   call.attr("layoutOptional") = p.null_layout ? AttrValue{} : AttrValue{std::string("TND")};
   call.attr("compressBlockSize") = p.block;
   call.attr("compressStride") = p.stride;
-  const std::vector<Role> roles = p.roles();
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    call.tensors[i].dims = p.dims(roles[i]);
-    call.tensors[i].dtype = p.dtype;
-    call.tensors[i].layout = p.layout(roles[i]);
-  }
   return call;
 }
 
 Call make_call(const Problem& p) {
   Call call = make_validation_call(p);
-  const std::vector<Role> roles = p.roles();
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    TensorSpec& spec = call.tensors[i];
-    if (!spec.output) {
-      spec.values = gradconf::nc::make_values(p, roles[i]);
-      make_broadcast_consistent(spec);
-    }
-  }
+  fill_inputs(call, p, gradconf::nc::make_values);
   return call;
 }
 

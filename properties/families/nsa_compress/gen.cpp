@@ -6,12 +6,14 @@
 
 #include "core/dtype.h"
 #include "core/repro.h"
+#include "families/nsa_compress/ranges.h"
 #include "gen/layout_gen.h"
 
 namespace gradconf::props::nc {
 
 using gradconf::nc::Problem;
 using gradconf::nc::Role;
+namespace ranges = nc_ranges;
 
 namespace {
 
@@ -19,30 +21,33 @@ struct Windowing {
   int64_t block, stride;
 };
 
-// seed: d in {16, 32}, l = d + 16 k with l / d <= 8 and l <= 128 (the forward's limit).
-// cann-latest also accepts l == d (k = 0, errata E-NC-1): drawn as often as every other k.
+// seed: d in kSeedStrides, l = d + 16 k within the ranges. cann-latest also accepts l == d
+// (k = 0, errata E-NC-1): drawn as often as every other k.
 rc::Gen<Windowing> gen_seed_windowing(SpecProfile profile) {
   const bool equal_allowed = profile == SpecProfile::kCannLatest;
+  const auto [narrow, wide] = ranges::kSeedStrides;
   return rc::gen::mapcat(
-      rc::gen::weightedElement<int64_t>({{4, 16}, {1, 32}}), [equal_allowed](int64_t d) {
-        const int64_t max_k = std::min<int64_t>(7 * d, 128 - d) / 16;
+      rc::gen::weightedElement<int64_t>({{4, narrow}, {1, wide}}), [equal_allowed](int64_t d) {
+        const int64_t max_k =
+            std::min((ranges::kMaxBlockPerStride - 1) * d, ranges::kMaxSeedBlock - d) /
+            ranges::kBlockStep;
         return rc::gen::map(
             rc::gen::weightedOneOf<int64_t>({{equal_allowed ? 5u : 0u, rc::gen::just(int64_t{0})},
-                                             {3, rc::gen::just(d / 16)},
+                                             {3, rc::gen::just(d / ranges::kBlockStep)},
                                              {2, rc::gen::inRange<int64_t>(1, max_k + 1)}}),
             [d](int64_t k) {
-              return Windowing{d + 16 * k, d};
+              return Windowing{d + ranges::kBlockStep * k, d};
             });
       });
 }
 
-// extended: any positive l and d, small (l <= d too: gaps between windows).
 rc::Gen<Windowing> gen_extended_windowing() {
   return rc::gen::apply(
       [](int64_t l, int64_t d) {
         return Windowing{l, d};
       },
-      rc::gen::inRange<int64_t>(1, 10), rc::gen::inRange<int64_t>(1, 6));
+      rc::gen::inRange<int64_t>(1, ranges::kMaxExtendedBlock + 1),
+      rc::gen::inRange<int64_t>(1, ranges::kMaxExtendedStride + 1));
 }
 
 // A batch length relative to l and d: empty, below l, exactly l, or a few windows with a tail.
@@ -51,9 +56,9 @@ rc::Gen<int64_t> gen_length(Windowing w) {
       {{1, rc::gen::just(int64_t{0})},
        {2, rc::gen::inRange<int64_t>(1, std::max<int64_t>(w.block, 2))},
        {2, rc::gen::just(w.block)},
-       {5,
-        rc::gen::apply([w](int64_t k, int64_t r) { return w.block + k * w.stride + r; },
-                       rc::gen::inRange<int64_t>(0, 4), rc::gen::inRange<int64_t>(0, w.stride))}});
+       {5, rc::gen::apply([w](int64_t k, int64_t r) { return w.block + k * w.stride + r; },
+                          rc::gen::inRange<int64_t>(0, ranges::kMaxExtraWindows + 1),
+                          rc::gen::inRange<int64_t>(0, w.stride))}});
 }
 
 rc::Gen<std::array<LayoutSpec, gradconf::nc::kRoleCount>> gen_layouts(Problem p, bool strided) {
@@ -76,15 +81,17 @@ rc::Gen<std::array<LayoutSpec, gradconf::nc::kRoleCount>> gen_layouts(Problem p,
 
 rc::Gen<Problem> gen_sized(Direction entry, SpecProfile profile, Windowing w) {
   const bool extended = profile == SpecProfile::kExtended;
-  const auto dtypes = extended ? rc::gen::element(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE)
-                               : rc::gen::element(ACL_FLOAT16, ACL_BF16);
-  const auto dims = extended ? rc::gen::inRange<int64_t>(1, 6)
-                             : rc::gen::weightedElement<int64_t>({{4, 16}, {2, 32}});
-  const auto heads = rc::gen::weightedOneOf<int64_t>(
-      {{12, rc::gen::inRange<int64_t>(1, 4)}, {extended ? 0u : 1u, rc::gen::just(int64_t{128})}});
-  const auto lengths = rc::gen::mapcat(rc::gen::inRange<size_t>(1, 5), [w](size_t count) {
-    return rc::gen::container<std::vector<int64_t>>(count, gen_length(w));
-  });
+  const auto dtypes =
+      extended ? rc::gen::elementOf(ranges::kFloatDtypes) : rc::gen::elementOf(ranges::kSeedDtypes);
+  const auto dims = extended ? rc::gen::inRange<int64_t>(1, ranges::kMaxExtendedDim + 1)
+                             : rc::gen::weightedElement<int64_t>(
+                                   {{4, ranges::kSeedDims[0]}, {2, ranges::kSeedDims[1]}});
+  const auto heads =
+      rc::gen::weightedOneOf<int64_t>({{12, rc::gen::inRange<int64_t>(1, ranges::kMaxHeads + 1)},
+                                       {extended ? 0u : 1u, rc::gen::just(ranges::kWideHeads)}});
+  const auto lengths = rc::gen::mapcat(
+      rc::gen::inRange<size_t>(1, ranges::kMaxBatches + 1),
+      [w](size_t count) { return rc::gen::container<std::vector<int64_t>>(count, gen_length(w)); });
   return rc::gen::build<Problem>(
       rc::gen::set(&Problem::entry, rc::gen::just(entry)), rc::gen::set(&Problem::dtype, dtypes),
       rc::gen::set(&Problem::heads, heads), rc::gen::set(&Problem::dim, dims),
@@ -103,9 +110,9 @@ rc::Gen<Problem> gen_sized(Direction entry, SpecProfile profile, Windowing w) {
 // problem stays small.
 Problem make_valid(Problem p) {
   if (p.null_seq_len) p.lengths = {std::max<int64_t>(p.lengths.back(), 0)};
-  if (p.heads == 128) {
+  if (p.heads == ranges::kWideHeads) {
     p.lengths = {p.block};
-    p.dim = 16;
+    p.dim = ranges::kSeedDims[0];
   }
   if (p.profile != SpecProfile::kExtended && p.compressed_rows() == 0) p.lengths.back() = p.block;
   return p;

@@ -7,6 +7,7 @@
 #include "nsa_selected_attention/clauses.h"
 #include "nsa_selected_attention/params.h"
 #include "op/entry_params.h"
+#include "op/problem_call.h"
 #include "ops/nsa_selected_attention/reference/reference.h"
 
 namespace gradconf::props::nsa {
@@ -160,8 +161,7 @@ const EntrySpec& entry_spec(Direction direction) {
 }
 
 Call make_validation_call(const Problem& p) {
-  Call call = entry_spec(p.entry).blank_call();
-  call.profile = p.profile;
+  Call call = shaped_call(entry_spec(p.entry), p);
   call.attr(kSeqQ) = p.seq_q();
   call.attr(kSeqKv) = p.seq_kv();
   call.attr("scaleValue") = p.scale_value();
@@ -172,9 +172,6 @@ Call make_validation_call(const Problem& p) {
   const std::vector<Role> roles = p.roles();
   for (size_t i = 0; i < call.tensors.size(); ++i) {
     TensorSpec& spec = call.tensors[i];
-    spec.dims = p.dims(roles[i]).to_vector();
-    spec.dtype = p.dtype_of(roles[i]);
-    spec.layout = p.layout(roles[i]);
     if (roles[i] == Role::kAttenMask) spec.null = !p.with_mask;
     if (roles[i] == Role::kAttentionOut && p.entry == Direction::kBackward) {
       spec.null = p.null_attention_out;
@@ -186,16 +183,10 @@ Call make_validation_call(const Problem& p) {
 
 Call make_call(const Problem& p) {
   Call call = make_validation_call(p);
-  const std::vector<Role> roles = p.roles();
-  for (size_t i = 0; i < call.tensors.size(); ++i) {
-    TensorSpec& spec = call.tensors[i];
-    const Role r = roles[i];
-    if (!spec.output && r != Role::kAttentionOut && r != Role::kSoftmaxMax &&
-        r != Role::kSoftmaxSum) {
-      spec.values = gradconf::nsa::make_values(p, r);
-      make_broadcast_consistent(spec);
-    }
-  }
+  // attentionOut and the softmax statistics are the forward's results, below.
+  fill_inputs(call, p, gradconf::nsa::make_values, [](Role r) {
+    return r != Role::kAttentionOut && r != Role::kSoftmaxMax && r != Role::kSoftmaxSum;
+  });
   if (p.entry == Direction::kBackward) {
     // The forward's results, as the forward (in double) gives them for these inputs.
     const auto f = gradconf::nsa::reference::forward(

@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "core/repro.h"
+#include "families/nsa_selected_attention/ranges.h"
 #include "gen/layout_gen.h"
 
 namespace gradconf::props::nsa {
@@ -13,6 +14,7 @@ namespace gradconf::props::nsa {
 using gradconf::nsa::Problem;
 using gradconf::nsa::Role;
 using gradconf::nsa::TopkFill;
+namespace ranges = nsa_ranges;
 
 namespace {
 
@@ -21,29 +23,33 @@ struct Heads {
 };
 
 rc::Gen<Heads> gen_heads(bool extended) {
-  const auto group = rc::gen::weightedElement<int64_t>({{4, 1}, {4, 2}, {2, 4}, {1, 32}});
-  const auto dims =
-      extended ? rc::gen::inRange<int64_t>(1, 9) : rc::gen::element<int64_t>(128, 192);
-  const auto block = extended ? rc::gen::inRange<int64_t>(1, 5)
-                              : rc::gen::weightedElement<int64_t>({{5, 16}, {1, 32}});
+  const auto group =
+      rc::gen::weightedElement<int64_t>({{4, 1}, {4, 2}, {2, 4}, {1, ranges::kMaxGroup}});
+  const auto dims = extended ? rc::gen::inRange<int64_t>(1, ranges::kMaxExtendedHeadDim + 1)
+                             : rc::gen::elementOf(ranges::kSeedHeadDims);
+  const auto block = extended ? rc::gen::inRange<int64_t>(1, ranges::kMaxExtendedBlock + 1)
+                              : rc::gen::weightedElement<int64_t>(
+                                    {{5, ranges::kSeedBlocks[0]}, {1, ranges::kSeedBlocks[1]}});
   return rc::gen::apply(
       [](int64_t kv, int64_t g, int64_t dqk, int64_t dv, int64_t b, int64_t k) {
         // G = 32 with one kv head and short blocks: the double reference stays fast.
-        return g == 32 ? Heads{1, g, dqk, dv, std::min<int64_t>(b, 16), std::min<int64_t>(k, 2)}
-                       : Heads{kv, g, dqk, dv, b, k};
+        return g == ranges::kMaxGroup
+                   ? Heads{1, g, dqk, dv, std::min<int64_t>(b, 16), std::min<int64_t>(k, 2)}
+                   : Heads{kv, g, dqk, dv, b, k};
       },
-      rc::gen::inRange<int64_t>(1, 3), group, dims, dims, block, rc::gen::inRange<int64_t>(1, 4));
+      rc::gen::inRange<int64_t>(1, ranges::kMaxKvHeads + 1), group, dims, dims, block,
+      rc::gen::inRange<int64_t>(1, ranges::kMaxCount + 1));
 }
 
 // (query length, kv length) per batch: kv exactly B*K or up to two blocks more.
 rc::Gen<std::vector<std::array<int64_t, 2>>> gen_seqs(Heads h) {
-  const auto one =
-      rc::gen::mapcat(rc::gen::inRange<int64_t>(h.count, h.count + 3), [h](int64_t blocks) {
+  const auto one = rc::gen::mapcat(
+      rc::gen::inRange<int64_t>(h.count, h.count + ranges::kMaxExtraKvBlocks + 1),
+      [h](int64_t blocks) {
         const int64_t kv = blocks * h.block;
-        // At most 20 queries a batch: the double reference stays fast. One query is rare: under
-        // sparseMode 2 its row sees one key, so dq and dk are zero by construction (a case of
-        // mostly structural zeros proves little: MISTRUSTED).
-        const int64_t most = std::min<int64_t>(kv, 20);
+        // One query is rare: under sparseMode 2 its row sees one key, so dq and dk are zero by
+        // construction (a case of mostly structural zeros proves little: MISTRUSTED).
+        const int64_t most = std::min<int64_t>(kv, ranges::kMaxQueries);
         const auto queries =
             most < 2
                 ? rc::gen::just(most)
@@ -51,7 +57,7 @@ rc::Gen<std::vector<std::array<int64_t, 2>>> gen_seqs(Heads h) {
                                                    {9, rc::gen::inRange<int64_t>(2, most + 1)}});
         return rc::gen::map(queries, [kv](int64_t q) { return std::array<int64_t, 2>{q, kv}; });
       });
-  return rc::gen::mapcat(rc::gen::inRange<size_t>(1, 4), [one](size_t n) {
+  return rc::gen::mapcat(rc::gen::inRange<size_t>(1, ranges::kMaxBatches + 1), [one](size_t n) {
     return rc::gen::container<std::vector<std::array<int64_t, 2>>>(n, one);
   });
 }
@@ -96,8 +102,8 @@ rc::Gen<std::array<LayoutSpec, gradconf::nsa::kRoleCount>> gen_layouts(Problem p
 
 rc::Gen<Problem> gen_sized(Direction entry, SpecProfile profile, Heads h) {
   const bool extended = profile == SpecProfile::kExtended;
-  const auto dtypes = extended ? rc::gen::element(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE)
-                               : rc::gen::element(ACL_FLOAT16, ACL_BF16);
+  const auto dtypes =
+      extended ? rc::gen::elementOf(ranges::kFloatDtypes) : rc::gen::elementOf(ranges::kSeedDtypes);
   return rc::gen::build<Problem>(
       rc::gen::set(&Problem::entry, rc::gen::just(entry)), rc::gen::set(&Problem::dtype, dtypes),
       rc::gen::set(&Problem::q_heads, rc::gen::just(h.kv * h.group)),
