@@ -65,6 +65,7 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     add_list("--dtype", options.dtypes);
     if (!options.profile.empty()) args.insert(args.end(), {"--profile", options.profile});
     if (!options.self_test) args.push_back("--no-self-test");
+    if (!options.backend.empty()) args.insert(args.end(), {"--backend", options.backend});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -122,8 +123,19 @@ int run_check(const CheckOptions& options) {
   campaign_options.seed = options.seed;
   campaign_options.planted_library = options.self_test ? GRADCONF_PLANTED_LIBRARY : "";
   campaign_options.progress = options.progress;
-  const reports::Campaign campaign =
-      reports::run_campaign(campaign_options, props::Backend::linked());
+  std::shared_ptr<const props::Backend> loaded;
+  if (!options.backend.empty()) {
+    std::string error;
+    loaded = props::Backend::load(options.backend, &error);
+    if (!loaded) {
+      std::cerr << "gradconf check: cannot use backend '" << options.backend << "': " << error
+                << "\n";
+      return kExitBadInput;
+    }
+  }
+  const props::Backend& backend = loaded ? *loaded : props::Backend::linked();
+  campaign_options.backend = backend.description();
+  const reports::Campaign campaign = reports::run_campaign(campaign_options, backend);
   const reports::Errata errata{read_file(GRADCONF_SOURCE_DIR "/reports/errata.json"),
                                read_file(GRADCONF_SOURCE_DIR "/reports/spec_errata.md")};
   const std::string out = options.out_dir.empty() ? default_out_dir() : options.out_dir;

@@ -45,6 +45,7 @@ struct CheckOptions {
   bool self_test = true;
   bool progress = true;
   bool strict = false;
+  std::string backend;  // a library implementing the C API (default: the linked one)
 };
 int run_check(const CheckOptions& options);
 

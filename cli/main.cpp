@@ -85,6 +85,8 @@ Command add_check(CLI::App& app) {
   c->add_flag("--strict", options->strict, "Also fail when a clause is uncovered");
   c->add_option("--profile", options->profile, "Only cases of this spec profile")
       ->check(CLI::IsMember({"seed", "extended", "cann-latest"}));
+  c->add_option("--backend", options->backend,
+                "Library implementing the aclnn C API to judge (default: the linked one)");
   c->add_option("--jobs", options->jobs, "Law bindings run side by side")
       ->check(CLI::Range(1, 256));
   c->add_option("--shard", *shard,

@@ -50,6 +50,16 @@ LayoutSpec decode_layout(FuzzedDataProvider& fdp, int rank, bool is_input,
                          const props::LayoutLimits& limits = {},
                          const std::vector<std::vector<int>>& orders = {});
 
+/// A layout for each role of the entry, by `rule_of(problem, role)` as with_layouts draws them.
+template <typename Problem, typename RuleOf>
+void decode_layouts(FuzzedDataProvider& fdp, Problem& p, RuleOf rule_of) {
+  for (auto role : p.roles()) {
+    const props::LayoutRule rule = rule_of(p, role);
+    const int rank = static_cast<int>(p.dims(role).size());
+    p.layout(role) = decode_layout(fdp, rank, rule.broadcastable, rule.limits, rule.orders);
+  }
+}
+
 /// Records a coverage tag ("dtype=bf16", "clause=GS-SHAPE-04 just-invalid", ...) for the current
 /// input when the replay driver asked for tags (--tags, --require-tags); a no-op otherwise, and
 /// always under libFuzzer. This is how a corpus proves what it covers.

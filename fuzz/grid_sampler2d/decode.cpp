@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/fuzz_support.h"
+#include "families/grid_sampler2d/gen.h"
 #include "families/grid_sampler2d/ranges.h"
 
 namespace gradconf::fuzz::gs {
@@ -16,11 +17,6 @@ using grid_sampler2d::Interpolation;
 using grid_sampler2d::Padding;
 using grid_sampler2d::Role;
 using grid_sampler2d::ValueFill;
-
-LayoutSpec decode_gs_layout(FuzzedDataProvider& fdp, bool is_input) {
-  static const std::vector<std::vector<int>> orders = ranges::layout_orders();
-  return decode_layout(fdp, 4, is_input, {ranges::kMaxLayoutPad, ranges::kMaxLayoutOffset}, orders);
-}
 
 int64_t decode_size(FuzzedDataProvider& fdp, int64_t max, bool allow_zero) {
   return pick_size(fdp, allow_zero ? 0 : 1, max, ranges::kBoundarySizes);
@@ -61,8 +57,7 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction entry) {
         break;  // GS-MASK-01 early-out
     }
   }
-  for (Role role : p.inputs()) p.layout(role) = decode_gs_layout(fdp, true);
-  for (Role role : p.outputs()) p.layout(role) = decode_gs_layout(fdp, false);
+  decode_layouts(fdp, p, props::gs::layout_rule);
   p.grid_fill = pick(fdp, std::array{GridFill::kUniform, GridFill::kSpecials, GridFill::kExact,
                                      GridFill::kSmooth});
   p.value_fill = fdp.ConsumeBool() ? ValueFill::kDyadic : ValueFill::kUniform;

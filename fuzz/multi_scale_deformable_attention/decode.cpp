@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/fuzz_support.h"
+#include "families/multi_scale_deformable_attention/gen.h"
 #include "families/multi_scale_deformable_attention/ranges.h"
 
 namespace gradconf::fuzz::msda {
@@ -41,12 +42,7 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   }
   p.extra_keys =
       fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(0, ranges::kFuzzMaxExtraKeys) : 0;
-  for (Role role : p.roles()) {
-    const bool output = role == Role::kOutput || role == Role::kGradValue ||
-                        role == Role::kGradLocation || role == Role::kGradAttnWeight;
-    const bool index = role == Role::kSpatialShape || role == Role::kLevelStartIndex;
-    p.layout(role) = decode_layout(fdp, static_cast<int>(p.dims(role).size()), !output && !index);
-  }
+  decode_layouts(fdp, p, props::msda::layout_rule);
   p.location_fill =
       pick(fdp, std::array{LocationFill::kUniform, LocationFill::kSpecials, LocationFill::kSmooth});
   p.zero_weights = fdp.ConsumeBool();

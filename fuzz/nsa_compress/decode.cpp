@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/fuzz_support.h"
+#include "families/nsa_compress/gen.h"
 #include "families/nsa_compress/ranges.h"
 
 namespace gradconf::fuzz::nc {
@@ -43,11 +44,7 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   if (seed && p.compressed_rows() == 0) p.lengths.back() = p.block;
   p.null_seq_len = p.lengths.size() == 1 && fdp.ConsumeBool();
   p.null_layout = fdp.ConsumeBool();
-  for (Role role : p.roles()) {
-    const bool output =
-        role == Role::kOutput || role == Role::kInputGrad || role == Role::kWeightGrad;
-    p.layout(role) = decode_layout(fdp, static_cast<int>(p.dims(role).size()), !output);
-  }
+  decode_layouts(fdp, p, props::nc::layout_rule);
   p.seed = fdp.ConsumeIntegralInRange<uint64_t>(1, std::numeric_limits<int64_t>::max());
   return p;
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/fuzz_support.h"
+#include "families/nsa_selected_attention/gen.h"
 #include "families/nsa_selected_attention/ranges.h"
 
 namespace gradconf::fuzz::nsa {
@@ -55,14 +56,7 @@ Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
   p.with_mask = fdp.ConsumeBool();
   p.null_attention_out = direction == Direction::kBackward && fdp.ConsumeBool();
   p.scale = fdp.ConsumeBool() ? 0.0 : fdp.ConsumeIntegralInRange<int>(1, 64) / 64.0;
-  for (Role role : p.roles()) {
-    const bool output = role == Role::kDq || role == Role::kDk || role == Role::kDv ||
-                        role == Role::kSoftmaxMaxOut || role == Role::kSoftmaxSumOut ||
-                        (role == Role::kAttentionOut && direction == Direction::kForward);
-    const bool derived = role == Role::kAttentionOut || role == Role::kSoftmaxMax ||
-                         role == Role::kSoftmaxSum || role == Role::kTopk;
-    p.layout(role) = decode_layout(fdp, static_cast<int>(p.dims(role).size()), !output && !derived);
-  }
+  decode_layouts(fdp, p, props::nsa::layout_rule);
   p.seed = fdp.ConsumeIntegralInRange<uint64_t>(1, std::numeric_limits<int64_t>::max());
   return p;
 }

@@ -39,3 +39,8 @@ aclnnStatus gradconfSelectPlantedFault(const char* fault) {
 #endif
 
 }  // extern "C"
+
+// Weak: a backend built on this runtime (backends/torch) names itself instead.
+__attribute__((weak)) const char* gradconfBackendVersion(void) {
+  return "gradconf CPU kernels (ops/)";
+}

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "aclnn/acl_meta.h"
 
@@ -47,6 +48,14 @@ constexpr auto planted_faults() {
   std::array<Fault, static_cast<size_t>(Fault::kCount) - 1> faults{};
   for (size_t i = 0; i < faults.size(); ++i) faults[i] = static_cast<Fault>(i + 1);
   return faults;
+}
+
+/// The names of planted_faults<Fault>() (fault_name is found in the op's namespace).
+template <typename Fault>
+std::vector<std::string_view> planted_fault_names() {
+  std::vector<std::string_view> names;
+  for (Fault fault : planted_faults<Fault>()) names.push_back(fault_name(fault));
+  return names;
 }
 
 /// Faults planted in the shared core rather than in one op ("core.<name>"): what the host-process

@@ -119,4 +119,13 @@ std::vector<std::string_view> layout_kinds(const LayoutSpec& layout) {
   return kinds;
 }
 
+LayoutRule default_layout_rule(const RoleSpec& role) {
+  return {.broadcastable = !role.output && !role.index_input()};
+}
+
+LayoutRule default_layout_rule(const EntrySpec& entry, std::string_view role) {
+  const RoleSpec* spec = entry.role(role);
+  return spec ? default_layout_rule(*spec) : LayoutRule{};
+}
+
 }  // namespace gradconf::props

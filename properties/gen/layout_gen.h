@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/layout.h"
+#include "op/op_spec.h"
 
 namespace gradconf {
 /// Prints a layout in counterexamples ("contiguous" or its repro text, e.g. "o0231.p3").
@@ -39,6 +40,21 @@ const std::vector<std::vector<int>>& standard_orders(int rank);
 ///                  dim > 1 overlaps itself (an *-OUT-01 clause).
 rc::Gen<LayoutSpec> gen_layout(int rank, bool is_input, const LayoutLimits& limits = {},
                                std::vector<std::vector<int>> orders = {});
+
+/// How one role's layouts are drawn, by generators and fuzz decoders alike.
+struct LayoutRule {
+  bool broadcastable = true;  ///< zero-stride dims may be drawn (inputs only)
+  LayoutLimits limits = {};
+  std::vector<std::vector<int>> orders = {};  ///< empty: standard_orders(rank)
+};
+
+/// The rule of a role by default: inputs may broadcast; outputs may not (they would overlap
+/// themselves, an *-OUT-01 clause), nor index inputs (data-dependent clauses read them, and a
+/// zero stride would repeat one entry, e.g. merge MSDA's levels).
+LayoutRule default_layout_rule(const RoleSpec& role);
+
+/// The default rule of the entry's role `role` (a plain rule for a name the entry lacks).
+LayoutRule default_layout_rule(const EntrySpec& entry, std::string_view role);
 
 /// "contiguous", or each non-default part: "permuted", "padded", "offset", "broadcast".
 std::vector<std::string_view> layout_kinds(const LayoutSpec& layout);

@@ -11,18 +11,24 @@
 #include "core/direction.h"
 #include "core/profile.h"
 #include "core/repro.h"
+#include "gen/layout_gen.h"
 
 namespace gradconf::props {
 
-/// `base` with its `layouts` drawn by `gen_layouts(problem, strided)` (the family's: which roles
-/// may be strided or broadcast depends on the op).
-template <typename Problem, typename GenLayouts>
-rc::Gen<Problem> with_layouts(rc::Gen<Problem> base, bool strided, GenLayouts gen_layouts) {
-  return rc::gen::mapcat(base, [strided, gen_layouts](Problem p) {
-    return rc::gen::map(gen_layouts(p, strided), [p](const auto& layouts) {
-      Problem q = p;
-      q.layouts = layouts;
-      return q;
+/// `base` with a layout drawn for each role of the entry by `rule_of(problem, role)` (a
+/// LayoutRule); contiguous layouts when not `strided`.
+template <typename Problem, typename RuleOf>
+rc::Gen<Problem> with_layouts(rc::Gen<Problem> base, bool strided, RuleOf rule_of) {
+  if (!strided) return base;
+  return rc::gen::mapcat(base, [rule_of](const Problem& drawn) {
+    return rc::gen::exec([drawn, rule_of] {
+      Problem p = drawn;
+      for (auto role : p.roles()) {
+        const LayoutRule rule = rule_of(p, role);
+        const int rank = static_cast<int>(p.dims(role).size());
+        p.layout(role) = *gen_layout(rank, rule.broadcastable, rule.limits, rule.orders);
+      }
+      return p;
     });
   });
 }

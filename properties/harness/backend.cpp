@@ -10,6 +10,7 @@ extern "C" {
 #pragma weak gradconfSetSpecProfile
 #pragma weak gradconfGetSpecProfile
 #pragma weak gradconfSelectPlantedFault
+#pragma weak gradconfBackendVersion
 }
 
 namespace gradconf::props {
@@ -41,6 +42,7 @@ const Backend& Backend::linked() {
     rt.set_spec_profile = &gradconfSetSpecProfile;
     rt.get_spec_profile = &gradconfGetSpecProfile;
     rt.select_planted_fault = &gradconfSelectPlantedFault;
+    rt.version = &gradconfBackendVersion;
     return b;
   }();
   return *backend;
@@ -90,8 +92,14 @@ std::shared_ptr<const Backend> Backend::load(const std::string& path, std::strin
   bind(rt.set_spec_profile, "gradconfSetSpecProfile", false);
   bind(rt.get_spec_profile, "gradconfGetSpecProfile", false);
   bind(rt.select_planted_fault, "gradconfSelectPlantedFault", false);
+  bind(rt.version, "gradconfBackendVersion", false);
   if (!complete) return nullptr;
   return backend;
+}
+
+std::string Backend::description() const {
+  if (!runtime_.version) return name_;
+  return name_ + " (" + runtime_.version() + ")";
 }
 
 bool Backend::select_fault(std::string_view fault) const {

@@ -41,6 +41,7 @@ struct AclRuntime {
   decltype(&::gradconfSetSpecProfile) set_spec_profile = nullptr;
   decltype(&::gradconfGetSpecProfile) get_spec_profile = nullptr;
   decltype(&::gradconfSelectPlantedFault) select_planted_fault = nullptr;
+  decltype(&::gradconfBackendVersion) version = nullptr;
 };
 
 class Backend {
@@ -52,6 +53,8 @@ class Backend {
   static std::shared_ptr<const Backend> load(const std::string& path, std::string* error = nullptr);
 
   const std::string& name() const { return name_; }
+  /// The name ("linked" or the library's path) and, when the library says, what it is.
+  std::string description() const;
   const AclRuntime& runtime() const { return runtime_; }
 
   /// The entry point `symbol`: `linked_address` for the linked backend, else looked up by name

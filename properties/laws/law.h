@@ -195,10 +195,13 @@ inline std::string clause_of_message(std::string_view message) {
   return parts >= 3 && !part_empty ? std::string(id) : std::string();
 }
 
-/// Index of the first element whose bits differ, or -1.
+/// Index of the first element whose bits differ, or -1. Two NaNs are the same whatever their
+/// sign and payload: IEEE 754 gives those no meaning, and a correct kernel that orders its
+/// operations differently for another layout or batch split may produce either (PyTorch's does).
 inline int64_t first_bit_difference(std::span<const double> a, std::span<const double> b) {
   if (a.size() != b.size()) return 0;
   for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
     if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) return static_cast<int64_t>(i);
   }
   return -1;

@@ -77,6 +77,23 @@ struct TraitsDefaults {
     return expected;
   }
 
+  /// The dim a tensor is split along for batch_split: its role's, or -1 for a role every part
+  /// gets whole (weights, level tables).
+  static int batch_dim(const Call& call, int tensor) {
+    const RoleSpec* role = call.entry->role(call.tensors[static_cast<size_t>(tensor)].name);
+    if (!role) return 0;
+    return role->batching == Batching::kNone ? -1 : role->batch_dim;
+  }
+
+  /// The problem for the derivative laws: DOUBLE under `extended` (which accepts it for every
+  /// op), no broadcast layouts. Ops with kinks or fills to avoid override it.
+  static Problem smooth_double(Problem p) {
+    p.dtype = ACL_DOUBLE;
+    p.profile = SpecProfile::kExtended;
+    for (auto& layout : p.layouts) layout.broadcast = 0;
+    return p;
+  }
+
   /// The backward's incoming gradient, the role Self::kIncomingGradient.
   static std::vector<int> incoming_gradients(const Call& backward) {
     const int index = backward.index_of(Self::kIncomingGradient);

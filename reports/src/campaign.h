@@ -23,6 +23,8 @@ struct CampaignOptions {
   double budget_seconds = 60;
   uint64_t seed = 0;
   std::string planted_library;  ///< empty: no fault self-test
+  /// The implementation judged: props::Backend::description() (its library and version).
+  std::string backend;
   bool progress = true;
   /// This run is shard `shard_index` of `shard_count`: it runs every shard_count-th law binding
   /// and planted fault (with the case counts of the whole campaign), and merge_campaigns puts

@@ -163,10 +163,10 @@ std::string profiles_markdown() {
 // The verdict line and the laws table: one row per cell.
 std::string markdown_laws(const Campaign& c) {
   std::string md = fmt::format(
-      "# gradconf conformance report\n\nVerdict: **{}**. {} cells, {} cases per law binding, "
-      "seed {}, budget {:.0f} s, ran {:.1f} s.\n\n",
-      c.failed() ? "FAILED" : "PASSED", c.cells.size(), c.cases_per_cell, c.options.seed,
-      c.options.budget_seconds, c.seconds);
+      "# gradconf conformance report\n\nBackend judged: `{}`.\n\nVerdict: **{}**. {} cells, {} "
+      "cases per law binding, seed {}, budget {:.0f} s, ran {:.1f} s.\n\n",
+      c.options.backend.empty() ? "linked" : c.options.backend, c.failed() ? "FAILED" : "PASSED",
+      c.cells.size(), c.cases_per_cell, c.options.seed, c.options.budget_seconds, c.seconds);
   md +=
       "## Laws (op x dtype x law)\n\nCompared: elements held to a bound, compared bit for bit "
       "(exact), and checks that are not numbers (statuses, messages, canaries, child processes). "

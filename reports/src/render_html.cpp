@@ -147,9 +147,10 @@ std::string html_head(const Campaign& c) {
       ".SKIPPED{background:#e8e8e8;color:#777}.UNCOVERED{background:#f5b5b5}.verdict{font-size:"
       "20px}small{color:#666}</style></head><body>";
   h += fmt::format(
-      "<h1>gradconf conformance report</h1><p class=\"verdict\">Verdict: <span class=\"{}\">{}"
-      "</span></p><p>{} cells, {} cases per law binding, seed {}, budget {:.0f} s, ran {:.1f} "
-      "s.</p>",
+      "<h1>gradconf conformance report</h1><p>Backend judged: <code>{}</code></p><p "
+      "class=\"verdict\">Verdict: <span class=\"{}\">{}</span></p><p>{} cells, {} cases per law "
+      "binding, seed {}, budget {:.0f} s, ran {:.1f} s.</p>",
+      html_escape(c.options.backend.empty() ? "linked" : c.options.backend),
       c.failed() ? "FAILED" : "PASSED", c.failed() ? "FAILED" : "PASSED", c.cells.size(),
       c.cases_per_cell, c.options.seed, c.options.budget_seconds, c.seconds);
   return h;

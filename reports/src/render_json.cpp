@@ -150,7 +150,8 @@ void to_json(json& j, const CampaignOptions& o) {
        {"dtypes", o.dtypes},
        {"profile", o.profile},
        {"shard_index", o.shard_index},
-       {"shard_count", o.shard_count}};
+       {"shard_count", o.shard_count},
+       {"backend", o.backend}};
 }
 
 void from_json(const json& j, CampaignOptions& o) {
@@ -160,6 +161,7 @@ void from_json(const json& j, CampaignOptions& o) {
   j.at("profile").get_to(o.profile);
   j.at("shard_index").get_to(o.shard_index);
   j.at("shard_count").get_to(o.shard_count);
+  o.backend = j.value("backend", std::string());
 }
 
 std::string render_json(const Campaign& c, const Errata& errata) {
@@ -170,6 +172,7 @@ std::string render_json(const Campaign& c, const Errata& errata) {
   j["budget_seconds"] = c.options.budget_seconds;
   j["cases_per_binding"] = c.cases_per_cell;
   j["seconds"] = c.seconds;
+  j["backend"] = c.options.backend;
   j["options"] = c.options;
   j["cells"] = c.cells;
   j["planted_faults"] = c.faults;

@@ -24,6 +24,8 @@ aclnnStatus gradconfSetSpecProfile(const char* profile);
 const char* gradconfGetSpecProfile(void);
 /* Planted-fault backend only: selects "<family>.<fault>" ("" for none) for later calls. */
 aclnnStatus gradconfSelectPlantedFault(const char* fault);
+/* What the implementation is, for reports (e.g. "PyTorch 1.13.0 (ATen CPU, autograd)"). */
+const char* gradconfBackendVersion(void);
 
 #ifdef __cplusplus
 }

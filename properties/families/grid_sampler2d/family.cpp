@@ -39,12 +39,6 @@ std::vector<LawBinding> laws() {
   return all;
 }
 
-std::vector<std::string_view> faults() {
-  std::vector<std::string_view> names;
-  for (auto f : planted_faults<gradconf::grid_sampler2d::Fault>()) names.push_back(fault_name(f));
-  return names;
-}
-
 // The law x fault table: the law each planted fault is meant to be seen by (a law may see more).
 std::vector<FaultRow> fault_rows() {
   std::vector<FaultRow> rows = {
@@ -89,7 +83,7 @@ const OpFamily& grid_sampler2d_family() {
       .family = "grid_sampler2d",
       .entries = {&gs::forward_entry(), &gs::backward_entry()},
       .clauses = clause_infos(grid_sampler2d::clause_table()),
-      .faults = faults(),
+      .faults = planted_fault_names<gradconf::grid_sampler2d::Fault>(),
       .laws = laws(),
       .fault_rows = fault_rows(),
       .check_repro = check_repro_line<Problem>,

@@ -8,6 +8,7 @@
 #include "core/dtype.h"
 #include "families/grid_sampler2d/ranges.h"
 #include "gen/layout_gen.h"
+#include "gen/problem_gen.h"
 #include "grid_sampler2d/clauses.h"
 
 namespace gradconf::props::gs {
@@ -58,21 +59,6 @@ rc::Gen<std::optional<std::array<bool, 2>>> gen_mask(bool allow_null) {
   });
 }
 
-rc::Gen<std::array<LayoutSpec, kRoleCount>> gen_layouts(Direction entry, bool strided) {
-  std::vector<rc::Gen<LayoutSpec>> per_role(kRoleCount, rc::gen::just(LayoutSpec{}));
-  if (strided) {
-    Problem probe;
-    probe.entry = entry;
-    for (Role role : probe.inputs()) per_role[static_cast<size_t>(role)] = gen_layout(true);
-    for (Role role : probe.outputs()) per_role[static_cast<size_t>(role)] = gen_layout(false);
-  }
-  return rc::gen::apply(
-      [](LayoutSpec a, LayoutSpec b, LayoutSpec c, LayoutSpec d, LayoutSpec e, LayoutSpec f) {
-        return std::array<LayoutSpec, kRoleCount>{a, b, c, d, e, f};
-      },
-      per_role[0], per_role[1], per_role[2], per_role[3], per_role[4], per_role[5]);
-}
-
 rc::Gen<GridFill> gen_grid_fill(const GenOptions& options) {
   if (options.grid_fill) return rc::gen::just(*options.grid_fill);
   return rc::gen::weightedElement<GridFill>({
@@ -113,7 +99,7 @@ rc::Gen<Problem> gen_problem_of(const GenOptions& options, SizeLimits limits, Di
                                                   : rc::gen::just(Problem{}.output_mask);
   const auto dtype =
       options.dtype ? rc::gen::just(*options.dtype) : rc::gen::elementOf(ranges::kFloatDtypes);
-  return rc::gen::build<Problem>(
+  const auto base = rc::gen::build<Problem>(
       rc::gen::set(&Problem::entry, rc::gen::just(entry)), rc::gen::set(&Problem::dtype, dtype),
       rc::gen::set(&Problem::n, gen_size(limits.batch, empty)),
       rc::gen::set(&Problem::c, gen_size(limits.channels, empty)),
@@ -126,13 +112,13 @@ rc::Gen<Problem> gen_problem_of(const GenOptions& options, SizeLimits limits, Di
       rc::gen::set(&Problem::padding, gen_padding(profile)),
       rc::gen::set(&Problem::align_corners, rc::gen::element(false, true)),
       rc::gen::set(&Problem::output_mask, mask),
-      rc::gen::set(&Problem::layouts, gen_layouts(entry, options.strided)),
       rc::gen::set(&Problem::grid_fill, gen_grid_fill(options)),
       rc::gen::set(&Problem::value_fill, gen_value_fill(options, entry)),
       // Repro lines carry seeds as non-negative int64.
       rc::gen::set(&Problem::seed,
                    rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
       rc::gen::set(&Problem::profile, rc::gen::just(profile)));
+  return with_layouts<Problem>(base, options.strided, layout_rule);
 }
 
 rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits) {
@@ -153,9 +139,13 @@ rc::Gen<Problem> gen_problem_within(const GenOptions& options, SizeLimits limits
 
 }  // namespace
 
-rc::Gen<LayoutSpec> gen_layout(bool is_input) {
-  return props::gen_layout(4, is_input, {ranges::kMaxLayoutPad, ranges::kMaxLayoutOffset},
-                           ranges::layout_orders());
+LayoutRule layout_rule(const Problem& p, Role role) {
+  static const std::vector<std::vector<int>> orders = ranges::layout_orders();
+  LayoutRule rule = default_layout_rule(entry_spec(p.entry), role_name(role));
+  rule.limits.max_pad = ranges::kMaxLayoutPad;
+  rule.limits.max_offset = ranges::kMaxLayoutOffset;
+  rule.orders = orders;
+  return rule;
 }
 
 rc::Gen<Problem> gen_problem(const GenOptions& options) {

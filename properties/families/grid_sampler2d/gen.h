@@ -1,7 +1,8 @@
 // RapidCheck generators of GridSampler2D problems and of boundary cases (one clause broken at
 // its boundary, or the same edit kept just valid), and the classification that makes their
-// coverage visible in a property's output. Built from gen::build / mapcat / oneOf only, so every
-// value shrinks field by field (sizes toward 1, layouts toward contiguous, choices toward 0).
+// coverage visible in a property's output. Built from gen::build / mapcat / oneOf (and the shared
+// with_layouts), so every value shrinks field by field (sizes toward 1, layouts toward contiguous,
+// choices toward 0).
 #ifndef GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_GEN_H_
 #define GRADCONF_PROPERTIES_FAMILIES_GRID_SAMPLER2D_GEN_H_
 
@@ -26,26 +27,24 @@ namespace gradconf::props::gs {
 using grid_sampler2d::GridFill;
 using grid_sampler2d::ValueFill;
 
-/// A 4-D layout: contiguous about half of the time; otherwise permuted (gs_ranges::kOrders), padded
-/// strides, a leading offset, for inputs zero-stride (broadcast) dims, or a combination.
-///
-/// @param is_input  Broadcast bits are drawn only for inputs: an output with a zero stride on a
-///                  dim > 1 is invalid (GS-OUT-01).
-rc::Gen<LayoutSpec> gen_layout(bool is_input);
+/// How a role's layout is drawn, by the generators and the fuzz decoders: the RoleSpec's default
+/// (inputs may broadcast; an output with a zero stride on a dim > 1 is invalid, GS-OUT-01), with
+/// the orders of gs_ranges::kOrders and its pad and offset limits.
+LayoutRule layout_rule(const Problem& p, Role role);
 
 /// What gen_problem may draw. Unset optionals mean "every value".
 struct GenOptions {
   /// Unset: seed and cann-latest two in five each, extended one in five (it adds nothing to
   /// GridSampler2D: DOUBLE is a seed dtype here). Under cann-latest every mode is drawn, bicubic
   /// and reflection included.
-  std::optional<SpecProfile> profile;
-  std::optional<aclDataType> dtype;
-  std::optional<Direction> entry;
+  std::optional<SpecProfile> profile = {};
+  std::optional<aclDataType> dtype = {};
+  std::optional<Direction> entry = {};
   bool strided = true;         ///< false: every tensor contiguous
   bool allow_empty = true;     ///< N, C, Hout or Wout = 0 now and then
   bool allow_specials = true;  ///< GridFill::kSpecials (NaN, +-inf, 1e30, ...) now and then
-  std::optional<GridFill> grid_fill;
-  std::optional<ValueFill> value_fill;
+  std::optional<GridFill> grid_fill = {};
+  std::optional<ValueFill> value_fill = {};
   bool allow_null_mask =
       false;  ///< backward: a null outputMask (GS-MASK-01 early-out) now and then
 };

@@ -50,8 +50,6 @@ struct GridSampler2DTraits : TraitsDefaults<GridSampler2DTraits, grid_sampler2d:
     return std::max<int64_t>(4, p.out_h * p.out_w);
   }
   static int64_t batch_size(const Problem& p) { return p.n; }
-  /// Every GridSampler2D tensor has the batch first.
-  static int batch_dim(const Call&, int) { return 0; }
 };
 
 }  // namespace gradconf::props

@@ -17,22 +17,14 @@ static_assert(OpTraits<Traits>);
 using Problem = Traits::Problem;
 using ProblemLaw = LawResult (*)(const Problem&, const Backend&);
 
-rc::Gen<Problem> problems(Direction direction) {
-  msda::GenOptions options;
-  options.entry = direction;
-  return msda::gen_problem(options);
-}
+rc::Gen<Problem> problems(Direction direction) { return msda::gen_problem({.entry = direction}); }
 
 std::vector<LawBinding> laws() {
   const LawBinder<Traits> binder{problems, msda::entry_spec};
   std::vector<LawBinding> all = binder.problem_laws();
   all.push_back(binder.error_contract_law("MultiScaleDeformableAttention+Grad.error_contract", [] {
     std::function<rc::Gen<Problem>(Direction)> base = [](Direction d) {
-      msda::GenOptions o;
-      o.entry = d;
-      o.allow_empty = false;
-      o.strided = false;
-      return msda::gen_problem(o);
+      return msda::gen_problem({.entry = d, .strided = false, .allow_empty = false});
     };
     return gen_boundary_case<Problem>(msda::clause_breakers(),
                                       clause_infos(gradconf::msda::clause_table()), base,
@@ -41,12 +33,6 @@ std::vector<LawBinding> laws() {
   all.push_back(binder.repro_law("MultiScaleDeformableAttention+Grad.repro_round_trip",
                                  [] { return msda::gen_problem(); }));
   return all;
-}
-
-std::vector<std::string_view> faults() {
-  std::vector<std::string_view> names;
-  for (auto f : planted_faults<gradconf::msda::Fault>()) names.push_back(fault_name(f));
-  return names;
 }
 
 std::vector<FaultRow> fault_rows() {
@@ -87,7 +73,7 @@ const OpFamily& multi_scale_deformable_attention_family() {
       .family = "multi_scale_deformable_attention",
       .entries = {&msda::forward_entry(), &msda::backward_entry()},
       .clauses = clause_infos(gradconf::msda::clause_table()),
-      .faults = faults(),
+      .faults = planted_fault_names<gradconf::msda::Fault>(),
       .laws = laws(),
       .fault_rows = fault_rows(),
       .check_repro = check_repro_line<Problem>,

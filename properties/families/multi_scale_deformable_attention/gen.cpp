@@ -1,4 +1,5 @@
 #include "families/multi_scale_deformable_attention/gen.h"
+#include "families/multi_scale_deformable_attention/entries.h"
 #include "gen/problem_gen.h"
 
 #include <algorithm>
@@ -44,31 +45,6 @@ rc::Gen<aclDataType> gen_dtype(SpecProfile profile) {
   return rc::gen::elementOf(ranges::kSeedDtypes);
 }
 
-// The layouts of every role of a problem (index tensors strided too).
-rc::Gen<std::array<LayoutSpec, gradconf::msda::kRoleCount>> gen_layouts(Problem p, bool strided) {
-  std::vector<rc::Gen<LayoutSpec>> per_role;
-  for (int r = 0; r < gradconf::msda::kRoleCount; ++r) {
-    const auto role = static_cast<Role>(r);
-    const bool output = role == Role::kOutput || role == Role::kGradValue ||
-                        role == Role::kGradLocation || role == Role::kGradAttnWeight;
-    // Level tables are strided but never broadcast: a zero stride would merge levels.
-    const bool index = role == Role::kSpatialShape || role == Role::kLevelStartIndex;
-    // Only the entry's own roles have layouts (repro lines name no others).
-    const auto roles = p.roles();
-    const bool used = std::find(roles.begin(), roles.end(), role) != roles.end();
-    per_role.push_back(strided && used
-                           ? gen_layout(static_cast<int>(p.dims(role).size()), !output && !index)
-                           : rc::gen::just(LayoutSpec{}));
-  }
-  return rc::gen::apply(
-      [](LayoutSpec a, LayoutSpec b, LayoutSpec c, LayoutSpec d, LayoutSpec e, LayoutSpec f,
-         LayoutSpec g, LayoutSpec h, LayoutSpec i, LayoutSpec j) {
-        return std::array<LayoutSpec, gradconf::msda::kRoleCount>{a, b, c, d, e, f, g, h, i, j};
-      },
-      per_role[0], per_role[1], per_role[2], per_role[3], per_role[4], per_role[5], per_role[6],
-      per_role[7], per_role[8], per_role[9]);
-}
-
 // C (ranges.h): the small multiples of 8 most often; 0 where empty problems are wanted.
 rc::Gen<int64_t> gen_channels(SpecProfile profile, bool allow_empty) {
   const unsigned any = profile == SpecProfile::kExtended ? 1u : 0u;
@@ -107,10 +83,14 @@ rc::Gen<Problem> gen_problem_of(const GenOptions& options, SpecProfile profile) 
       rc::gen::set(&Problem::seed,
                    rc::gen::inRange<uint64_t>(1, std::numeric_limits<int64_t>::max())),
       rc::gen::set(&Problem::profile, rc::gen::just(profile)));
-  return with_layouts<Problem>(base, options.strided, gen_layouts);
+  return with_layouts<Problem>(base, options.strided, layout_rule);
 }
 
 }  // namespace
+
+LayoutRule layout_rule(const Problem& p, Role role) {
+  return default_layout_rule(entry_spec(p.entry), role_name(role));
+}
 
 rc::Gen<Problem> gen_problem(const GenOptions& options) {
   const auto profiles =

@@ -49,11 +49,6 @@ MsdaTraits::Problem MsdaTraits::smooth_double(Problem p) {
   return p;
 }
 
-int MsdaTraits::batch_dim(const Call& call, int tensor) {
-  const RoleSpec* role = call.entry->role(call.tensors[static_cast<size_t>(tensor)].name);
-  return role && role->batching == Batching::kNone ? -1 : 0;
-}
-
 std::vector<std::string> MsdaTraits::tags(const Problem& p) { return msda::problem_tags(p); }
 
 }  // namespace gradconf::props

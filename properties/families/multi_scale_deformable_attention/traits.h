@@ -47,7 +47,6 @@ struct MsdaTraits : TraitsDefaults<MsdaTraits, gradconf::msda::Problem> {
   }
   static int64_t batch_size(const Problem& p) { return p.batch; }
   /// The level tables are not batched.
-  static int batch_dim(const Call& call, int tensor);
 };
 
 }  // namespace gradconf::props

@@ -14,22 +14,14 @@ using Traits = NsaCompressTraits;
 static_assert(OpTraits<Traits>);
 using Problem = Traits::Problem;
 
-rc::Gen<Problem> problems(Direction direction) {
-  nc::GenOptions options;
-  options.entry = direction;
-  return nc::gen_problem(options);
-}
+rc::Gen<Problem> problems(Direction direction) { return nc::gen_problem({.entry = direction}); }
 
 std::vector<LawBinding> laws() {
   const LawBinder<Traits> binder{problems, nc::entry_spec};
   std::vector<LawBinding> all = binder.problem_laws();
   all.push_back(binder.error_contract_law("NsaCompress+Grad.error_contract", [] {
     std::function<rc::Gen<Problem>(Direction)> base = [](Direction d) {
-      nc::GenOptions o;
-      o.entry = d;
-      o.strided = false;
-      o.seed_only = true;
-      return nc::gen_problem(o);
+      return nc::gen_problem({.entry = d, .strided = false, .seed_only = true});
     };
     return gen_boundary_case<Problem>(
         nc::clause_breakers(), clause_infos(gradconf::nc::clause_table()), base, nc::make_call);
@@ -37,12 +29,6 @@ std::vector<LawBinding> laws() {
   all.push_back(
       binder.repro_law("NsaCompress+Grad.repro_round_trip", [] { return nc::gen_problem(); }));
   return all;
-}
-
-std::vector<std::string_view> faults() {
-  std::vector<std::string_view> names;
-  for (auto f : planted_faults<gradconf::nc::Fault>()) names.push_back(fault_name(f));
-  return names;
 }
 
 std::vector<FaultRow> fault_rows() {
@@ -78,7 +64,7 @@ const OpFamily& nsa_compress_family() {
       .family = "nsa_compress",
       .entries = {&nc::forward_entry(), &nc::backward_entry()},
       .clauses = clause_infos(gradconf::nc::clause_table()),
-      .faults = faults(),
+      .faults = planted_fault_names<gradconf::nc::Fault>(),
       .laws = laws(),
       .fault_rows = fault_rows(),
       .check_repro = check_repro_line<Problem>,

@@ -1,4 +1,5 @@
 #include "families/nsa_compress/gen.h"
+#include "families/nsa_compress/entries.h"
 #include "gen/problem_gen.h"
 
 #include <algorithm>
@@ -61,24 +62,6 @@ rc::Gen<int64_t> gen_length(Windowing w) {
                           rc::gen::inRange<int64_t>(0, w.stride))}});
 }
 
-rc::Gen<std::array<LayoutSpec, gradconf::nc::kRoleCount>> gen_layouts(Problem p, bool strided) {
-  std::vector<rc::Gen<LayoutSpec>> per_role;
-  const auto roles = p.roles();
-  for (int r = 0; r < gradconf::nc::kRoleCount; ++r) {
-    const auto role = static_cast<Role>(r);
-    const bool output =
-        role == Role::kOutput || role == Role::kInputGrad || role == Role::kWeightGrad;
-    const bool used = std::find(roles.begin(), roles.end(), role) != roles.end();
-    per_role.push_back(strided && used ? gen_layout(static_cast<int>(p.dims(role).size()), !output)
-                                       : rc::gen::just(LayoutSpec{}));
-  }
-  return rc::gen::apply(
-      [](LayoutSpec a, LayoutSpec b, LayoutSpec c, LayoutSpec d, LayoutSpec e, LayoutSpec f) {
-        return std::array<LayoutSpec, gradconf::nc::kRoleCount>{a, b, c, d, e, f};
-      },
-      per_role[0], per_role[1], per_role[2], per_role[3], per_role[4], per_role[5]);
-}
-
 rc::Gen<Problem> gen_sized(Direction entry, SpecProfile profile, Windowing w) {
   const bool extended = profile == SpecProfile::kExtended;
   const auto dtypes =
@@ -120,6 +103,10 @@ Problem make_valid(Problem p) {
 
 }  // namespace
 
+LayoutRule layout_rule(const Problem& p, Role role) {
+  return default_layout_rule(entry_spec(p.entry), role_name(role));
+}
+
 rc::Gen<Problem> gen_problem(const GenOptions& options) {
   const auto entries = options.entry ? rc::gen::just(*options.entry)
                                      : rc::gen::element(Direction::kForward, Direction::kBackward);
@@ -137,7 +124,7 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
       return rc::gen::map(gen_sized(entry, profile, w), make_valid);
     });
   });
-  return with_layouts<Problem>(base, options.strided, gen_layouts);
+  return with_layouts<Problem>(base, options.strided, layout_rule);
 }
 
 std::vector<std::string> problem_tags(const Problem& p) {

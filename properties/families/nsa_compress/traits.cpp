@@ -17,13 +17,6 @@ double NsaCompressTraits::adjoint_magnitude(const Problem& p, const Call& forwar
   return forward_magnitude(p, forward, backward, d, {"input", "weight"}, "output");
 }
 
-NsaCompressTraits::Problem NsaCompressTraits::smooth_double(Problem p) {
-  p.dtype = ACL_DOUBLE;
-  p.profile = SpecProfile::kExtended;
-  for (auto& layout : p.layouts) layout.broadcast = 0;
-  return p;
-}
-
 Call NsaCompressTraits::slice_batch(const Call& call, int64_t begin, int64_t end) {
   const std::vector<int64_t> prefix = nc::prefix_sums_of(call);
   const int64_t block = call.attr_int("compressBlockSize"),
@@ -53,11 +46,6 @@ Call NsaCompressTraits::slice_batch(const Call& call, int64_t begin, int64_t end
   for (size_t b = b0; b < b1; ++b) rebased.push_back(prefix[b] - token_at[b0]);
   part.attr("actSeqLenOptional") = rebased;
   return part;
-}
-
-int NsaCompressTraits::batch_dim(const Call& call, int tensor) {
-  const RoleSpec* role = call.entry->role(call.tensors[static_cast<size_t>(tensor)].name);
-  return role && role->batching == Batching::kNone ? -1 : 0;
 }
 
 std::vector<std::string> NsaCompressTraits::tags(const Problem& p) { return nc::problem_tags(p); }

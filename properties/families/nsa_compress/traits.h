@@ -33,8 +33,6 @@ struct NsaCompressTraits : TraitsDefaults<NsaCompressTraits, gradconf::nc::Probl
   /// sum_j |g_j| * forward(|input|, |weight|)_j: the sum of |terms| of <forward, g>.
   static double adjoint_magnitude(const Problem& p, const Call& forward, const Call& backward,
                                   const Differentiable& d);
-  /// Double, extended profile, no broadcast layouts (no kinks: the op is bilinear).
-  static Problem smooth_double(Problem p);
   /// weightGrad sums T_cmp * D products; the forward l, inputGrad ceil(l / d).
   static int64_t accumulation_length(const Problem& p) {
     return std::max<int64_t>({4, p.block, p.compressed_rows() * p.dim});
@@ -51,7 +49,6 @@ struct NsaCompressTraits : TraitsDefaults<NsaCompressTraits, gradconf::nc::Probl
   static bool summed_over_batch(const Call& call, int tensor) {
     return call.tensors[static_cast<size_t>(tensor)].name == "weightGrad";
   }
-  static int batch_dim(const Call& call, int tensor);
 };
 
 }  // namespace gradconf::props

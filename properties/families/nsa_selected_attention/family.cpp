@@ -14,22 +14,14 @@ using Traits = NsaSelectedAttentionTraits;
 static_assert(OpTraits<Traits>);
 using Problem = Traits::Problem;
 
-rc::Gen<Problem> problems(Direction direction) {
-  nsa::GenOptions options;
-  options.entry = direction;
-  return nsa::gen_problem(options);
-}
+rc::Gen<Problem> problems(Direction direction) { return nsa::gen_problem({.entry = direction}); }
 
 std::vector<LawBinding> laws() {
   const LawBinder<Traits> binder{problems, nsa::entry_spec};
   std::vector<LawBinding> all = binder.problem_laws();
   all.push_back(binder.error_contract_law("NsaSelectedAttention+Grad.error_contract", [] {
     std::function<rc::Gen<Problem>(Direction)> base = [](Direction d) {
-      nsa::GenOptions o;
-      o.entry = d;
-      o.strided = false;
-      o.seed_only = true;
-      return nsa::gen_problem(o);
+      return nsa::gen_problem({.entry = d, .strided = false, .seed_only = true});
     };
     return gen_boundary_case<Problem>(
         nsa::clause_breakers(), clause_infos(gradconf::nsa::clause_table()), base, nsa::make_call);
@@ -37,12 +29,6 @@ std::vector<LawBinding> laws() {
   all.push_back(binder.repro_law("NsaSelectedAttention+Grad.repro_round_trip",
                                  [] { return nsa::gen_problem(); }));
   return all;
-}
-
-std::vector<std::string_view> faults() {
-  std::vector<std::string_view> names;
-  for (auto f : planted_faults<gradconf::nsa::Fault>()) names.push_back(fault_name(f));
-  return names;
 }
 
 std::vector<FaultRow> fault_rows() {
@@ -102,7 +88,7 @@ const OpFamily& nsa_selected_attention_family() {
       .family = "nsa_selected_attention",
       .entries = {&nsa::forward_entry(), &nsa::backward_entry()},
       .clauses = clause_infos(gradconf::nsa::clause_table()),
-      .faults = faults(),
+      .faults = planted_fault_names<gradconf::nsa::Fault>(),
       .laws = laws(),
       .fault_rows = fault_rows(),
       .tolerances = tolerance_rows(),

@@ -1,4 +1,5 @@
 #include "families/nsa_selected_attention/gen.h"
+#include "families/nsa_selected_attention/entries.h"
 #include "gen/problem_gen.h"
 
 #include <algorithm>
@@ -62,44 +63,6 @@ rc::Gen<std::vector<std::array<int64_t, 2>>> gen_seqs(Heads h) {
   });
 }
 
-rc::Gen<std::array<LayoutSpec, gradconf::nsa::kRoleCount>> gen_layouts(Problem p, bool strided) {
-  // Keys (values) identical along the token dim make every score (dP) of a row equal, so
-  // dS = P (dP - Dr) and with it dq and dk vanish: a case of zeros by construction.
-  LayoutLimits kv_limits;
-  kv_limits.broadcastable_dims = ~1u;
-  std::vector<rc::Gen<LayoutSpec>> per_role;
-  const auto roles = p.roles();
-  for (int r = 0; r < gradconf::nsa::kRoleCount; ++r) {
-    const auto role = static_cast<Role>(r);
-    const bool output = role == Role::kDq || role == Role::kDk || role == Role::kDv ||
-                        role == Role::kSoftmaxMaxOut || role == Role::kSoftmaxSumOut ||
-                        (role == Role::kAttentionOut && p.entry == Direction::kForward);
-    // topk is read by NSA-DATA-01: strided, never broadcast (like every index tensor). The
-    // backward's attentionOut and statistics are the forward's results for the other inputs:
-    // values constant along a dim would not be.
-    const bool derived =
-        role == Role::kAttentionOut || role == Role::kSoftmaxMax || role == Role::kSoftmaxSum;
-    const bool broadcastable = !output && role != Role::kTopk && !derived;
-    const bool used = std::find(roles.begin(), roles.end(), role) != roles.end();
-    per_role.push_back(
-        strided && used
-            ? gen_layout(static_cast<int>(p.dims(role).size()), broadcastable,
-                         role == Role::kKey || role == Role::kValue ? kv_limits : LayoutLimits{})
-            : rc::gen::just(LayoutSpec{}));
-  }
-  return rc::gen::map(
-      rc::gen::tuple(per_role[0], per_role[1], per_role[2], per_role[3], per_role[4], per_role[5],
-                     per_role[6], per_role[7], per_role[8], per_role[9], per_role[10], per_role[11],
-                     per_role[12], per_role[13]),
-      [](const auto& t) {
-        return std::apply(
-            [](const auto&... l) {
-              return std::array<LayoutSpec, gradconf::nsa::kRoleCount>{l...};
-            },
-            t);
-      });
-}
-
 rc::Gen<Problem> gen_sized(Direction entry, SpecProfile profile, Heads h) {
   const bool extended = profile == SpecProfile::kExtended;
   const auto dtypes =
@@ -132,6 +95,19 @@ rc::Gen<Problem> gen_sized(Direction entry, SpecProfile profile, Heads h) {
 
 }  // namespace
 
+LayoutRule layout_rule(const Problem& p, Role role) {
+  LayoutRule rule = default_layout_rule(entry_spec(p.entry), role_name(role));
+  // The backward's attentionOut and statistics are the forward's results for the other inputs:
+  // values constant along a dim would not be.
+  if (role == Role::kAttentionOut || role == Role::kSoftmaxMax || role == Role::kSoftmaxSum) {
+    rule.broadcastable = false;
+  }
+  // Keys (values) identical along the token dim make every score (dP) of a row equal, so
+  // dS = P (dP - Dr) and with it dq and dk vanish: a case of zeros by construction.
+  if (role == Role::kKey || role == Role::kValue) rule.limits.broadcastable_dims = ~1u;
+  return rule;
+}
+
 rc::Gen<Problem> gen_problem(const GenOptions& options) {
   const auto entries = options.entry ? rc::gen::just(*options.entry)
                                      : rc::gen::element(Direction::kForward, Direction::kBackward);
@@ -149,7 +125,7 @@ rc::Gen<Problem> gen_problem(const GenOptions& options) {
     return rc::gen::mapcat(gen_heads(profile == SpecProfile::kExtended),
                            [entry, profile](Heads h) { return gen_sized(entry, profile, h); });
   });
-  return with_layouts<Problem>(base, options.strided, gen_layouts);
+  return with_layouts<Problem>(base, options.strided, layout_rule);
 }
 
 std::vector<std::string> problem_tags(const Problem& p) {

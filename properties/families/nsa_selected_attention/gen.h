@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "gen/boundary.h"
+#include "gen/layout_gen.h"
 #include "nsa_selected_attention/problem.h"
 
 namespace gradconf::props::nsa {
 
 struct GenOptions {
-  std::optional<Direction> entry;
+  std::optional<Direction> entry = {};
   bool strided = true;
   /// `seed` problems only; false: `extended` now and then (small heads, FLOAT/DOUBLE, small B).
   bool seed_only = false;
@@ -26,6 +27,11 @@ struct GenOptions {
 /// topk (duplicates, future blocks: fully masked rows under sparseMode 2), G from 1 to 32, N2 1
 /// or 2, Dqk/Dv 128/192 (`extended`: 1..8), attenMask and attentionOut given or null, layouts.
 rc::Gen<gradconf::nsa::Problem> gen_problem(const GenOptions& options = {});
+
+/// How a role's layout is drawn, by the generators and the fuzz decoders: the RoleSpec's default
+/// (topkIndices is an index input: never broadcast), the forward's results never broadcast, keys
+/// and values never along the token dim.
+LayoutRule layout_rule(const gradconf::nsa::Problem& p, gradconf::nsa::Role role);
 
 /// One breaker per NSA-* clause that a small problem can reach.
 std::span<const ClauseBreaker> clause_breakers();

@@ -89,18 +89,6 @@ double NsaSelectedAttentionTraits::adjoint_magnitude(const Problem& p, const Cal
   return forward_magnitude(p, forward, backward, d, {"value"}, "attentionOut");
 }
 
-NsaSelectedAttentionTraits::Problem NsaSelectedAttentionTraits::smooth_double(Problem p) {
-  p.dtype = ACL_DOUBLE;
-  p.profile = SpecProfile::kExtended;
-  for (auto& layout : p.layouts) layout.broadcast = 0;
-  return p;
-}
-
-int NsaSelectedAttentionTraits::batch_dim(const Call& call, int tensor) {
-  const RoleSpec* role = call.entry->role(call.tensors[static_cast<size_t>(tensor)].name);
-  return role && role->batching == Batching::kNone ? -1 : 0;
-}
-
 std::vector<std::string> NsaSelectedAttentionTraits::tags(const Problem& p) {
   return nsa::problem_tags(p);
 }

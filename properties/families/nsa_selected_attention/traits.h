@@ -38,8 +38,6 @@ struct NsaSelectedAttentionTraits
   static double adjoint_magnitude(const Problem& p, const Call& forward, const Call& backward,
                                   const Differentiable& d);
   /// Double, extended profile, no broadcast layouts (softmax is smooth; the backward's statistics
-  /// are the reference forward's, so central differences of the forward see the same function).
-  static Problem smooth_double(Problem p);
   /// dk/dv sum over every query row, head of the group and slot that selected a block.
   static int64_t accumulation_length(const Problem& p) {
     return std::max<int64_t>(
@@ -52,7 +50,6 @@ struct NsaSelectedAttentionTraits
     return slice_sequences(call, begin, end);
   }
   static bool summed_over_batch(const Call&, int) { return false; }
-  static int batch_dim(const Call& call, int tensor);
 };
 
 }  // namespace gradconf::props

@@ -1,0 +1,38 @@
+#!/bin/sh
+# judge_torch_backend.sh GRADCONF TORCH_BACKEND_SO OUT
+# 1. Every law the PyTorch backend is known to hold (all but host_at_exit, whose failures are a
+#    PyTorch limitation recorded in backends/torch/README.md) holds on the NSA ops, with a small
+#    budget: the suite raises no false alarm on a correct implementation that rounds, sums and
+#    orders its work differently from ours.
+# 2. The planted deviation nc.window_reversed (backends/torch/nsa_compress.cpp) is caught by the
+#    law predicted for it, NsaCompress.matches_reference.
+set -u
+gradconf=$1 backend=$2 out=$3
+if [ -z "$backend" ] || [ ! -f "$backend" ]; then
+  echo "skipped: backends/torch not built (libtorch not found)"
+  exit 77
+fi
+laws="matches_reference adjoint_identity stride_invariance dtype_agreement determinism batch_split
+      between_phases workspace_contract linear_in_incoming_gradient error_contract empty_problem
+      finite_differences repro_round_trip host_concurrent_calls"
+# shellcheck disable=SC2086
+"$gradconf" check --backend "$backend" --op nsa_compress nsa_selected_attention --law $laws \
+  --budget 20 --no-self-test --no-progress --out "$out/clean"
+status=$?
+if [ $status -ne 0 ]; then
+  echo "FAIL: the PyTorch backend failed a law it holds (exit $status); see $out/clean/summary.md"
+  exit 1
+fi
+grep -q "Backend judged: .*PyTorch" "$out/clean/summary.md" || {
+  echo "FAIL: the report does not name the PyTorch backend"
+  exit 1
+}
+GRADCONF_TORCH_PLANTED=nc.window_reversed "$gradconf" check --backend "$backend" \
+  --op NsaCompress --law matches_reference --budget 5 --no-self-test --no-progress \
+  --out "$out/planted"
+status=$?
+if [ $status -ne 3 ]; then
+  echo "FAIL: NsaCompress.matches_reference missed the planted nc.window_reversed (exit $status)"
+  exit 1
+fi
+echo "ok: the laws hold on the PyTorch backend, and catch its planted deviation"
