@@ -44,3 +44,7 @@ aclnnStatus gradconfSelectPlantedFault(const char* fault) {
 __attribute__((weak)) const char* gradconfBackendVersion(void) {
   return "gradconf CPU kernels (ops/)";
 }
+
+// Weak, like the version: our kernels are bitwise invariant under layouts and batch splits; a
+// backend on this runtime that is not (backends/torch) says so.
+__attribute__((weak)) int gradconfBitwiseInvariant(void) { return 1; }

@@ -56,10 +56,17 @@ struct WeightedTap {
 /// Asks for a value row's first and last cache lines before the loop that reads it: the taps
 /// of a row's samples land anywhere in the level, and their latency, not arithmetic, bounds
 /// these kernels.
+/// The last address is computed as an integer: `span` comes from the caller's strides, and a
+/// pointer sum may wrap for a huge one (UB, which the fuzzers' UBSan found); a prefetch of any
+/// address is harmless.
 template <typename T>
 GRADCONF_ALWAYS_INLINE void prefetch_row(const T* row, int64_t span) {
   __builtin_prefetch(row, 0, 3);
-  if (span > 1) __builtin_prefetch(row + span - 1, 0, 3);
+  if (span > 1) {
+    const uintptr_t last =
+        reinterpret_cast<uintptr_t>(row) + static_cast<uintptr_t>(span - 1) * sizeof(T);
+    __builtin_prefetch(reinterpret_cast<const void*>(last), 0, 3);
+  }
 }
 
 /// The located samples (groups of kLocateLanes) and attention weights of a few rows, each kind in

@@ -168,6 +168,15 @@ double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, do
   return eps * (std::fabs(mixed) + std::fabs(part1) + std::fabs(part2)) + 3 * row.atol;
 }
 
+double rerun_bound(const Tolerance& row, aclDataType dtype, double a, double b) {
+  // As linearity_bound: each run is the exact value, within the table's atol, rounded once to
+  // the dtype (half an ulp; one ulp leaves room for the compute type's rounding). Both runs
+  // approximate the same exact value, so they differ by at most eps (|a| + |b|) + 2 atol. A
+  // backend that orders its sums by layout or batch size stays inside; a wrong stride or a
+  // batch read from the wrong rows moves whole elements.
+  return machine_epsilon(dtype) * (std::fabs(a) + std::fabs(b)) + 2 * row.atol;
+}
+
 double finite_difference_bound(double magnitude, double loss_terms, double h,
                                double truncation_estimate) {
   // Double, Richardson-extrapolated central differences with steps h = 2^-10 and h/2: truncation

@@ -64,6 +64,10 @@ double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magn
 double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, double part1,
                        double part2);
 
+/// |a - b| for two outputs of the same exact value computed by one backend in two ways (another
+/// memory layout, a batch split), given the output's row of the table.
+double rerun_bound(const Tolerance& row, aclDataType dtype, double a, double b);
+
 /// Bound on |extrapolated central difference - <gradient, direction>| in double, given
 /// M = sum_i |gradient_i * direction_i|, the loss's terms S = sum_k |f_k g_k|, the step h (the
 /// smallest step is h / 4) and the measured truncation estimate |R(h) - R(h/2)| of the two

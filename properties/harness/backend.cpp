@@ -11,6 +11,7 @@ extern "C" {
 #pragma weak gradconfGetSpecProfile
 #pragma weak gradconfSelectPlantedFault
 #pragma weak gradconfBackendVersion
+#pragma weak gradconfBitwiseInvariant
 }
 
 namespace gradconf::props {
@@ -43,6 +44,7 @@ const Backend& Backend::linked() {
     rt.get_spec_profile = &gradconfGetSpecProfile;
     rt.select_planted_fault = &gradconfSelectPlantedFault;
     rt.version = &gradconfBackendVersion;
+    rt.bitwise_invariant = &gradconfBitwiseInvariant;
     return b;
   }();
   return *backend;
@@ -93,8 +95,15 @@ std::shared_ptr<const Backend> Backend::load(const std::string& path, std::strin
   bind(rt.get_spec_profile, "gradconfGetSpecProfile", false);
   bind(rt.select_planted_fault, "gradconfSelectPlantedFault", false);
   bind(rt.version, "gradconfBackendVersion", false);
+  bind(rt.bitwise_invariant, "gradconfBitwiseInvariant", false);
   if (!complete) return nullptr;
   return backend;
+}
+
+std::shared_ptr<const Backend> Backend::without_bitwise_claim() const {
+  auto copy = std::make_shared<Backend>(*this);
+  copy->bitwise_claim_ = false;
+  return copy;
 }
 
 std::string Backend::description() const {

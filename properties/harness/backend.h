@@ -42,6 +42,7 @@ struct AclRuntime {
   decltype(&::gradconfGetSpecProfile) get_spec_profile = nullptr;
   decltype(&::gradconfSelectPlantedFault) select_planted_fault = nullptr;
   decltype(&::gradconfBackendVersion) version = nullptr;
+  decltype(&::gradconfBitwiseInvariant) bitwise_invariant = nullptr;
 };
 
 class Backend {
@@ -64,6 +65,12 @@ class Backend {
     return handle_ ? reinterpret_cast<Fn>(lookup(symbol)) : linked_address;
   }
 
+  /// The backend promises bitwise the same results for any layout and batch split.
+  bool bitwise_invariant() const {
+    return bitwise_claim_ && runtime_.bitwise_invariant && runtime_.bitwise_invariant() != 0;
+  }
+  /// The same backend judged without its bitwise promise (tests of the bounded comparisons).
+  std::shared_ptr<const Backend> without_bitwise_claim() const;
   bool can_set_threads() const { return runtime_.set_num_threads != nullptr; }
   bool can_select_faults() const { return runtime_.select_planted_fault != nullptr; }
   /// Selects a planted fault ("<family>.<fault>", "" for none); false when unsupported.
@@ -75,6 +82,7 @@ class Backend {
   std::string name_;
   std::shared_ptr<void> handle_;  ///< dlopen handle; null for the linked backend
   AclRuntime runtime_;
+  bool bitwise_claim_ = true;
 };
 
 /// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime, with fine

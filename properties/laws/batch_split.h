@@ -1,5 +1,6 @@
-// Law 8: running a batch equals concatenating the runs of its two parts (bitwise: batches are
-// independent problems, so nothing may leak between them). Ops whose batches are not a leading
+// Law 8: running a batch equals concatenating the runs of its two parts (batches are
+// independent problems, so nothing may leak between them): bit for bit on a backend that promises
+// it, else to two roundings of the same values (laws/rerun.h). Ops whose batches are not a leading
 // dim (prefix-sum sequences) slice calls themselves (SlicesBatches); an output that sums over the
 // batches (a weight gradient) then equals the sum of the parts' within the tolerance table.
 #ifndef GRADCONF_PROPERTIES_LAWS_BATCH_SPLIT_H_
@@ -8,6 +9,7 @@
 #include <concepts>
 
 #include "laws/law.h"
+#include "laws/rerun.h"
 #include "op/op_spec.h"
 
 namespace gradconf::props {
@@ -148,12 +150,16 @@ LawResult batch_split(const typename Traits::Problem& p0, const Backend& backend
     // Batch-first outputs: concatenation is appending the flat values.
     std::vector<double> joined = head.values[o];
     joined.insert(joined.end(), tail.values[o].begin(), tail.values[o].end());
-    result.measured.add_exact(static_cast<int64_t>(whole.values[o].size()));
-    const int64_t at = first_bit_difference(whole.values[o], joined);
-    if (at >= 0) {
-      return law_failure("batch_split", repro,
-                         call.tensors[o].name + " split at " + std::to_string(split) +
-                             " differs from the whole batch at flat index " + std::to_string(at));
+    const std::string& name = call.tensors[o].name;
+    const auto why = rerun_difference(
+        backend, tolerance_for(Traits::op_name(p), name, Traits::dtype(p)), Traits::dtype(p),
+        joined, whole.values[o], call.tensors[o].dims, result.measured);
+    if (why) {
+      LawResult failed = law_failure(
+          "batch_split", repro,
+          name + " split at " + std::to_string(split) + " differs from the whole batch " + *why);
+      failed.measured = result.measured;
+      return failed;
     }
   }
   return result;

@@ -24,6 +24,11 @@ aclnnStatus gradconfSetSpecProfile(const char* profile);
 const char* gradconfGetSpecProfile(void);
 /* Planted-fault backend only: selects "<family>.<fault>" ("" for none) for later calls. */
 aclnnStatus gradconfSelectPlantedFault(const char* fault);
+/* Nonzero: the backend promises bitwise the same results for any layout of the same logical
+ * tensors and for any split of a batch (our kernels do). The suite's stride_invariance and
+ * batch_split laws then compare bits; for a backend without the promise (or the symbol), they
+ * compare to the bound of two roundings of the same exact values. */
+int gradconfBitwiseInvariant(void);
 /* What the implementation is, for reports (e.g. "PyTorch 1.13.0 (ATen CPU, autograd)"). */
 const char* gradconfBackendVersion(void);
 
