@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "core/dtype.h"
 #include "harness/backend.h"
@@ -89,16 +90,9 @@ std::vector<std::pair<std::string, std::string>> selected_cases(const BenchOptio
 
 int run_bench(const BenchOptions& options) {
   std::shared_ptr<const props::Backend> loaded;
-  if (!options.backend.empty()) {
-    std::string error;
-    loaded = props::Backend::load(options.backend, &error);
-    if (!loaded) {
-      std::cerr << "gradconf bench: cannot use backend '" << options.backend << "': " << error
-                << "\n";
-      return kExitBadInput;
-    }
-  }
-  const props::Backend& backend = loaded ? *loaded : props::Backend::linked();
+  const props::Backend* chosen = backend_option(options.backend, "bench", loaded);
+  if (!chosen) return kExitBadInput;
+  const props::Backend& backend = *chosen;
   const auto cases = selected_cases(options);
   if (cases.empty()) {
     std::cerr << "gradconf bench: no case selected\n";

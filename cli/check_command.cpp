@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "harness/backend.h"
 #include "reports/src/render.h"
@@ -124,16 +125,9 @@ int run_check(const CheckOptions& options) {
   campaign_options.planted_library = options.self_test ? GRADCONF_PLANTED_LIBRARY : "";
   campaign_options.progress = options.progress;
   std::shared_ptr<const props::Backend> loaded;
-  if (!options.backend.empty()) {
-    std::string error;
-    loaded = props::Backend::load(options.backend, &error);
-    if (!loaded) {
-      std::cerr << "gradconf check: cannot use backend '" << options.backend << "': " << error
-                << "\n";
-      return kExitBadInput;
-    }
-  }
-  const props::Backend& backend = loaded ? *loaded : props::Backend::linked();
+  const props::Backend* chosen = backend_option(options.backend, "check", loaded);
+  if (!chosen) return kExitBadInput;
+  const props::Backend& backend = *chosen;
   campaign_options.backend = backend.description();
   const reports::Campaign campaign = reports::run_campaign(campaign_options, backend);
   const reports::Errata errata{read_file(GRADCONF_SOURCE_DIR "/reports/errata.json"),

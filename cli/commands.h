@@ -67,7 +67,8 @@ int run_bench(const BenchOptions& options);
 
 struct ReproOptions {
   std::string line;
-  int worst = 5;  // worst elements printed per output
+  int worst = 5;        // worst elements printed per output
+  std::string backend;  // a library implementing the C API (default: the linked one)
 };
 int run_repro(const ReproOptions& options);
 

@@ -119,6 +119,7 @@ Command add_run(CLI::App& app) {
   c->add_option("--repro", options->line, "The repro line a law printed")->required();
   c->add_option("--worst", options->worst, "Worst elements shown per output")
       ->check(CLI::Range(0, 1000));
+  c->add_option("--backend", options->backend, "Library implementing the aclnn C API");
   return {c, [=] { return cli::run_repro(*options); }};
 }
 

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "cli/backend_option.h"
 #include "cli/commands.h"
 #include "compare/compare.h"
 #include "harness/backend.h"
@@ -35,7 +36,11 @@ int run_repro(const ReproOptions& options) {
   }
   std::cout << "case:   " << record->repro << "\ncall:   " << props::summarize(record->call)
             << "\n";
-  const props::Outcome outcome = props::run(record->call, {}, props::Backend::linked());
+  std::shared_ptr<const props::Backend> loaded;
+  const props::Backend* backend = backend_option(options.backend, "run", loaded);
+  if (!backend) return kExitBadInput;
+  std::cout << "backend: " << backend->description() << "\n";
+  const props::Outcome outcome = props::run(record->call, {}, *backend);
   std::cout << "status: " << outcome.status
             << (outcome.message.empty() ? "" : " (" + outcome.message + ")") << "\n";
   if (!outcome.violations.empty()) std::cout << "violations: " << outcome.violations << "\n";

@@ -33,6 +33,10 @@ if [ $status -ne 0 ]; then
   echo "FAIL: a layout or batch-split law raised an alarm on PyTorch (exit $status); see $out/layouts/summary.md"
   exit 1
 fi
+# One case through `run --repro`, on the same library.
+"$gradconf" run --backend "$backend" --repro "nc_grad --dt=bf16 --seqs=0.40.17 n2d16l32s16" \
+  > "$out/run.txt" || { echo "FAIL: run --repro on the PyTorch backend"; cat "$out/run.txt"; exit 1; }
+grep -q "^backend: .*PyTorch" "$out/run.txt" || { echo "FAIL: run does not name the backend"; exit 1; }
 grep -q "Backend judged: .*PyTorch" "$out/clean/summary.md" || {
   echo "FAIL: the report does not name the PyTorch backend"
   exit 1
