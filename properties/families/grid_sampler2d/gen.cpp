@@ -16,7 +16,6 @@ namespace {
 
 namespace ranges = gs_ranges;
 using grid_sampler2d::Interpolation;
-using grid_sampler2d::kRoleCount;
 using grid_sampler2d::Padding;
 
 struct SizeLimits {
