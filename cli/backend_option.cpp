@@ -4,17 +4,20 @@
 
 namespace gradconf::cli {
 
-const props::Backend* backend_option(const std::string& path, std::string_view command,
-                                     std::shared_ptr<const props::Backend>& holder) {
-  if (path.empty()) return &props::Backend::linked();
+std::shared_ptr<const props::Backend> backend_option(const std::string& path,
+                                                     std::string_view command) {
+  if (path.empty() || path == "linked") {
+    // The linked backend lives as long as the process: the pointer owns nothing.
+    return std::shared_ptr<const props::Backend>(std::shared_ptr<void>(),
+                                                 &props::Backend::linked());
+  }
   std::string error;
-  holder = props::Backend::load(path, &error);
-  if (!holder) {
+  auto loaded = props::Backend::load(path, &error);
+  if (!loaded) {
     std::cerr << "gradconf " << command << ": cannot use backend '" << path << "': " << error
               << "\n";
-    return nullptr;
   }
-  return holder.get();
+  return loaded;
 }
 
 }  // namespace gradconf::cli

@@ -1,5 +1,5 @@
-// --backend LIB, as every command that runs calls takes it: the library loaded, or the linked
-// backend when none is given.
+// --backend LIB and --against LIB, as every command that runs calls takes them: the library
+// loaded, or the linked backend for "" or "linked".
 #ifndef GRADCONF_CLI_BACKEND_OPTION_H_
 #define GRADCONF_CLI_BACKEND_OPTION_H_
 
@@ -11,10 +11,10 @@
 
 namespace gradconf::cli {
 
-/// The backend `path` names (the linked one for ""), kept alive by `holder`; nullptr, with a
+/// The backend `path` names ("" or "linked": the one linked into this binary); nullptr, with a
 /// message on stderr prefixed "gradconf <command>:", when the library cannot be used.
-const props::Backend* backend_option(const std::string& path, std::string_view command,
-                                     std::shared_ptr<const props::Backend>& holder);
+std::shared_ptr<const props::Backend> backend_option(const std::string& path,
+                                                     std::string_view command);
 
 }  // namespace gradconf::cli
 

@@ -89,8 +89,7 @@ std::vector<std::pair<std::string, std::string>> selected_cases(const BenchOptio
 }  // namespace
 
 int run_bench(const BenchOptions& options) {
-  std::shared_ptr<const props::Backend> loaded;
-  const props::Backend* chosen = backend_option(options.backend, "bench", loaded);
+  const auto chosen = backend_option(options.backend, "bench");
   if (!chosen) return kExitBadInput;
   const props::Backend& backend = *chosen;
   const auto cases = selected_cases(options);

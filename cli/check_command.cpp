@@ -67,6 +67,7 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     if (!options.profile.empty()) args.insert(args.end(), {"--profile", options.profile});
     if (!options.self_test) args.push_back("--no-self-test");
     if (!options.backend.empty()) args.insert(args.end(), {"--backend", options.backend});
+    if (!options.against.empty()) args.insert(args.end(), {"--against", options.against});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -124,9 +125,14 @@ int run_check(const CheckOptions& options) {
   campaign_options.seed = options.seed;
   campaign_options.planted_library = options.self_test ? GRADCONF_PLANTED_LIBRARY : "";
   campaign_options.progress = options.progress;
-  std::shared_ptr<const props::Backend> loaded;
-  const props::Backend* chosen = backend_option(options.backend, "check", loaded);
+  auto chosen = backend_option(options.backend, "check");
   if (!chosen) return kExitBadInput;
+  if (!options.against.empty()) {
+    const auto against = backend_option(options.against, "check");
+    if (!against) return kExitBadInput;
+    campaign_options.against = against->description();
+    chosen = chosen->judged_against(against);
+  }
   const props::Backend& backend = *chosen;
   campaign_options.backend = backend.description();
   const reports::Campaign campaign = reports::run_campaign(campaign_options, backend);

@@ -26,6 +26,7 @@ struct ReplayOptions {
   std::optional<SpecProfile> profile;  // overrides the case's profile
   std::optional<int> threads;          // gradconf::set_num_threads
   std::optional<int> repeat;           // time phase 2 this many times
+  std::string backend;                 // a library implementing the C API (default: linked)
 };
 int run_replay(const ReplayOptions& options);
 
@@ -46,6 +47,7 @@ struct CheckOptions {
   bool progress = true;
   bool strict = false;
   std::string backend;  // a library implementing the C API (default: the linked one)
+  std::string against;  // compared with case by case (matches_backend); "linked": ours
 };
 int run_check(const CheckOptions& options);
 

@@ -38,6 +38,8 @@ Command add_replay(CLI::App& app) {
       c->add_option("--repeat", *repeat,
                     "Time phase 2 N times and print one JSON line with the median")
           ->check(CLI::Range(1, 1000000));
+  c->add_option("--backend", options->backend,
+                "Library implementing the aclnn C API (default: the linked one)");
   return {c, [=] {
             if (*profile_option) options->profile = gradconf::parse_profile(*profile);
             if (*threads_option) options->threads = *threads;
@@ -87,6 +89,9 @@ Command add_check(CLI::App& app) {
       ->check(CLI::IsMember({"seed", "extended", "cann-latest"}));
   c->add_option("--backend", options->backend,
                 "Library implementing the aclnn C API to judge (default: the linked one)");
+  c->add_option("--against", options->against,
+                "Also compare it case by case with this library ('linked': ours), law "
+                "matches_backend");
   c->add_option("--jobs", options->jobs, "Law bindings run side by side")
       ->check(CLI::Range(1, 256));
   c->add_option("--shard", *shard,

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "cli/acl_driver.h"
+#include "cli/backend_option.h"
 #include "cli/case_file.h"
 #include "cli/commands.h"
 #include "cli/op_registry.h"
@@ -111,8 +112,8 @@ double median(std::vector<double> values) {
 }
 
 // Phase 2 timed `repeat` times by the runner, each with a fresh executor from an untimed phase 1.
-nlohmann::ordered_json timing_line(const props::EntrySpec& op, const props::Outcome& outcome,
-                                   int repeat) {
+nlohmann::ordered_json timing_line(const props::EntrySpec& op, const props::Backend& backend,
+                                   const props::Outcome& outcome, int repeat) {
   nlohmann::ordered_json line;
   line["op"] = op.name;
   line["status"] = outcome.status;
@@ -127,12 +128,13 @@ nlohmann::ordered_json timing_line(const props::EntrySpec& op, const props::Outc
     line["median_ms"] = median(outcome.phase2_ms);
     line["min_ms"] = *std::min_element(outcome.phase2_ms.begin(), outcome.phase2_ms.end());
   }
-  const auto& rt = props::Backend::linked().runtime();
+  const auto& rt = backend.runtime();
   line["threads"] = rt.get_num_threads ? rt.get_num_threads() : 0;
+  line["backend"] = backend.description();
   return line;
 }
 
-int replay(const ReplayOptions& options) {
+int replay(const ReplayOptions& options, const props::Backend& backend) {
   const fs::path case_dir(options.case_dir);
   const fs::path out_dir(options.out_dir);
   const std::string where = (case_dir / caseio::kCaseFileName).string();
@@ -151,12 +153,11 @@ int replay(const ReplayOptions& options) {
   fs::create_directories(out_dir);
   remove_stale_results(out_dir, op);
 
-  const props::ScopedBackendThreads threads_guard(props::Backend::linked(),
-                                                  options.threads.value_or(0));
+  const props::ScopedBackendThreads threads_guard(backend, options.threads.value_or(0));
   AclSession session;
   props::RunOptions run_options;
   run_options.timed_repeats = options.repeat.value_or(0);
-  const props::Outcome outcome = props::run(call, run_options, props::Backend::linked());
+  const props::Outcome outcome = props::run(call, run_options, backend);
   if (outcome.status == ACLNN_ERR_INNER && outcome.failed_phase == 0) {
     throw RuntimeFailure(outcome.message);  // the runner could not set the call up
   }
@@ -183,7 +184,7 @@ int replay(const ReplayOptions& options) {
   }
 
   nlohmann::ordered_json timing;
-  if (options.repeat) timing = timing_line(*op, outcome, *options.repeat);
+  if (options.repeat) timing = timing_line(*op, backend, outcome, *options.repeat);
   caseio::write_status(out_dir, record);
   if (options.repeat) std::cout << timing.dump() << std::endl;
   return kExitOk;
@@ -200,8 +201,10 @@ int run_replay(const ReplayOptions& options) {
       remove_if_present(fs::path(options.out_dir) / caseio::kStatusFileName);
     }
   };
+  const auto backend = backend_option(options.backend, "replay");
+  if (!backend) return kExitBadInput;
   try {
-    return replay(options);
+    return replay(options, *backend);
   } catch (const CaseError& error) {
     drop_stale_status();
     std::cerr << "gradconf replay: bad case: " << printable(error.what()) << "\n";

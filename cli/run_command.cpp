@@ -36,8 +36,7 @@ int run_repro(const ReproOptions& options) {
   }
   std::cout << "case:   " << record->repro << "\ncall:   " << props::summarize(record->call)
             << "\n";
-  std::shared_ptr<const props::Backend> loaded;
-  const props::Backend* backend = backend_option(options.backend, "run", loaded);
+  const auto backend = backend_option(options.backend, "run");
   if (!backend) return kExitBadInput;
   std::cout << "backend: " << backend->description() << "\n";
   const props::Outcome outcome = props::run(record->call, {}, *backend);

@@ -1,5 +1,6 @@
 #include "compare/tolerance.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -175,6 +176,24 @@ double rerun_bound(const Tolerance& row, aclDataType dtype, double a, double b) 
   // backend that orders its sums by layout or batch size stays inside; a wrong stride or a
   // batch read from the wrong rows moves whole elements.
   return machine_epsilon(dtype) * (std::fabs(a) + std::fabs(b)) + 2 * row.atol;
+}
+
+double backend_difference_bound(const Tolerance& row, double reference) {
+  // Each backend conforms when |x - r| <= atol + rtol |r| against the double reference r; two
+  // conforming backends can therefore differ by the sum of both allowances and no more (the
+  // triangle inequality). Held around r, not around either result, so a wrong result cannot
+  // widen its own bound.
+  return 2 * (row.atol + row.rtol * std::fabs(reference));
+}
+
+Tolerance between_backends(const Tolerance& row) {
+  // The same triangle inequality for the case-level rules: each side may use the whole cap, and
+  // each may miss its own (1 - f) of the elements, at different places.
+  Tolerance pair = row;
+  pair.max_abs_cap = 2 * row.max_abs_cap;
+  pair.cap_ulps = 2 * row.cap_ulps;
+  pair.min_match_fraction = std::max(0.0, 1 - 2 * (1 - row.min_match_fraction));
+  return pair;
 }
 
 double finite_difference_bound(double magnitude, double loss_terms, double h,

@@ -68,6 +68,14 @@ double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, do
 /// memory layout, a batch split), given the output's row of the table.
 double rerun_bound(const Tolerance& row, aclDataType dtype, double a, double b);
 
+/// |a - b| for one output element computed by two backends (matches_backend), each allowed the
+/// table's error against the double reference `reference`.
+double backend_difference_bound(const Tolerance& row, double reference);
+
+/// The case-level rules (caps, match fraction) of `row` for two results each held to `row`
+/// against the same reference (matches_backend).
+Tolerance between_backends(const Tolerance& row);
+
 /// Bound on |extrapolated central difference - <gradient, direction>| in double, given
 /// M = sum_i |gradient_i * direction_i|, the loss's terms S = sum_k |f_k g_k|, the step h (the
 /// smallest step is h / 4) and the measured truncation estimate |R(h) - R(h/2)| of the two

@@ -106,6 +106,12 @@ std::shared_ptr<const Backend> Backend::without_bitwise_claim() const {
   return copy;
 }
 
+std::shared_ptr<const Backend> Backend::judged_against(std::shared_ptr<const Backend> other) const {
+  auto copy = std::make_shared<Backend>(*this);
+  copy->against_ = std::move(other);
+  return copy;
+}
+
 std::string Backend::description() const {
   if (!runtime_.version) return name_;
   return name_ + " (" + runtime_.version() + ")";

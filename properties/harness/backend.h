@@ -71,6 +71,11 @@ class Backend {
   }
   /// The same backend judged without its bitwise promise (tests of the bounded comparisons).
   std::shared_ptr<const Backend> without_bitwise_claim() const;
+  /// The same backend, with `other` as the implementation the differential law (matches_backend)
+  /// compares it with on every case (`gradconf check --against`).
+  std::shared_ptr<const Backend> judged_against(std::shared_ptr<const Backend> other) const;
+  /// The implementation the differential law compares this one with; null when there is none.
+  const Backend* against() const { return against_.get(); }
   bool can_set_threads() const { return runtime_.set_num_threads != nullptr; }
   bool can_select_faults() const { return runtime_.select_planted_fault != nullptr; }
   /// Selects a planted fault ("<family>.<fault>", "" for none); false when unsupported.
@@ -83,6 +88,7 @@ class Backend {
   std::shared_ptr<void> handle_;  ///< dlopen handle; null for the linked backend
   AclRuntime runtime_;
   bool bitwise_claim_ = true;
+  std::shared_ptr<const Backend> against_;
 };
 
 /// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime, with fine

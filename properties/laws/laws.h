@@ -9,6 +9,7 @@
 #include "laws/error_contract.h"
 #include "laws/finite_differences.h"
 #include "laws/linearity.h"
+#include "laws/matches_backend.h"
 #include "laws/matches_reference.h"
 #include "laws/repro_round_trip.h"
 #include "laws/stride_invariance.h"

@@ -96,6 +96,10 @@ struct LawBinder {
     binding.max_cases = max_cases;
     return binding;
   }
+  static LawBinding differential(LawBinding binding) {
+    binding.differential = true;
+    return binding;
+  }
 
   /// Cases per run of the host-process laws: each forks and loads a child (host_fork_under_load:
   /// kForksPerCase forks under kHammerThreads threads of calls), so a few cases hold many
@@ -127,7 +131,8 @@ struct LawBinder {
     return all;
   }
 
-  /// Laws 1 and 5-9 for both entries, laws 2-4 for the backward, and the host-process laws.
+  /// Laws 1, 5-9 and the differential law for both entries, laws 2-4 for the backward, and the
+  /// host-process laws.
   std::vector<LawBinding> problem_laws() const {
     std::vector<LawBinding> all;
     for (Direction d : {Direction::kForward, Direction::kBackward}) {
@@ -137,6 +142,7 @@ struct LawBinder {
       all.push_back(bind("determinism", d, determinism<Traits>));
       all.push_back(bind("batch_split", d, batch_split_law, "", multi_batch(d)));
       all.push_back(bind("workspace_contract", d, workspace_contract<Traits>));
+      all.push_back(differential(bind("matches_backend", d, matches_backend<Traits>)));
     }
     all.push_back(bind("adjoint_identity", Direction::kBackward, adjoint_identity<Traits>));
     all.push_back(bind("finite_differences", Direction::kBackward, finite_differences_law));

@@ -86,6 +86,9 @@ struct LawBinding {
   /// At most this many cases per run (0: as many as the suite or campaign runs). The host-process
   /// laws fork and load a child per case; a few cases already hold hundreds of forks.
   int max_cases = 0;
+  /// The law compares the backend with its against() (matches_backend): it runs only when the
+  /// backend has one (`gradconf check --against`).
+  bool differential = false;
 
   /// The cases to run of `requested`.
   int cases_of(int requested) const {

@@ -289,6 +289,7 @@ std::vector<Work> select_work(const CampaignOptions& options, Campaign& campaign
     for (const props::LawBinding& law : family->laws) {
       if (!options.ops.empty() && !selected(options.ops, {family->family, law.entry})) continue;
       if (!selected(options.laws, {law.law, law.name})) continue;
+      if (law.differential && options.against.empty()) continue;
       all.push_back({static_cast<int>(all.size()), family, &law});
     }
     add_clause_rows(*family, campaign);

@@ -25,6 +25,9 @@ struct CampaignOptions {
   std::string planted_library;  ///< empty: no fault self-test
   /// The implementation judged: props::Backend::description() (its library and version).
   std::string backend;
+  /// The implementation it is compared with by matches_backend (`--against`), described the same
+  /// way; empty: no differential law.
+  std::string against;
   bool progress = true;
   /// This run is shard `shard_index` of `shard_count`: it runs every shard_count-th law binding
   /// and planted fault (with the case counts of the whole campaign), and merge_campaigns puts

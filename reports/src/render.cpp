@@ -51,6 +51,14 @@ nlohmann::json project_errata(const Errata& errata) {
   return parsed["entries"];
 }
 
+std::vector<nlohmann::json> errata_of_kind(const Errata& errata, std::string_view kind) {
+  std::vector<nlohmann::json> chosen;
+  for (const nlohmann::json& e : project_errata(errata)) {
+    if (e.value("kind", "decision") == kind) chosen.push_back(e);
+  }
+  return chosen;
+}
+
 std::vector<std::vector<std::string>> spec_errata(const Errata& errata) {
   std::vector<std::vector<std::string>> rows;
   std::istringstream in(errata.spec_markdown);
@@ -163,10 +171,15 @@ std::string profiles_markdown() {
 // The verdict line and the laws table: one row per cell.
 std::string markdown_laws(const Campaign& c) {
   std::string md = fmt::format(
-      "# gradconf conformance report\n\nBackend judged: `{}`.\n\nVerdict: **{}**. {} cells, {} "
+      "# gradconf conformance report\n\nBackend judged: `{}`.{}\n\nVerdict: **{}**. {} cells, {} "
       "cases per law binding, seed {}, budget {:.0f} s, ran {:.1f} s.\n\n",
-      c.options.backend.empty() ? "linked" : c.options.backend, c.failed() ? "FAILED" : "PASSED",
-      c.cells.size(), c.cases_per_cell, c.options.seed, c.options.budget_seconds, c.seconds);
+      c.options.backend.empty() ? "linked" : c.options.backend,
+      c.options.against.empty()
+          ? ""
+          : fmt::format(" Compared case by case with: `{}` (law matches_backend).",
+                        c.options.against),
+      c.failed() ? "FAILED" : "PASSED", c.cells.size(), c.cases_per_cell, c.options.seed,
+      c.options.budget_seconds, c.seconds);
   md +=
       "## Laws (op x dtype x law)\n\nCompared: elements held to a bound, compared bit for bit "
       "(exact), and checks that are not numbers (statuses, messages, canaries, child processes). "
@@ -242,9 +255,14 @@ std::string markdown_faults_and_clauses(const Campaign& c) {
 std::string markdown_errata(const Errata& errata) {
   std::string md;
   md += "## Errata: the project's decisions\n\n";
-  for (const nlohmann::json& e : project_errata(errata)) {
+  for (const nlohmann::json& e : errata_of_kind(errata, "decision")) {
     md += fmt::format("- **{}** ({}): {}\n", e.value("id", ""), e.value("op", ""),
                       md_cell(e.value("summary", "")));
+  }
+  md += "\n## Known deviations of implementations this suite judged\n\n";
+  for (const nlohmann::json& e : errata_of_kind(errata, "implementation-deviation")) {
+    md += fmt::format("- **{}** ({}): {} Evidence: {}\n", e.value("id", ""), e.value("op", ""),
+                      md_cell(e.value("summary", "")), md_cell(e.value("evidence", "")));
   }
   md += "\n## Errata: the seed documents\n\n";
   for (const auto& row : spec_errata(errata)) {

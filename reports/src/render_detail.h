@@ -19,6 +19,9 @@ std::string md_cell(std::string_view text);
 
 /// reports/errata.json's entries (an empty array when absent or unreadable).
 nlohmann::json project_errata(const Errata& errata);
+/// The project's errata of one kind: "decision" (what we chose where the spec is silent) or
+/// "implementation-deviation" (where an implementation this suite judged differs from the spec).
+std::vector<nlohmann::json> errata_of_kind(const Errata& errata, std::string_view kind);
 /// "| E-NSA-1 | op | seed says | evidence | decision |" rows of the spec's errata table.
 std::vector<std::vector<std::string>> spec_errata(const Errata& errata);
 

@@ -147,10 +147,14 @@ std::string html_head(const Campaign& c) {
       ".SKIPPED{background:#e8e8e8;color:#777}.UNCOVERED{background:#f5b5b5}.verdict{font-size:"
       "20px}small{color:#666}</style></head><body>";
   h += fmt::format(
-      "<h1>gradconf conformance report</h1><p>Backend judged: <code>{}</code></p><p "
+      "<h1>gradconf conformance report</h1><p>Backend judged: <code>{}</code>{}</p><p "
       "class=\"verdict\">Verdict: <span class=\"{}\">{}</span></p><p>{} cells, {} cases per law "
       "binding, seed {}, budget {:.0f} s, ran {:.1f} s.</p>",
       html_escape(c.options.backend.empty() ? "linked" : c.options.backend),
+      c.options.against.empty()
+          ? ""
+          : " compared case by case with <code>" + html_escape(c.options.against) +
+                "</code> (law matches_backend)",
       c.failed() ? "FAILED" : "PASSED", c.failed() ? "FAILED" : "PASSED", c.cells.size(),
       c.cases_per_cell, c.options.seed, c.options.budget_seconds, c.seconds);
   return h;
@@ -241,11 +245,17 @@ std::string html_errata(const Errata& errata) {
   std::string h =
       "<h2>Errata: the project's decisions</h2><table id=\"errata\"><tr><th>id</th>"
       "<th>op</th><th>summary</th></tr>";
-  for (const nlohmann::json& e : project_errata(errata)) {
-    h += "<tr><td>" + html_escape(e.value("id", "")) + "</td><td>" +
-         html_escape(e.value("op", "")) + "</td><td>" + html_escape(e.value("summary", "")) +
-         "</td></tr>";
-  }
+  auto rows = [&](std::string_view kind) {
+    for (const nlohmann::json& e : errata_of_kind(errata, kind)) {
+      h += "<tr><td>" + html_escape(e.value("id", "")) + "</td><td>" +
+           html_escape(e.value("op", "")) + "</td><td>" + html_escape(e.value("summary", "")) +
+           "</td></tr>";
+    }
+  };
+  rows("decision");
+  h += "</table><h2>Known deviations of implementations this suite judged</h2><table "
+       "id=\"deviations\"><tr><th>id</th><th>op</th><th>summary</th></tr>";
+  rows("implementation-deviation");
   h += "</table><h2>Errata: the seed documents</h2><table><tr><th>id</th><th>op</th><th>seed says"
        "</th><th>decision</th></tr>";
   for (const auto& row : spec_errata(errata)) {

@@ -151,7 +151,8 @@ void to_json(json& j, const CampaignOptions& o) {
        {"profile", o.profile},
        {"shard_index", o.shard_index},
        {"shard_count", o.shard_count},
-       {"backend", o.backend}};
+       {"backend", o.backend},
+       {"against", o.against}};
 }
 
 void from_json(const json& j, CampaignOptions& o) {
@@ -162,6 +163,7 @@ void from_json(const json& j, CampaignOptions& o) {
   j.at("shard_index").get_to(o.shard_index);
   j.at("shard_count").get_to(o.shard_count);
   o.backend = j.value("backend", std::string());
+  o.against = j.value("against", std::string());
 }
 
 std::string render_json(const Campaign& c, const Errata& errata) {
@@ -173,6 +175,7 @@ std::string render_json(const Campaign& c, const Errata& errata) {
   j["cases_per_binding"] = c.cases_per_cell;
   j["seconds"] = c.seconds;
   j["backend"] = c.options.backend;
+  j["against"] = c.options.against;
   j["options"] = c.options;
   j["cells"] = c.cells;
   j["planted_faults"] = c.faults;

@@ -6,8 +6,13 @@
 #    orders its work differently from ours.
 #    On GS and MSDA, whose open findings are listed there, the layout, batch-split and
 #    determinism laws: PyTorch sums in another order per shape, which rerun_bound must allow.
-# 2. The planted deviation nc.window_reversed (backends/torch/nsa_compress.cpp) is caught by the
-#    law predicted for it, NsaCompress.matches_reference.
+# 2. The differential law works both ways on the NSA ops: PyTorch judged against our kernels and
+#    ours against PyTorch, matches_backend holds on every case.
+# 3. Golden cases of the NSA ops exported, replayed on PyTorch (`replay --backend`) and compared:
+#    all pass.
+# 4. The planted deviation nc.window_reversed (backends/torch/nsa_compress.cpp) is caught by the
+#    law predicted for it, NsaCompress.matches_reference, and by matches_backend against ours,
+#    whose message names PyTorch as the side off the reference.
 set -u
 gradconf=$1 backend=$2 out=$3
 if [ -z "$backend" ] || [ ! -f "$backend" ]; then
@@ -41,6 +46,42 @@ grep -q "Backend judged: .*PyTorch" "$out/clean/summary.md" || {
   echo "FAIL: the report does not name the PyTorch backend"
   exit 1
 }
+for pair in "$backend linked" "linked $backend"; do
+  set -- $pair
+  "$gradconf" check --backend "$1" --against "$2" --op nsa_compress nsa_selected_attention \
+    --law matches_backend --budget 10 --no-self-test --no-progress --out "$out/against"
+  status=$?
+  if [ $status -ne 0 ]; then
+    echo "FAIL: matches_backend raised an alarm between PyTorch and ours (exit $status); see $out/against/summary.md"
+    exit 1
+  fi
+  grep -q "Compared case by case with: " "$out/against/summary.md" || {
+    echo "FAIL: the report does not name the backend compared with"
+    exit 1
+  }
+done
+rm -rf "$out/golden" && mkdir -p "$out/golden/outs"
+"$gradconf" export --op nsa_compress nsa_selected_attention --count 3 --seed 5 \
+  --out "$out/golden/cases" > /dev/null || { echo "FAIL: export"; exit 1; }
+for c in "$out"/golden/cases/*; do
+  "$gradconf" replay "$c" --backend "$backend" --out "$out/golden/outs/$(basename "$c")" ||
+    { echo "FAIL: replay --backend of $c"; exit 1; }
+done
+"$gradconf" compare "$out/golden/cases" "$out/golden/outs" --out "$out/golden/report" \
+  > "$out/golden/compare.txt" ||
+  { cat "$out/golden/compare.txt"; echo "FAIL: PyTorch's replayed golden cases"; exit 1; }
+GRADCONF_TORCH_PLANTED=nc.window_reversed "$gradconf" check --backend "$backend" \
+  --against linked --op NsaCompress --law matches_backend --budget 5 --no-self-test \
+  --no-progress --out "$out/planted_against"
+status=$?
+if [ $status -ne 3 ]; then
+  echo "FAIL: NsaCompress.matches_backend missed the planted nc.window_reversed (exit $status)"
+  exit 1
+fi
+grep -q "judged FAILED.*against PASSED" "$out/planted_against/summary.md" || {
+  echo "FAIL: matches_backend does not say which side is off the reference"
+  exit 1
+}
 GRADCONF_TORCH_PLANTED=nc.window_reversed "$gradconf" check --backend "$backend" \
   --op NsaCompress --law matches_reference --budget 5 --no-self-test --no-progress \
   --out "$out/planted"
@@ -49,4 +90,4 @@ if [ $status -ne 3 ]; then
   echo "FAIL: NsaCompress.matches_reference missed the planted nc.window_reversed (exit $status)"
   exit 1
 fi
-echo "ok: the laws hold on the PyTorch backend, and catch its planted deviation"
+echo "ok: the laws (matches_backend both ways) hold on the PyTorch backend, its replayed goldens pass, and the planted deviation is caught"
