@@ -88,9 +88,32 @@ std::vector<std::pair<std::string, std::string>> selected_cases(const BenchOptio
 
 }  // namespace
 
+namespace {
+
+nlohmann::json timing_json(const Timed& t) {
+  return {{"median_ms", t.median_ms},
+          {"min_ms", t.min_ms},
+          {"max_ms", t.max_ms},
+          {"gb_per_s", t.gb_per_s},
+          {"error", t.error}};
+}
+
+std::string timing_columns(const Timed& t) {
+  if (!t.error.empty()) return "failed: " + t.error;
+  return fmt::format("{:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f}", t.median_ms, t.min_ms, t.max_ms,
+                     t.gb_per_s);
+}
+
+}  // namespace
+
 int run_bench(const BenchOptions& options) {
   const auto chosen = backend_option(options.backend, "bench");
   if (!chosen) return kExitBadInput;
+  std::shared_ptr<const props::Backend> against;
+  if (!options.against.empty()) {
+    against = backend_option(options.against, "bench");
+    if (!against) return kExitBadInput;
+  }
   const props::Backend& backend = *chosen;
   const auto cases = selected_cases(options);
   if (cases.empty()) {
@@ -100,11 +123,16 @@ int run_bench(const BenchOptions& options) {
   const std::vector<int> thread_counts =
       options.threads.empty() ? std::vector<int>{0} : options.threads;
   std::cout << fmt::format("backend {}; phase 2 of {} runs per case, each after its own phase 1\n",
-                           backend.name(), options.repeats);
+                           backend.description(), options.repeats);
+  if (against) {
+    std::cout << fmt::format("against {}: its median on the same case, and its median / ours\n",
+                             against->description());
+  }
   size_t width = 4;
   for (const auto& selected : cases) width = std::max(width, selected.first.size());
-  std::cout << fmt::format("{:<{}} {:>7} {:>10} {:>10} {:>10} {:>8}\n", "case", width, "threads",
-                           "median ms", "min ms", "max ms", "GB/s");
+  std::cout << fmt::format("{:<{}} {:>7} {:>10} {:>10} {:>10} {:>8}{}\n", "case", width, "threads",
+                           "median ms", "min ms", "max ms", "GB/s",
+                           against ? fmt::format(" {:>12} {:>8}", "against ms", "ratio") : "");
   nlohmann::json results = nlohmann::json::array();
   bool all_ran = true;
   for (const auto& [name, repro] : cases) {
@@ -112,30 +140,30 @@ int run_bench(const BenchOptions& options) {
     for (int threads : thread_counts) {
       const Timed t = time_case(name, repro, record, threads, options.repeats, backend);
       const std::string shown = threads > 0 ? std::to_string(threads) : "default";
-      if (!t.error.empty()) {
-        all_ran = false;
-        std::cout << fmt::format("{:<{}} {:>7} failed: {}\n", t.name, width, shown, t.error);
-      } else {
-        std::cout << fmt::format("{:<{}} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f}\n", t.name,
-                                 width, shown, t.median_ms, t.min_ms, t.max_ms, t.gb_per_s);
+      all_ran = all_ran && t.error.empty();
+      nlohmann::json row = {{"case", t.name}, {"repro", t.repro}, {"threads", threads}};
+      row.update(timing_json(t));
+      std::string compared;
+      if (against) {
+        const Timed other = time_case(name, repro, record, threads, options.repeats, *against);
+        all_ran = all_ran && other.error.empty();
+        row["against"] = timing_json(other);
+        compared = !other.error.empty() ? "  against failed: " + other.error
+                   : t.error.empty()    ? fmt::format(" {:>12.3f} {:>8.2f}", other.median_ms,
+                                                      other.median_ms / t.median_ms)
+                                        : "";
       }
-      results.push_back({{"case", t.name},
-                         {"repro", t.repro},
-                         {"threads", threads},
-                         {"median_ms", t.median_ms},
-                         {"min_ms", t.min_ms},
-                         {"max_ms", t.max_ms},
-                         {"gb_per_s", t.gb_per_s},
-                         {"error", t.error}});
+      std::cout << fmt::format("{:<{}} {:>7} {}{}\n", t.name, width, shown, timing_columns(t),
+                               compared);
+      results.push_back(std::move(row));
     }
   }
   if (!options.json_out.empty()) {
     std::ofstream out(options.json_out);
-    out << nlohmann::json{{"backend", backend.name()},
-                          {"repeats", options.repeats},
-                          {"results", results}}
-               .dump(2)
-        << "\n";
+    nlohmann::json doc = {
+        {"backend", backend.description()}, {"repeats", options.repeats}, {"results", results}};
+    if (against) doc["against"] = against->description();
+    out << doc.dump(2) << "\n";
     if (!out) {
       std::cerr << "gradconf bench: cannot write " << options.json_out << "\n";
       return kExitRuntimeFailure;

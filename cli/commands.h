@@ -61,6 +61,7 @@ struct BenchOptions {
   std::vector<std::string> ops;          // op families (default: all)
   std::vector<std::string> repro_lines;  // instead of the registry's cases
   std::string backend;                   // a library implementing the C API (default: linked)
+  std::string against;                   // also timed on this one, side by side ("linked": ours)
   std::vector<int> threads;              // kernel threads per run (default: the backend's)
   int repeats = 5;                       // timed phase-2 runs per case
   std::string json_out;                  // also write the results as JSON

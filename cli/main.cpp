@@ -135,6 +135,8 @@ Command add_bench(CLI::App& app) {
   c->add_option("--op", options->ops, "Op families (default: all)");
   c->add_option("--repro", options->repro_lines, "Repro lines to time instead");
   c->add_option("--backend", options->backend, "Library implementing the aclnn C API");
+  c->add_option("--against", options->against,
+                "Also time each case on this library ('linked': ours), with the ratio");
   c->add_option("--threads", options->threads, "Kernel threads (several: one row each)")
       ->check(CLI::Range(1, 1024));
   c->add_option("--repeats", options->repeats, "Timed phase-2 runs per case")
