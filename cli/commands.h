@@ -76,9 +76,10 @@ struct ReproOptions {
 int run_repro(const ReproOptions& options);
 
 struct ExportOptions {
-  std::vector<std::string> ops;  // entries or families
-  int count = 10;                // cases per entry
-  std::string dtype;             // "f32", ...; empty: as drawn
+  std::vector<std::string> ops;          // entries or families
+  std::vector<std::string> repro_lines;  // instead: one case per problem repro line
+  int count = 10;                        // cases per entry
+  std::string dtype;                     // "f32", ...; empty: as drawn
   uint64_t seed = 0;
   bool edge = false;  // every other case a boundary case (valid or invalid side)
   std::string out_dir;

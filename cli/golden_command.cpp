@@ -156,7 +156,35 @@ std::string read_text(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// One case folder per repro line (a failure a law printed, to take to a device): repro_<i>.
+int export_repro_lines(const ExportOptions& options) {
+  for (size_t i = 0; i < options.repro_lines.size(); ++i) {
+    const std::optional<props::CaseRecord> record = props::parse_repro_line(options.repro_lines[i]);
+    if (!record) {
+      std::cerr << "gradconf export: not a problem repro line of any registered op: '"
+                << options.repro_lines[i] << "'\n";
+      return kExitBadInput;
+    }
+    const auto call = dense_call(*record);
+    if (!call) {
+      std::cerr << "gradconf export: the case of '" << options.repro_lines[i]
+                << "' has no dense form\n";
+      return kExitBadInput;
+    }
+    write_golden_case(fs::path(options.out_dir) / ("repro_" + std::to_string(i)), *record, *call,
+                      ACLNN_SUCCESS);
+  }
+  std::cout << "gradconf export: " << options.repro_lines.size() << " cases in " << options.out_dir
+            << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
 int run_export(const ExportOptions& options) {
+  if (!options.repro_lines.empty()) return export_repro_lines(options);
   // Each wanted entry's matches_reference binding, with its family's boundary cases.
   std::vector<std::pair<const props::LawBinding*, const props::LawBinding*>> bindings;
   for (const props::OpFamily* family : props::op_families()) {

@@ -149,7 +149,13 @@ Command add_export(CLI::App& app) {
   auto options = std::make_shared<cli::ExportOptions>();
   CLI::App* c = app.add_subcommand(
       "export", "Write golden case folders (inputs, expected outputs and status)");
-  c->add_option("--op", options->ops, "Entries or op families")->required();
+  CLI::Option* ops = c->add_option("--op", options->ops, "Entries or op families");
+  CLI::Option* repro =
+      c->add_option("--repro", options->repro_lines, "Problem repro lines, one case each");
+  ops->excludes(repro);
+  c->callback([ops, repro] {
+    if (!*ops && !*repro) throw CLI::RequiredError("--op or --repro");
+  });
   c->add_option("--count", options->count, "Cases per entry")->check(CLI::Range(1, 100000));
   c->add_option("--dtype", options->dtype, "f16, bf16, f32 or f64");
   c->add_option("--seed", options->seed, "Seed of the cases");

@@ -48,8 +48,8 @@ int run_repro(const ReproOptions& options) {
   std::cout << std::setprecision(9);
   for (const props::ExpectedOutput& e : record->expected) {
     const auto& got = outcome.values[static_cast<size_t>(e.tensor)];
-    const props::Comparison c = props::compare(
-        got, e.values, e.dims, props::tolerance_for(record->op, e.name, record->dtype));
+    const props::Comparison c =
+        e.compare_with(got, props::tolerance_for(record->op, e.name, record->dtype), record->dtype);
     all_pass = all_pass && c.status != props::CompareStatus::kFailed;
     std::cout << e.name << ": " << c.summary() << "\n";
     std::vector<int64_t> order(std::min(got.size(), e.values.size()));

@@ -102,10 +102,16 @@ Comparison compare_elements(std::span<const double> got, std::span<const double>
 }  // namespace
 
 Comparison compare(std::span<const double> got, std::span<const double> expected,
-                   std::span<const int64_t> shape, const Tolerance& tol) {
+                   std::span<const int64_t> shape, const Tolerance& tol,
+                   std::span<const double> floors) {
+  const bool floored = floors.size() == expected.size() && !floors.empty();
   Comparison c = compare_elements(
       got, expected, std::min(got.size(), expected.size()), got.size() != expected.size(),
-      [&tol](int64_t, double magnitude) { return tol.atol + tol.rtol * magnitude; }, shape, tol);
+      [&tol, floors, floored](int64_t i, double magnitude) {
+        const double table = tol.atol + tol.rtol * magnitude;
+        return floored ? std::max(table, floors[static_cast<size_t>(i)]) : table;
+      },
+      shape, tol);
   if (c.status != CompareStatus::kFailed && c.count > 0 &&
       c.zero_fraction > kMistrustZeroFraction) {
     c.status = CompareStatus::kMistrusted;

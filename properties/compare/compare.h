@@ -46,8 +46,11 @@ struct Comparison {
 };
 
 /// NaN matches NaN and an infinity matches the same infinity; any other non-finite pair fails.
+/// `floors` (empty, or one per element): element i is allowed max(atol + rtol |expected_i|,
+/// floors[i]), the error any correct kernel may make on it (cancellation_floor).
 Comparison compare(std::span<const double> got, std::span<const double> expected,
-                   std::span<const int64_t> shape, const Tolerance& tolerance);
+                   std::span<const int64_t> shape, const Tolerance& tolerance,
+                   std::span<const double> floors = {});
 
 /// Like compare(), but element i is held to its own derived bound `bounds[i]` instead of
 /// atol + rtol |expected|: it matches when |got - expected| <= bounds[i] or both are the same

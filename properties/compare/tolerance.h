@@ -68,9 +68,16 @@ double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, do
 /// memory layout, a batch split), given the output's row of the table.
 double rerun_bound(const Tolerance& row, aclDataType dtype, double a, double b);
 
+/// The error any correct kernel may make on an output element that sums `terms` products in its
+/// compute type (float for FLOAT16/BFLOAT16/FLOAT, double for DOUBLE), given `term_magnitude`, the
+/// sum of the magnitudes of those products (from the reference). Where the exact value cancels
+/// far below its terms this exceeds the table's atol + rtol |g|; compare() takes the larger.
+/// 0 when the magnitude is unknown or not finite.
+double cancellation_floor(aclDataType dtype, int64_t terms, double term_magnitude);
+
 /// |a - b| for one output element computed by two backends (matches_backend), each allowed the
-/// table's error against the double reference `reference`.
-double backend_difference_bound(const Tolerance& row, double reference);
+/// table's error against the double reference `reference`, or `floor` where that is larger.
+double backend_difference_bound(const Tolerance& row, double reference, double floor = 0);
 
 /// The case-level rules (caps, match fraction) of `row` for two results each held to `row`
 /// against the same reference (matches_backend).

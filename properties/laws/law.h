@@ -31,6 +31,24 @@ struct ExpectedOutput {
   /// unmasked selection reaches gets dk = dv = 0). They are compared like the rest, but they are
   /// no evidence: the mistrust judgement leaves them out.
   int64_t structural_zeros = 0;
+  /// Per element, the sum of the magnitudes of the products it sums, and the number of those
+  /// products (the longest such sum): with them an element that cancels is held to the error a
+  /// correct kernel may make on it (cancellation_floor). Empty: the table's bound alone.
+  std::vector<double> term_magnitudes = {};
+  int64_t terms = 0;
+
+  /// compare()'s per-element floors for `dtype` (empty without term magnitudes).
+  std::vector<double> floors(aclDataType dtype) const {
+    std::vector<double> out;
+    out.reserve(term_magnitudes.size());
+    for (double m : term_magnitudes) out.push_back(cancellation_floor(dtype, terms, m));
+    return out;
+  }
+  /// This output of `got` against these values under `row`.
+  Comparison compare_with(std::span<const double> got, const Tolerance& row,
+                          aclDataType dtype) const {
+    return compare(got, values, dims, row, floors(dtype));
+  }
 };
 
 /// One input the forward is differentiable in, and where its gradient appears, by role name.

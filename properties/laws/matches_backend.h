@@ -62,16 +62,18 @@ LawResult matches_backend(const typename Traits::Problem& p, const Backend& back
   for (const ExpectedOutput& expected : Traits::reference(p, call)) {
     const auto t = static_cast<size_t>(expected.tensor);
     const Tolerance& row = tolerance_for(Traits::op_name(p), expected.name, Traits::dtype(p));
+    const std::vector<double> floors = expected.floors(Traits::dtype(p));
     std::vector<double> bounds(expected.values.size());
     for (size_t i = 0; i < bounds.size(); ++i) {
-      bounds[i] = backend_difference_bound(row, expected.values[i]);
+      bounds[i] =
+          backend_difference_bound(row, expected.values[i], floors.empty() ? 0.0 : floors[i]);
     }
     const Comparison between = compare_bounded(judged.values[t], against.values[t], bounds,
                                                expected.dims, between_backends(row));
     result.measured.add(between, /*against_reference=*/false);
     if (between.status != CompareStatus::kFailed) continue;
-    const Comparison judged_side = compare(judged.values[t], expected.values, expected.dims, row);
-    const Comparison against_side = compare(against.values[t], expected.values, expected.dims, row);
+    const Comparison judged_side = expected.compare_with(judged.values[t], row, Traits::dtype(p));
+    const Comparison against_side = expected.compare_with(against.values[t], row, Traits::dtype(p));
     LawResult failed = law_failure(
         "matches_backend", repro,
         fmt::format("{}: the backends differ: {}; against the double reference: judged {}, "

@@ -40,9 +40,8 @@ LawResult matches_reference_on(const typename Traits::Problem& p, const Call& ca
   std::string zero_outputs;
   for (const ExpectedOutput& expected : Traits::reference(p, call)) {
     const auto& got = outcome.values[static_cast<size_t>(expected.tensor)];
-    const Comparison c =
-        compare(got, expected.values, expected.dims,
-                tolerance_for(Traits::op_name(p), expected.name, Traits::dtype(p)));
+    const Comparison c = expected.compare_with(
+        got, tolerance_for(Traits::op_name(p), expected.name, Traits::dtype(p)), Traits::dtype(p));
     result.measured.add(c);
     if (c.status == CompareStatus::kFailed) {
       LawResult failed =

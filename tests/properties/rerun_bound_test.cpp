@@ -1,10 +1,13 @@
-// stride_invariance and batch_split on a backend without the bitwise promise
-// (gradconfBitwiseInvariant, laws/rerun.h) compare to rerun_bound instead of bits. That bound must
-// still see a kernel that ignores a stride or reads a batch from the wrong rows, and must hold for
-// a correct kernel.
+// Bounds for correct kernels that round differently from ours: on a backend without the bitwise
+// promise (gradconfBitwiseInvariant, laws/rerun.h) stride_invariance and batch_split compare to
+// rerun_bound instead of bits, and cancelling outputs are held to cancellation_floor. Each bound
+// must hold for a correct kernel and still see a kernel that ignores a stride, reads a batch from
+// the wrong rows or is wrong by more than rounding.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "registry/registry.h"
 #include "support/planted_backend.h"
@@ -54,6 +57,55 @@ TEST(BoundedRerun, our_kernels_hold_the_bounded_comparisons) {
     EXPECT_EQ(first_failure(binding("multi_scale_deformable_attention", law), *loose, 100), "")
         << law;
   }
+}
+
+}  // namespace
+}  // namespace gradconf::props
+
+namespace gradconf::props {
+namespace {
+
+// A bicubic gridGrad that cancels: 176 products of magnitude ~600 summing to an exact ~1e-14.
+// PyTorch's float kernel returned errors up to 5 u sum|terms| there (~1e-4), beyond fp32's atol
+// 2^-16; cancellation_floor allows (K + 3) u sum|terms| and no more.
+TEST(CancellationFloor, holds_cancelling_elements_to_their_terms_not_to_the_table) {
+  const auto record = parse_repro_line(
+      "grid_sampler2d_backward --interp=bicubic --pad=border --values=dyadic --ac=1 "
+      "--seed=1845388352600020870 --profile=cann-latest n2c11_ih12iw9_oh15ow7");
+  ASSERT_TRUE(record.has_value());
+  const ExpectedOutput* grid_grad = nullptr;
+  for (const ExpectedOutput& e : record->expected) {
+    if (e.name == "gridGrad") grid_grad = &e;
+  }
+  ASSERT_NE(grid_grad, nullptr);
+  ASSERT_EQ(grid_grad->term_magnitudes.size(), grid_grad->values.size());
+  EXPECT_EQ(grid_grad->terms, 11 * 16);
+  const Tolerance& row = tolerance_for("GridSampler2DBackward", "gridGrad", ACL_FLOAT);
+  const std::vector<double> floors = grid_grad->floors(ACL_FLOAT);
+  int cancelling = 0;
+  std::vector<double> rounded = grid_grad->values, wrong = grid_grad->values;
+  for (size_t i = 0; i < floors.size(); ++i) {
+    const double table = row.atol + row.rtol * std::fabs(grid_grad->values[i]);
+    const double u_terms = std::ldexp(grid_grad->term_magnitudes[i], -24);
+    if (std::fabs(grid_grad->values[i]) < 1e-10 && floors[i] > table) ++cancelling;
+    // What a float kernel that sums in another order may return, and what no correct one can.
+    rounded[i] += (i % 2 ? 5 : -5) * u_terms;
+    wrong[i] += 2 * floors[i] + table;
+  }
+  EXPECT_GE(cancelling, 5) << "the case no longer has cancelling elements";
+  EXPECT_NE(grid_grad->compare_with(rounded, row, ACL_FLOAT).status, CompareStatus::kFailed);
+  EXPECT_EQ(compare(rounded, grid_grad->values, grid_grad->dims, row).status,
+            CompareStatus::kFailed)
+      << "without the floor the table alone must raise the false alarm this floor removes";
+  EXPECT_EQ(grid_grad->compare_with(wrong, row, ACL_FLOAT).status, CompareStatus::kFailed);
+}
+
+TEST(CancellationFloor, is_zero_without_a_finite_magnitude) {
+  EXPECT_EQ(cancellation_floor(ACL_FLOAT, 16, std::nan("")), 0);
+  EXPECT_EQ(cancellation_floor(ACL_FLOAT, 16, INFINITY), 0);
+  EXPECT_EQ(cancellation_floor(ACL_FLOAT, 0, 1.0), 0);
+  EXPECT_EQ(cancellation_floor(ACL_FLOAT, 13, 1.0), std::ldexp(16.0, -24));
+  EXPECT_EQ(cancellation_floor(ACL_DOUBLE, 13, 1.0), std::ldexp(16.0, -53));
 }
 
 }  // namespace

@@ -330,8 +330,14 @@ std::vector<double> forward_with_weight_magnitudes(const Dims& d, const Attrs& a
   return sample_all(d, attrs, input, grid, true);
 }
 
-Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>& grad_output,
-                   const std::vector<double>& input, const std::vector<double>& grid) {
+namespace {
+
+// magnitudes: every weight, weight derivative and chain-rule factor by its absolute value, so
+// that with |grad_output| and |input| each element is the sum of the magnitudes of its terms.
+Gradients backward_sums(const Dims& d, const Attrs& attrs, const std::vector<double>& grad_output,
+                        const std::vector<double>& input, const std::vector<double>& grid,
+                        bool magnitudes) {
+  const auto factor = [magnitudes](double f) { return magnitudes ? std::fabs(f) : f; };
   Gradients result;
   result.input_grad.assign(count4(d.n, d.c, d.in_h, d.in_w), 0.0);
   result.grid_grad.assign(count4(d.n, d.out_h, d.out_w, 2), 0.0);
@@ -355,7 +361,7 @@ Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>&
           }
           for (const Tap& tap : interpolation_taps(p, d, attrs)) {
             if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
-              result.input_grad[input_offset(d, n, c, tap.y, tap.x)] += tap.weight * g;
+              result.input_grad[input_offset(d, n, c, tap.y, tap.x)] += factor(tap.weight) * g;
             }
           }
         }
@@ -380,19 +386,36 @@ Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>&
           double dvalue_dy = 0.0;
           for (const Tap& tap : taps) {
             const double v = input_at(d, input, n, c, tap.y, tap.x);
-            dvalue_dx += v * tap.dweight_dx;
-            dvalue_dy += v * tap.dweight_dy;
+            dvalue_dx += v * factor(tap.dweight_dx);
+            dvalue_dy += v * factor(tap.dweight_dy);
           }
           gx += g * dvalue_dx;
           gy += g * dvalue_dy;
         }
         // Chain rule through padding and unnormalize; p.x.grad already holds both factors.
-        result.grid_grad[grid_offset(d, n, h, w, 0)] = p.x.grad * gx;
-        result.grid_grad[grid_offset(d, n, h, w, 1)] = p.y.grad * gy;
+        result.grid_grad[grid_offset(d, n, h, w, 0)] = factor(p.x.grad) * gx;
+        result.grid_grad[grid_offset(d, n, h, w, 1)] = factor(p.y.grad) * gy;
       }
     }
   }
   return result;
+}
+
+}  // namespace
+
+Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>& grad_output,
+                   const std::vector<double>& input, const std::vector<double>& grid) {
+  return backward_sums(d, attrs, grad_output, input, grid, false);
+}
+
+Gradients backward_term_magnitudes(const Dims& d, const Attrs& attrs,
+                                   const std::vector<double>& grad_output,
+                                   const std::vector<double>& input,
+                                   const std::vector<double>& grid) {
+  std::vector<double> abs_grad_output = grad_output, abs_input = input;
+  for (double& v : abs_grad_output) v = std::fabs(v);
+  for (double& v : abs_input) v = std::fabs(v);
+  return backward_sums(d, attrs, abs_grad_output, abs_input, grid, true);
 }
 
 }  // namespace gradconf::grid_sampler2d::reference

@@ -60,4 +60,11 @@ struct Gradients {
 Gradients backward(const Dims& dims, const Attrs& attrs, const std::vector<double>& grad_output,
                    const std::vector<double>& input, const std::vector<double>& grid);
 
+/// backward() summing the magnitudes of the terms instead of the terms: per element of each
+/// gradient, sum |term| (the scale its rounding grows with when the terms cancel).
+Gradients backward_term_magnitudes(const Dims& dims, const Attrs& attrs,
+                                   const std::vector<double>& grad_output,
+                                   const std::vector<double>& input,
+                                   const std::vector<double>& grid);
+
 }  // namespace gradconf::grid_sampler2d::reference

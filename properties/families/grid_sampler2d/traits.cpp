@@ -15,12 +15,49 @@ GridSampler2DTraits::Problem GridSampler2DTraits::as_forward(Problem p) {
   return p;
 }
 
+namespace {
+
+// Products one output element sums: a point's taps (out), every point's taps that can land on
+// one pixel (inputGrad: bicubic's clamped taps can repeat a pixel), each channel's taps
+// (gridGrad).
+int64_t terms_of(const GridSampler2DTraits::Problem& p, Role role) {
+  using grid_sampler2d::Interpolation;
+  const int64_t taps = p.interpolation == Interpolation::kBicubic   ? 16
+                       : p.interpolation == Interpolation::kNearest ? 1
+                                                                    : 4;
+  if (role == Role::kInputGrad) return p.out_h * p.out_w * taps;
+  if (role == Role::kGridGrad) return p.c * taps;
+  return taps;
+}
+
+// Per role, each element's sum of |terms| (the reference in magnitudes).
+std::vector<double> term_magnitudes(const GridSampler2DTraits::Problem& p, const Call& call,
+                                    Role role) {
+  namespace ref = grid_sampler2d::reference;
+  const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
+  const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
+                         p.align_corners, p.dtype != ACL_DOUBLE};
+  std::vector<double> abs_input = gs::tensor(call, Role::kInput).values;
+  for (double& v : abs_input) v = std::fabs(v);
+  const auto& grid = gs::tensor(call, Role::kGrid).values;
+  if (role == Role::kOut) return ref::forward_with_weight_magnitudes(dims, attrs, abs_input, grid);
+  auto sums = ref::backward_term_magnitudes(dims, attrs, gs::tensor(call, Role::kGradOutput).values,
+                                            abs_input, grid);
+  return role == Role::kInputGrad ? std::move(sums.input_grad) : std::move(sums.grid_grad);
+}
+
+}  // namespace
+
 std::vector<ExpectedOutput> GridSampler2DTraits::reference(const Problem& p, const Call& call) {
   std::vector<ExpectedOutput> expected;
   for (auto& [role, values] : gs::reference_outputs(p, call)) {
     if (!p.wants(role)) continue;
-    expected.push_back({gs::index_of(call, role), std::string(grid_sampler2d::role_name(role)),
-                        p.dims(role), std::move(values)});
+    expected.push_back({.tensor = gs::index_of(call, role),
+                        .name = std::string(grid_sampler2d::role_name(role)),
+                        .dims = p.dims(role),
+                        .values = std::move(values),
+                        .term_magnitudes = term_magnitudes(p, call, role),
+                        .terms = terms_of(p, role)});
   }
   return expected;
 }
