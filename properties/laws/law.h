@@ -51,6 +51,15 @@ struct ExpectedOutput {
   }
 };
 
+/// Per element of one output (by role), the sum of the magnitudes of the products the reference
+/// sums for it, and how many products that is (ExpectedOutput::term_magnitudes, terms).
+template <typename Role>
+struct TermMagnitudes {
+  Role role;
+  std::vector<double> magnitudes;
+  int64_t terms = 0;
+};
+
 /// One input the forward is differentiable in, and where its gradient appears, by role name.
 struct Differentiable {
   std::string_view input;     ///< x in forward(x, ...): a role of the forward entry

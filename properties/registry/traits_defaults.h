@@ -67,12 +67,23 @@ struct TraitsDefaults {
 
   /// Self::reference_values(p, call) ((role, values) pairs of the double reference) as the
   /// call's expected outputs; role_name(role) is found in the role's own namespace.
+  /// An op with Self::reference_magnitudes(p, call) (TermMagnitudes per role) gives each output
+  /// its term magnitudes, so cancelling elements are held to cancellation_floor.
   static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call) {
     std::vector<ExpectedOutput> expected;
     for (auto& [role, values] : Self::reference_values(p, call)) {
       const std::string name(role_name(role));
       const size_t at = role_at(call, name);
       expected.push_back({static_cast<int>(at), name, call.tensors[at].dims, std::move(values)});
+    }
+    if constexpr (requires { Self::reference_magnitudes(p, call); }) {
+      for (auto& sums : Self::reference_magnitudes(p, call)) {
+        for (ExpectedOutput& e : expected) {
+          if (e.name != role_name(sums.role)) continue;
+          e.term_magnitudes = std::move(sums.magnitudes);
+          e.terms = sums.terms;
+        }
+      }
     }
     return expected;
   }

@@ -82,9 +82,14 @@ std::vector<double> forward(const Dims& d, const LevelTable& levels,
   return out;
 }
 
-Gradients backward(const Dims& d, const LevelTable& levels, const std::vector<double>& value,
-                   const std::vector<double>& location, const std::vector<double>& attn_weight,
-                   const std::vector<double>& grad_output) {
+namespace {
+
+// magnitudes: every weight derivative by its absolute value (the weights are never negative),
+// so that with |value|, |attn_weight| and |grad_output| each element sums |terms|.
+Gradients backward_sums(const Dims& d, const LevelTable& levels, const std::vector<double>& value,
+                        const std::vector<double>& location, const std::vector<double>& attn_weight,
+                        const std::vector<double>& grad_output, bool magnitudes) {
+  const auto factor = [magnitudes](double f) { return magnitudes ? std::fabs(f) : f; };
   const Index ix{d};
   Gradients g;
   g.value.assign(value.size(), 0.0);
@@ -109,8 +114,8 @@ Gradients backward(const Dims& d, const LevelTable& levels, const std::vector<do
                 const double v = value[ix.value(b, key, m, c)];
                 g.value[ix.value(b, key, m, c)] += corner.weight * a * go;
                 d_attn += go * corner.weight * v;
-                d_x += go * a * corner.dweight_dx * v;
-                d_y += go * a * corner.dweight_dy * v;
+                d_x += go * a * factor(corner.dweight_dx) * v;
+                d_y += go * a * factor(corner.dweight_dy) * v;
               }
             }
             g.attn_weight[pt] = d_attn;
@@ -119,6 +124,35 @@ Gradients backward(const Dims& d, const LevelTable& levels, const std::vector<do
           }
         }
   return g;
+}
+
+std::vector<double> magnitudes_of(std::vector<double> values) {
+  for (double& v : values) v = std::fabs(v);
+  return values;
+}
+
+}  // namespace
+
+Gradients backward(const Dims& d, const LevelTable& levels, const std::vector<double>& value,
+                   const std::vector<double>& location, const std::vector<double>& attn_weight,
+                   const std::vector<double>& grad_output) {
+  return backward_sums(d, levels, value, location, attn_weight, grad_output, false);
+}
+
+std::vector<double> forward_term_magnitudes(const Dims& d, const LevelTable& levels,
+                                            const std::vector<double>& value,
+                                            const std::vector<double>& location,
+                                            const std::vector<double>& attn_weight) {
+  return forward(d, levels, magnitudes_of(value), location, magnitudes_of(attn_weight));
+}
+
+Gradients backward_term_magnitudes(const Dims& d, const LevelTable& levels,
+                                   const std::vector<double>& value,
+                                   const std::vector<double>& location,
+                                   const std::vector<double>& attn_weight,
+                                   const std::vector<double>& grad_output) {
+  return backward_sums(d, levels, magnitudes_of(value), location, magnitudes_of(attn_weight),
+                       magnitudes_of(grad_output), true);
 }
 
 }  // namespace gradconf::msda::reference

@@ -32,6 +32,18 @@ Gradients backward(const Dims& d, const LevelTable& levels, const std::vector<do
                    const std::vector<double>& location, const std::vector<double>& attn_weight,
                    const std::vector<double>& grad_output);
 
+/// forward() and backward() summing the magnitudes of the terms instead of the terms: per
+/// element, sum |term| (the scale its rounding grows with when the terms cancel).
+std::vector<double> forward_term_magnitudes(const Dims& d, const LevelTable& levels,
+                                            const std::vector<double>& value,
+                                            const std::vector<double>& location,
+                                            const std::vector<double>& attn_weight);
+Gradients backward_term_magnitudes(const Dims& d, const LevelTable& levels,
+                                   const std::vector<double>& value,
+                                   const std::vector<double>& location,
+                                   const std::vector<double>& attn_weight,
+                                   const std::vector<double>& grad_output);
+
 }  // namespace gradconf::msda::reference
 
 #endif  // GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_REFERENCE_REFERENCE_H_

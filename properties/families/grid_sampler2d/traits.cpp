@@ -1,6 +1,7 @@
 #include "families/grid_sampler2d/traits.h"
 #include "families/grid_sampler2d/gen.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ops/grid_sampler2d/reference/reference.h"
@@ -15,50 +16,36 @@ GridSampler2DTraits::Problem GridSampler2DTraits::as_forward(Problem p) {
   return p;
 }
 
-namespace {
-
-// Products one output element sums: a point's taps (out), every point's taps that can land on
-// one pixel (inputGrad: bicubic's clamped taps can repeat a pixel), each channel's taps
-// (gridGrad).
-int64_t terms_of(const GridSampler2DTraits::Problem& p, Role role) {
-  using grid_sampler2d::Interpolation;
-  const int64_t taps = p.interpolation == Interpolation::kBicubic   ? 16
-                       : p.interpolation == Interpolation::kNearest ? 1
-                                                                    : 4;
-  if (role == Role::kInputGrad) return p.out_h * p.out_w * taps;
-  if (role == Role::kGridGrad) return p.c * taps;
-  return taps;
-}
-
-// Per role, each element's sum of |terms| (the reference in magnitudes).
-std::vector<double> term_magnitudes(const GridSampler2DTraits::Problem& p, const Call& call,
-                                    Role role) {
+std::vector<TermMagnitudes<Role>> GridSampler2DTraits::reference_magnitudes(const Problem& p,
+                                                                            const Call& call) {
   namespace ref = grid_sampler2d::reference;
+  using grid_sampler2d::Interpolation;
   const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
                          p.align_corners, p.dtype != ACL_DOUBLE};
   std::vector<double> abs_input = gs::tensor(call, Role::kInput).values;
   for (double& v : abs_input) v = std::fabs(v);
   const auto& grid = gs::tensor(call, Role::kGrid).values;
-  if (role == Role::kOut) return ref::forward_with_weight_magnitudes(dims, attrs, abs_input, grid);
+  // Products one element sums: a point's taps (out), every point's taps that can land on one
+  // pixel (inputGrad: bicubic's clamped taps can repeat a pixel), each channel's taps (gridGrad).
+  const int64_t taps = p.interpolation == Interpolation::kBicubic   ? 16
+                       : p.interpolation == Interpolation::kNearest ? 1
+                                                                    : 4;
+  if (p.entry == Direction::kForward) {
+    return {{Role::kOut, ref::forward_with_weight_magnitudes(dims, attrs, abs_input, grid), taps}};
+  }
   auto sums = ref::backward_term_magnitudes(dims, attrs, gs::tensor(call, Role::kGradOutput).values,
                                             abs_input, grid);
-  return role == Role::kInputGrad ? std::move(sums.input_grad) : std::move(sums.grid_grad);
+  return {{Role::kInputGrad, std::move(sums.input_grad), p.out_h * p.out_w * taps},
+          {Role::kGridGrad, std::move(sums.grid_grad), p.c * taps}};
 }
 
-}  // namespace
-
 std::vector<ExpectedOutput> GridSampler2DTraits::reference(const Problem& p, const Call& call) {
-  std::vector<ExpectedOutput> expected;
-  for (auto& [role, values] : gs::reference_outputs(p, call)) {
-    if (!p.wants(role)) continue;
-    expected.push_back({.tensor = gs::index_of(call, role),
-                        .name = std::string(grid_sampler2d::role_name(role)),
-                        .dims = p.dims(role),
-                        .values = std::move(values),
-                        .term_magnitudes = term_magnitudes(p, call, role),
-                        .terms = terms_of(p, role)});
-  }
+  std::vector<ExpectedOutput> expected = TraitsDefaults::reference(p, call);
+  const std::vector<int> wanted = wanted_outputs(p, call);
+  std::erase_if(expected, [&wanted](const ExpectedOutput& e) {
+    return std::find(wanted.begin(), wanted.end(), e.tensor) == wanted.end();
+  });
   return expected;
 }
 

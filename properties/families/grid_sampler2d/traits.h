@@ -21,7 +21,12 @@ struct GridSampler2DTraits : TraitsDefaults<GridSampler2DTraits, grid_sampler2d:
   static Call make_call(const Problem& p) { return gs::make_call(p); }
   /// The forward computes its one output whatever the backward's outputMask said.
   static Problem as_forward(Problem p);
-  /// The wanted outputs only (outputMask).
+  static auto reference_values(const Problem& p, const Call& call) {
+    return gs::reference_outputs(p, call);
+  }
+  static std::vector<TermMagnitudes<grid_sampler2d::Role>> reference_magnitudes(const Problem& p,
+                                                                                const Call& call);
+  /// The defaults', for the wanted outputs only (outputMask).
   static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
   static std::vector<int> wanted_outputs(const Problem& p, const Call& call);
   static Problem with_dtype(Problem p, aclDataType dtype);

@@ -120,8 +120,11 @@ Call make_call(const Problem& p) {
   return call;
 }
 
-std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& p,
-                                                                    const Call& call) {
+namespace {
+
+// The reference's sums over `p`'s call, or (magnitudes) the sums of their terms' magnitudes.
+std::vector<std::pair<Role, std::vector<double>>> reference_sums(const Problem& p, const Call& call,
+                                                                 bool magnitudes) {
   namespace ref = gradconf::msda::reference;
   const ref::Dims d{p.batch,    p.keys(),  p.heads,
                     p.channels, p.queries, static_cast<int64_t>(p.levels.size()),
@@ -136,12 +139,37 @@ std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Proble
   const auto location = values_of(call, "location");
   const auto attn = values_of(call, "attnWeight");
   if (p.entry == Direction::kForward) {
-    return {{Role::kOutput, ref::forward(d, levels, value, location, attn)}};
+    return {{Role::kOutput, magnitudes
+                                ? ref::forward_term_magnitudes(d, levels, value, location, attn)
+                                : ref::forward(d, levels, value, location, attn)}};
   }
-  auto g = ref::backward(d, levels, value, location, attn, values_of(call, "gradOutput"));
+  const auto grad_output = values_of(call, "gradOutput");
+  auto g = magnitudes ? ref::backward_term_magnitudes(d, levels, value, location, attn, grad_output)
+                      : ref::backward(d, levels, value, location, attn, grad_output);
   return {{Role::kGradValue, std::move(g.value)},
           {Role::kGradLocation, std::move(g.location)},
           {Role::kGradAttnWeight, std::move(g.attn_weight)}};
+}
+
+}  // namespace
+
+std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& p,
+                                                                    const Call& call) {
+  return reference_sums(p, call, false);
+}
+
+std::vector<TermMagnitudes<Role>> reference_term_magnitudes(const Problem& p, const Call& call) {
+  // Products per element: a point's 4 corners per level and point (output), every sample that
+  // can reach a key (gradValue), a point's 4 corners per channel (the other two).
+  const int64_t samples = static_cast<int64_t>(p.levels.size()) * p.points;
+  std::vector<TermMagnitudes<Role>> all;
+  for (auto& [role, sums] : reference_sums(p, call, true)) {
+    const int64_t terms = role == Role::kOutput      ? 4 * samples
+                          : role == Role::kGradValue ? 4 * samples * p.queries
+                                                     : 4 * p.channels;
+    all.push_back({role, std::move(sums), terms});
+  }
+  return all;
 }
 
 }  // namespace gradconf::props::msda

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "laws/law.h"
 #include "multi_scale_deformable_attention/problem.h"
 #include "op/call.h"
 #include "op/op_spec.h"
@@ -29,6 +30,9 @@ Call make_call(const Problem& problem);
 /// The double reference's outputs for the call's input values, by role.
 std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& problem,
                                                                     const Call& call);
+/// Per role, each element's sum of |terms| and the number of terms (cancellation_floor).
+std::vector<TermMagnitudes<Role>> reference_term_magnitudes(const Problem& problem,
+                                                            const Call& call);
 
 }  // namespace gradconf::props::msda
 

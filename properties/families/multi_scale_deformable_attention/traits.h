@@ -22,6 +22,9 @@ struct MsdaTraits : TraitsDefaults<MsdaTraits, gradconf::msda::Problem> {
   static auto reference_values(const Problem& p, const Call& call) {
     return msda::reference_outputs(p, call);
   }
+  static auto reference_magnitudes(const Problem& p, const Call& call) {
+    return msda::reference_term_magnitudes(p, call);
+  }
   /// DOUBLE is an `extended` dtype.
   static Problem with_dtype(Problem p, aclDataType dtype) {
     p.dtype = dtype;
