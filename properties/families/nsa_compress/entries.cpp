@@ -1,5 +1,7 @@
 #include "families/nsa_compress/entries.h"
 
+#include <cmath>
+
 #include "aclnnop/aclnn_nsa_compress.h"
 #include "aclnnop/aclnn_nsa_compress_grad.h"
 #include "harness/backend.h"
@@ -145,6 +147,24 @@ std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Proble
   if (p.entry == Direction::kForward) return {{Role::kOutput, ref::forward(d, input, weight)}};
   auto g = ref::backward(d, input, weight, call.tensor("outputGrad").values);
   return {{Role::kInputGrad, std::move(g.input)}, {Role::kWeightGrad, std::move(g.weight)}};
+}
+
+std::vector<TermMagnitudes<Role>> reference_term_magnitudes(const Problem& p, const Call& call) {
+  // The op is bilinear in (input, weight) and linear in outputGrad with no sign of its own, so
+  // the reference on the magnitudes of the inputs sums the magnitudes of its terms.
+  Call magnitudes = call;
+  for (TensorSpec& tensor : magnitudes.tensors) {
+    if (tensor.output) continue;
+    for (double& v : tensor.values) v = std::fabs(v);
+  }
+  // Products per element: a window's tokens (output); at most every window, so at most `block`,
+  // covers a token (inputGrad); every compressed row's dims (weightGrad).
+  std::vector<TermMagnitudes<Role>> all;
+  for (auto& [role, sums] : reference_outputs(p, magnitudes)) {
+    const int64_t terms = role == Role::kWeightGrad ? p.compressed_rows() * p.dim : p.block;
+    all.push_back({role, std::move(sums), terms});
+  }
+  return all;
 }
 
 }  // namespace gradconf::props::nc

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "laws/law.h"
 #include "nsa_compress/problem.h"
 #include "op/call.h"
 #include "op/op_spec.h"
@@ -29,6 +30,9 @@ Call make_validation_call(const Problem& problem);
 /// The double reference's outputs for the call's input values and attributes, by role name.
 std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Problem& problem,
                                                                     const Call& call);
+/// Per role, each element's sum of |terms| and the number of terms (cancellation_floor).
+std::vector<TermMagnitudes<Role>> reference_term_magnitudes(const Problem& problem,
+                                                            const Call& call);
 
 /// T_cmp of the call's actSeqLen for windows of `block` tokens every `stride` (0 when they
 /// describe no valid windowing).

@@ -22,6 +22,9 @@ struct NsaCompressTraits : TraitsDefaults<NsaCompressTraits, gradconf::nc::Probl
   static auto reference_values(const Problem& p, const Call& call) {
     return nc::reference_outputs(p, call);
   }
+  static auto reference_magnitudes(const Problem& p, const Call& call) {
+    return nc::reference_term_magnitudes(p, call);
+  }
   /// FLOAT and DOUBLE are `extended` dtypes.
   static Problem with_dtype(Problem p, aclDataType dtype) {
     p.dtype = dtype;
