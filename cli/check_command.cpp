@@ -4,11 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
@@ -34,6 +36,9 @@ std::string default_out_dir() {
 
 }  // namespace
 
+/// How often `--jobs` rewrites the merged report from the shards' while they run.
+constexpr std::chrono::seconds kMergeEvery{10};
+
 /// --jobs N: N shard processes of this binary (check --shard i/N into OUT/shards/i), then their
 /// reports merged into OUT: the report of one run, whatever N.
 int run_check_in_processes(const CheckOptions& options, const std::string& out) {
@@ -56,6 +61,8 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
         "--shard",      std::to_string(i) + "/" + std::to_string(options.jobs),
         "--out",        dir,
         "--no-progress"};
+    if (options.cases > 0) args.insert(args.end(), {"--cases", std::to_string(options.cases)});
+    if (!options.replay.empty()) args.insert(args.end(), {"--replay", options.replay});
     auto add_list = [&](const char* flag, const std::vector<std::string>& values) {
       if (values.empty()) return;
       args.push_back(flag);
@@ -81,12 +88,27 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
   }
   if (options.progress) std::cerr << "gradconf check: " << options.jobs << " shard processes\n";
   bool all_ran = true;
-  for (pid_t pid : children) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    // 0 and 3 (something failed) both wrote a report; anything else did not.
-    all_ran = all_ran && WIFEXITED(status) &&
-              (WEXITSTATUS(status) == kExitOk || WEXITSTATUS(status) == kExitCheckFailed);
+  size_t running = children.size();
+  auto last_merge = std::chrono::steady_clock::now();
+  while (running > 0) {
+    for (pid_t& pid : children) {
+      int status = 0;
+      if (pid == 0 || waitpid(pid, &status, WNOHANG) != pid) continue;
+      // 0 and 3 (something failed) both wrote a report; anything else did not.
+      all_ran = all_ran && WIFEXITED(status) &&
+                (WEXITSTATUS(status) == kExitOk || WEXITSTATUS(status) == kExitCheckFailed);
+      pid = 0;
+      --running;
+    }
+    if (running == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // The shards rewrite their reports after every round; so does the merged one, so that a
+    // killed campaign leaves the report of what its shards had run.
+    if (std::chrono::steady_clock::now() - last_merge > kMergeEvery) {
+      std::string ignored;
+      merge_report_dirs(merge, /*skip_missing=*/true, &ignored);
+      last_merge = std::chrono::steady_clock::now();
+    }
   }
   if (!all_ran) {
     std::cerr << "gradconf check: a shard process failed\n";
@@ -105,7 +127,43 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
   return merged;
 }
 
-int run_check(const CheckOptions& options) {
+namespace {
+
+/// The campaign `--replay FILE` reruns: its options, seed, self-test and rounds into `options`
+/// (the backends stay the command line's). False, with a message, when it cannot.
+bool load_replay(CheckOptions& options, std::vector<reports::Round>& rounds) {
+  reports::Campaign recorded;
+  std::string error;
+  if (!reports::campaign_from_json(read_file(options.replay), &recorded, &error)) {
+    std::cerr << "gradconf check: --replay " << options.replay << ": " << error << "\n";
+    return false;
+  }
+  if (!recorded.options.against.empty() && options.against.empty()) {
+    std::cerr << "gradconf check: --replay: the campaign compared with " << recorded.options.against
+              << "; give --against again\n";
+    return false;
+  }
+  options.ops = recorded.options.ops;
+  options.laws = recorded.options.laws;
+  options.dtypes = recorded.options.dtypes;
+  options.profile = recorded.options.profile;
+  options.seed = recorded.options.seed;
+  options.budget_seconds = recorded.options.budget_seconds;
+  options.self_test = !recorded.faults.empty();
+  rounds = recorded.rounds;
+  int shards = 1;
+  for (const reports::Round& r : rounds) shards = std::max(shards, r.shard + 1);
+  // A campaign of N shards replays as N shards: each binding runs where it ran.
+  if (shards > 1 && options.shard_count <= 1) options.jobs = shards;
+  return true;
+}
+
+}  // namespace
+
+int run_check(const CheckOptions& given) {
+  CheckOptions options = given;
+  std::vector<reports::Round> replayed;
+  if (!options.replay.empty() && !load_replay(options, replayed)) return kExitBadInput;
   if (options.jobs > 1) {
     if (options.shard_count > 1) {
       std::cerr << "gradconf check: --jobs runs shards itself; give --jobs or --shard\n";
@@ -122,6 +180,14 @@ int run_check(const CheckOptions& options) {
   campaign_options.shard_index = options.shard_index;
   campaign_options.shard_count = options.shard_count;
   campaign_options.budget_seconds = options.budget_seconds;
+  campaign_options.fixed_cases = options.cases;
+  for (const reports::Round& r : replayed) {
+    if (r.shard == options.shard_index) campaign_options.replay.push_back(r);
+  }
+  if (!options.replay.empty() && campaign_options.replay.empty()) {
+    std::cerr << "gradconf check: --replay: no round of shard " << options.shard_index << "\n";
+    return kExitBadInput;
+  }
   campaign_options.seed = options.seed;
   campaign_options.planted_library = options.self_test ? GRADCONF_PLANTED_LIBRARY : "";
   campaign_options.progress = options.progress;
@@ -135,11 +201,17 @@ int run_check(const CheckOptions& options) {
   }
   const props::Backend& backend = *chosen;
   campaign_options.backend = backend.description();
-  const reports::Campaign campaign = reports::run_campaign(campaign_options, backend);
   const reports::Errata errata{read_file(GRADCONF_SOURCE_DIR "/reports/errata.json"),
                                read_file(GRADCONF_SOURCE_DIR "/reports/spec_errata.md")};
   const std::string out = options.out_dir.empty() ? default_out_dir() : options.out_dir;
+  // Rewritten after every round: a killed campaign leaves the report of the rounds it finished.
   std::string error;
+  campaign_options.after_round = [&](const reports::Campaign& so_far) {
+    if (!reports::write_reports(so_far, errata, out, &error)) {
+      std::cerr << "gradconf check: " << error << "\n";
+    }
+  };
+  const reports::Campaign campaign = reports::run_campaign(campaign_options, backend);
   if (!reports::write_reports(campaign, errata, out, &error)) {
     std::cerr << "gradconf check: " << error << "\n";
     return kExitRuntimeFailure;
@@ -152,7 +224,9 @@ int run_check(const CheckOptions& options) {
   for (const auto& f : campaign.faults) missed += f.caught ? 0 : 1;
   std::cout << "gradconf check: " << campaign.cells.size() << " cells, " << failed << " failed, "
             << missed << " planted faults missed, " << uncovered << " clauses uncovered; "
-            << "reports in " << out << "\n";
+            << campaign.cases_per_cell << " cases per binding in " << campaign.rounds.size()
+            << " rounds, " << static_cast<int>(campaign.seconds) << " s; reports in " << out
+            << "\n";
   if (campaign.failed()) return kExitCheckFailed;
   if (options.strict && uncovered > 0) return kExitCheckFailed;
   return kExitOk;

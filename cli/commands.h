@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/profile.h"
+#include "reports/src/campaign.h"
 
 namespace gradconf::cli {
 
@@ -37,8 +38,10 @@ int run_list(const ListOptions& options);
 
 struct CheckOptions {
   std::vector<std::string> ops, laws, dtypes;
-  std::string profile;  // "seed" or "extended"; empty: both
-  double budget_seconds = 60;
+  std::string profile;         // "seed" or "extended"; empty: both
+  double budget_seconds = 60;  // wall clock to spend
+  int cases = 0;               // > 0: one round of this many cases per binding instead
+  std::string replay;          // a report.json whose campaign (options, rounds) is rerun
   uint64_t seed = 0;
   int jobs = 1;
   int shard_index = 0, shard_count = 1;
@@ -56,6 +59,17 @@ struct MergeOptions {
   std::string out_dir;
 };
 int run_merge(const MergeOptions& options);
+/// The shards' (or parts') reports merged and written to options.out_dir; nullopt and `error`
+/// when one cannot be read or the reports cannot be written. skip_missing: a folder without a
+/// report.json yet (a shard still in its first round) is left out.
+std::optional<reports::Campaign> merge_report_dirs(const MergeOptions& options, bool skip_missing,
+                                                   std::string* error);
+
+struct TrendOptions {
+  std::vector<std::string> reports;  // report.json files or folders holding them
+  std::string out_dir;
+};
+int run_trend(const TrendOptions& options);
 
 struct BenchOptions {
   std::vector<std::string> ops;          // op families (default: all)

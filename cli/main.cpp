@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "reports/src/campaign.h"
 
 namespace {
 
@@ -77,9 +78,21 @@ Command add_check(CLI::App& app) {
   c->add_option("--op", options->ops, "Op families or entries (default: all)");
   c->add_option("--law", options->laws, "Laws (default: all)");
   c->add_option("--dtype", options->dtypes, "f16, bf16, f32, f64 (default: all)");
-  c->add_option("--budget", options->budget_seconds,
-                "Seconds for the campaign (sets the case count)")
-      ->check(CLI::Range(1.0, 1e7));
+  c->add_option_function<std::string>(
+       "--budget",
+       [options](const std::string& text) {
+         options->budget_seconds = *gradconf::reports::parse_duration(text);
+       },
+       "Wall clock to spend: 90, 90s, 20m or 8h (rounds of fresh cases until it is spent)")
+      ->check([](const std::string& text) {
+        const auto seconds = gradconf::reports::parse_duration(text);
+        return seconds && *seconds <= 1e7 ? std::string() : "expected 90, 90s, 20m or 8h";
+      });
+  c->add_option("--cases", options->cases,
+                "Instead of the clock: one round of N cases per law binding")
+      ->check(CLI::Range(1, 1000000));
+  c->add_option("--replay", options->replay,
+                "Rerun the campaign a report.json records (its options, seed and rounds)");
   c->add_option("--seed", options->seed, "Seed of the cases");
   c->add_option("--out", options->out_dir, "Report folder (default reports/out/<time>)");
   c->add_flag("--no-self-test", flags->first, "Skip the planted-fault self-test");
@@ -115,6 +128,16 @@ Command add_merge(CLI::App& app) {
   c->add_option("DIR", options->dirs, "Report folders of the shards")->required();
   c->add_option("--out", options->out_dir, "Folder for the merged report")->required();
   return {c, [=] { return cli::run_merge(*options); }};
+}
+
+Command add_trend(CLI::App& app) {
+  auto options = std::make_shared<cli::TrendOptions>();
+  CLI::App* c = app.add_subcommand(
+      "trend", "Write trend.md and trend.html over a series of campaign reports (nightly runs)");
+  c->add_option("REPORT", options->reports, "report.json files, or folders holding them")
+      ->required();
+  c->add_option("--out", options->out_dir, "Folder for trend.md and trend.html")->required();
+  return {c, [=] { return cli::run_trend(*options); }};
 }
 
 Command add_run(CLI::App& app) {
@@ -181,8 +204,8 @@ int main(int argc, char** argv) {
   CLI::App app{"gradconf: conformance suite for Ascend aclnn backward operators"};
   app.require_subcommand(1);
   std::vector<Command> commands;
-  for (auto add :
-       {add_replay, add_list, add_check, add_merge, add_run, add_bench, add_export, add_compare}) {
+  for (auto add : {add_replay, add_list, add_check, add_merge, add_trend, add_run, add_bench,
+                   add_export, add_compare}) {
     commands.push_back(add(app));
   }
   try {

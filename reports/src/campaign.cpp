@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -16,11 +19,6 @@
 namespace gradconf::reports {
 namespace {
 
-// Average cost of one case across the laws measured on the CI machine (2 cores): the budget is
-// turned into a case count with it, so the count, not the clock, decides what runs.
-constexpr double kSecondsPerCase = 0.005;
-constexpr int kMinCasesPerCell = 4;
-constexpr int kMaxCasesPerCell = 2000;
 constexpr size_t kFailuresKept = 3;
 // The error contract keeps drawing until both sides of every clause have a case: at least this many
 // draws even at the smallest budget (boundary cases are cheap: validation only), so a short
@@ -40,26 +38,19 @@ bool selected(const std::vector<std::string>& wanted,
 
 class Progress {
  public:
-  Progress(bool enabled, int total, int64_t planned_cases)
-      : enabled_(enabled),
-        tty_(isatty(2) != 0),
-        total_(total),
-        planned_(planned_cases),
-        start_(std::chrono::steady_clock::now()) {}
-  void update(int done, int cases, int failures, const std::string& what) {
+  Progress(bool enabled, double budget_seconds)
+      : enabled_(enabled), tty_(isatty(2) != 0), budget_(budget_seconds) {}
+  void update(int round, int done, int total, int cases, int failures, double elapsed,
+              const std::string& what) {
     if (!enabled_) return;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    // Time left from the pace so far: cases run, not cells, since cells differ in size.
-    const double left =
-        cases > 0 ? elapsed * static_cast<double>(planned_ - cases) / static_cast<double>(cases)
-                  : 0;
+    const double left = std::max(0.0, budget_ - elapsed);
     if (tty_) {
-      std::fprintf(stderr, "\r[%3d/%3d cells] %6d cases, %d failed, %4.0f s left  %-40.40s", done,
-                   total_, cases, failures, left, what.c_str());
+      std::fprintf(stderr,
+                   "\rround %d [%3d/%3d bindings] %7d cases, %d failed, %5.0f s left  %-36.36s",
+                   round, done, total, cases, failures, left, what.c_str());
     } else {
-      std::fprintf(stderr, "[%d/%d cells] %d cases, %d failed, %.0f s left: %s\n", done, total_,
-                   cases, failures, left, what.c_str());
+      std::fprintf(stderr, "round %d [%d/%d bindings] %d cases, %d failed, %.0f s left: %s\n",
+                   round, done, total, cases, failures, left, what.c_str());
     }
     std::fflush(stderr);
   }
@@ -69,9 +60,7 @@ class Progress {
 
  private:
   bool enabled_, tty_;
-  int total_;
-  int64_t planned_;
-  std::chrono::steady_clock::time_point start_;
+  double budget_;
 };
 
 }  // namespace
@@ -166,11 +155,13 @@ SpecProfile profile_of(const std::string& repro) {
   return SpecProfile::kSeed;
 }
 
-WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
-                    const props::Backend& backend) {
+// One round of a binding: `cases` cases drawn from `seed`, added to what earlier rounds left in
+// `out`.
+void run_work(const Work& w, const CampaignOptions& options, int cases, uint64_t seed,
+              const props::Backend& backend, WorkResult& out) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  WorkResult out;
+  std::set<std::pair<int, std::string>> touched;
   // Boundary cases draw a clause and a side at random; the traceability matrix wants both sides
   // of every clause, so the error contract keeps drawing (the same draws for a seed, in any
   // shard) until each side of each of its family's clauses has a case, or 10x its cases (at least
@@ -180,18 +171,22 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
     for (const props::ClauseInfo& c : w.family->clauses) {
       const auto& tested = w.family->validation_tested;
       if (std::find(tested.begin(), tested.end(), c.id) != tested.end()) continue;
-      sides_missing.insert({std::string(c.id), true});
-      sides_missing.insert({std::string(c.id), false});
+      const auto seen = out.clause_sides.find(std::string(c.id));
+      const bool valid_seen = seen != out.clause_sides.end() && seen->second.first > 0;
+      const bool invalid_seen = seen != out.clause_sides.end() && seen->second.second > 0;
+      if (!valid_seen) sides_missing.insert({std::string(c.id), true});
+      if (!invalid_seen) sides_missing.insert({std::string(c.id), false});
     }
   }
   for (int i = 0;
        i < cases || (!sides_missing.empty() && i < std::max(10 * cases, kMinBoundaryDraws)); ++i) {
-    props::LawResult r = props::run_law_case(*w.law, backend, i, options.seed);
+    props::LawResult r = props::run_law_case(*w.law, backend, i, seed);
     if (!r.clause.empty()) sides_missing.erase({r.clause, r.just_valid});
     if (!options.dtypes.empty() && !selected(options.dtypes, {r.dtype})) continue;
     const SpecProfile profile = profile_of(r.repro);
     if (!options.profile.empty() && profile_name(profile) != options.profile) continue;
     Cell& cell = out.cells[{static_cast<int>(profile), r.dtype}];
+    touched.insert({static_cast<int>(profile), r.dtype});
     cell.profile = profile_name(profile);
     cell.order = w.order;
     cell.family = std::string(w.family->family);
@@ -250,10 +245,9 @@ WorkResult run_work(const Work& w, const CampaignOptions& options, int cases,
     out.cases += 1;
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  for (auto& [key, cell] : out.cells) {
-    cell.seconds = seconds / static_cast<double>(out.cells.size());
+  for (const auto& key : touched) {
+    out.cells[key].seconds += seconds / static_cast<double>(touched.size());
   }
-  return out;
 }
 
 }  // namespace
@@ -299,12 +293,12 @@ std::vector<Work> select_work(const CampaignOptions& options, Campaign& campaign
 
 // The results of the shard's bindings into the campaign: cells, clause sides, error histograms,
 // margins and coverage tags.
-void collect_results(const std::vector<Work>& work, std::vector<WorkResult>& results,
+void collect_results(const std::vector<Work>& work, const std::vector<WorkResult>& results,
                      Campaign& campaign) {
   std::map<std::pair<std::string, std::string>, ErrorHistogram> histograms;
   for (size_t i = 0; i < work.size(); ++i) {
-    WorkResult& r = results[i];
-    for (auto& [key, cell] : r.cells) campaign.cells.push_back(std::move(cell));
+    const WorkResult& r = results[i];
+    for (const auto& [key, cell] : r.cells) campaign.cells.push_back(cell);
     for (const auto& [clause, sides] : r.clause_sides) {
       for (ClauseRow& row : campaign.clauses) {
         if (row.id != clause) continue;
@@ -364,43 +358,158 @@ void run_fault_self_test(const CampaignOptions& options,
 
 }  // namespace
 
+uint64_t round_seed(uint64_t seed, int round) {
+  if (round == 0) return seed;
+  // splitmix64 of (seed, round): rounds of one campaign, and the same round of two seeds, draw
+  // unrelated cases.
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(round);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::optional<double> parse_duration(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  double unit = 1;
+  switch (text.back()) {
+    case 's':
+      unit = 1, text.remove_suffix(1);
+      break;
+    case 'm':
+      unit = 60, text.remove_suffix(1);
+      break;
+    case 'h':
+      unit = 3600, text.remove_suffix(1);
+      break;
+    default:
+      break;
+  }
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value > 0)) return std::nullopt;
+  return value * unit;
+}
+
+namespace {
+
+// Rounds of the clock-driven campaign: the first is small, to measure the pace; the next ones
+// are sized from it to take about kRoundShare of the budget (at least kMinRoundSeconds, at most
+// what is left), so the reports are rewritten often and a kill loses little.
+constexpr int kFirstRoundCases = 4;
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return stamp;
+}
+
+// `from`'s cases added to `into`, a cell of the same binding, profile and dtype (another round,
+// or the same cell of another part of a resumed campaign).
+void add_cell(Cell& into, const Cell& from) {
+  into.cases += from.cases;
+  into.failed += from.failed;
+  into.mistrusted += from.mistrusted;
+  into.discarded += from.discarded;
+  into.bounded_elements += from.bounded_elements;
+  into.exact_elements += from.exact_elements;
+  into.checks += from.checks;
+  if (!from.worst_repro.empty() &&
+      (into.worst_repro.empty() || from.worst_error_over_bound > into.worst_error_over_bound)) {
+    into.worst_error_over_bound = from.worst_error_over_bound;
+    into.worst_repro = from.worst_repro;
+  }
+  into.max_rel_error = std::max(into.max_rel_error, from.max_rel_error);
+  into.max_abs_error = std::max(into.max_abs_error, from.max_abs_error);
+  into.seconds += from.seconds;
+  if (from.has_mere) {
+    into.mere = std::max(into.mere, from.mere);
+    into.mare = std::max(into.mare, from.mare);
+    into.has_mere = true;
+  }
+  if (into.mistrust_reason.empty()) into.mistrust_reason = from.mistrust_reason;
+  for (const std::string& f : from.failures) {
+    if (into.failures.size() < kFailuresKept) into.failures.push_back(f);
+  }
+}
+constexpr double kRoundShare = 0.125;
+constexpr double kMinRoundSeconds = 5;
+constexpr int kMaxCasesPerRound = 100000;
+
+}  // namespace
+
 Campaign run_campaign(const CampaignOptions& options, const props::Backend& backend) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  const auto elapsed = [start] {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
   Campaign campaign;
   campaign.options = options;
+  campaign.started_at = utc_now();
   const int shards = std::max(1, options.shard_count);
   std::vector<const props::OpFamily*> families;
   const std::vector<Work> all = select_work(options, campaign, families);
-  // The case count follows from the whole campaign, so every shard runs the cases it would.
-  const int bindings = std::max<int>(1, static_cast<int>(all.size()));
-  campaign.cases_per_cell =
-      std::clamp(static_cast<int>(options.budget_seconds / kSecondsPerCase / bindings),
-                 kMinCasesPerCell, kMaxCasesPerCell);
   std::vector<Work> work;
   for (const Work& w : all) {
     if (w.order % shards == options.shard_index) work.push_back(w);
   }
-
-  Progress progress(options.progress, static_cast<int>(work.size()),
-                    static_cast<int64_t>(work.size()) * campaign.cases_per_cell);
-  // One process runs one binding at a time: the backend's spec profile and thread count are
-  // process-wide, so `gradconf check --jobs N` runs N shard processes instead of threads.
-  std::vector<WorkResult> results(work.size());
-  int total_cases = 0, total_failures = 0;
-  for (size_t i = 0; i < work.size(); ++i) {
-    const int cases = work[i].law->cases_of(campaign.cases_per_cell);
-    results[i] = run_work(work[i], options, cases, backend);
-    total_cases += cases;
-    total_failures += results[i].failures;
-    progress.update(static_cast<int>(i) + 1, total_cases, total_failures, work[i].law->name);
-  }
-  progress.finish();
-  collect_results(work, results, campaign);
+  // The self-test first: its time is part of the budget, and the rounds fill what is left.
   if (!options.planted_library.empty()) {
     run_fault_self_test(options, families, backend, campaign);
   }
-  campaign.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const Campaign before_rounds = campaign;
+  std::vector<WorkResult> results(work.size());
+  // The campaign so far: the results of the rounds run, collected into a copy.
+  const auto snapshot = [&] {
+    Campaign c = before_rounds;
+    c.rounds = campaign.rounds;
+    for (const Round& r : c.rounds) c.cases_per_cell += r.cases;
+    collect_results(work, results, c);
+    c.seconds = elapsed();
+    return c;
+  };
+  Progress progress(options.progress, options.budget_seconds);
+  int total_cases = 0, total_failures = 0;
+  // One process runs one binding at a time: the backend's spec profile and thread count are
+  // process-wide, so `gradconf check --jobs N` runs N shard processes instead of threads.
+  const auto run_round = [&](const Round& round) {
+    for (size_t i = 0; i < work.size(); ++i) {
+      // A capped binding (the host-process laws fork per case) stops at its cap over all rounds.
+      const int cap = work[i].law->cases_of(std::numeric_limits<int>::max());
+      const int cases = std::min(round.cases, std::max(0, cap - results[i].cases));
+      const int failures_before = results[i].failures;
+      run_work(work[i], options, cases, round.seed, backend, results[i]);
+      total_cases += cases;
+      total_failures += results[i].failures - failures_before;
+      progress.update(static_cast<int>(campaign.rounds.size()), static_cast<int>(i) + 1,
+                      static_cast<int>(work.size()), total_cases, total_failures, elapsed(),
+                      work[i].law->name);
+    }
+    campaign.rounds.push_back(round);
+    if (options.after_round) options.after_round(snapshot());
+  };
+  if (!options.replay.empty()) {
+    for (const Round& round : options.replay) run_round(round);
+  } else if (options.fixed_cases > 0) {
+    run_round({options.shard_index, options.seed, options.fixed_cases});
+  } else {
+    int cases = kFirstRoundCases;
+    for (int r = 0;; ++r) {
+      const double round_start = elapsed();
+      run_round({options.shard_index, round_seed(options.seed, r), cases});
+      // Seconds per case of every binding, from the round just run.
+      const double per_case = (elapsed() - round_start) / cases;
+      const double left = options.budget_seconds - elapsed();
+      if (!(left > per_case)) break;
+      const double target =
+          std::min(left, std::max(kMinRoundSeconds, kRoundShare * options.budget_seconds));
+      cases = static_cast<int>(
+          std::clamp(target / std::max(per_case, 1e-9), 1.0, double{kMaxCasesPerRound}));
+    }
+  }
+  progress.finish();
+  campaign = snapshot();
   return campaign;
 }
 
@@ -410,15 +519,43 @@ Campaign merge_campaigns(const std::vector<Campaign>& parts) {
   merged.options = parts.front().options;
   merged.options.shard_index = 0;
   merged.options.shard_count = 1;
-  merged.cases_per_cell = parts.front().cases_per_cell;
+  merged.cases_per_cell = 0;
+  merged.started_at.clear();
   merged.clauses = parts.front().clauses;
   for (ClauseRow& row : merged.clauses) row.valid_cases = row.invalid_cases = 0;
   std::map<std::pair<std::string, std::string>, ErrorHistogram> histograms;
   for (const Campaign& part : parts) {
     merged.seconds = std::max(merged.seconds, part.seconds);
-    merged.cells.insert(merged.cells.end(), part.cells.begin(), part.cells.end());
+    merged.cases_per_cell = std::max(merged.cases_per_cell, part.cases_per_cell);
+    merged.rounds.insert(merged.rounds.end(), part.rounds.begin(), part.rounds.end());
+    if (merged.started_at.empty() ||
+        (!part.started_at.empty() && part.started_at < merged.started_at)) {
+      merged.started_at = part.started_at;
+    }
+    for (const Cell& cell : part.cells) {
+      auto same = std::find_if(merged.cells.begin(), merged.cells.end(), [&](const Cell& c) {
+        return c.order == cell.order && c.law == cell.law && c.profile == cell.profile &&
+               c.dtype == cell.dtype;
+      });
+      if (same == merged.cells.end()) {
+        merged.cells.push_back(cell);
+      } else {
+        add_cell(*same, cell);
+      }
+    }
     merged.faults.insert(merged.faults.end(), part.faults.begin(), part.faults.end());
-    merged.margins.insert(merged.margins.end(), part.margins.begin(), part.margins.end());
+    for (const MarginHistogram& m : part.margins) {
+      auto same =
+          std::find_if(merged.margins.begin(), merged.margins.end(), [&](const MarginHistogram& h) {
+            return h.order == m.order && h.law == m.law && h.dtype == m.dtype;
+          });
+      if (same == merged.margins.end()) {
+        merged.margins.push_back(m);
+        continue;
+      }
+      for (size_t k = 0; k < m.bins.size() && k < same->bins.size(); ++k)
+        same->bins[k] += m.bins[k];
+    }
     for (const ClauseRow& row : part.clauses) {
       auto it = std::find_if(merged.clauses.begin(), merged.clauses.end(),
                              [&](const ClauseRow& r) { return r.id == row.id; });

@@ -6,8 +6,11 @@
 #define GRADCONF_REPORTS_SRC_CAMPAIGN_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -15,12 +18,30 @@
 
 namespace gradconf::reports {
 
+/// One round of a campaign: every law binding of the shard runs `cases` cases drawn from `seed`
+/// (cases 0..cases-1 of run_law_case). The rounds a report records replay the campaign exactly.
+struct Round {
+  int shard = 0;
+  uint64_t seed = 0;
+  int cases = 0;
+};
+
+struct Campaign;
+
 struct CampaignOptions {
   std::vector<std::string> ops;     ///< family folder names or entry names; empty: all
   std::vector<std::string> laws;    ///< law names ("matches_reference"); empty: all
   std::vector<std::string> dtypes;  ///< "f16", "bf16", "f32", "f64"; empty: all
   std::string profile;  ///< "seed", "extended" or "cann-latest": only its cases; empty: all
+  /// Wall-clock seconds to spend: rounds run until the next would not fit (the fault self-test
+  /// and every round count).
   double budget_seconds = 60;
+  /// > 0: instead of the clock, one round of this many cases per binding (exact comparisons).
+  int fixed_cases = 0;
+  /// Non-empty: exactly these rounds (this shard's), in order: `gradconf check --replay`.
+  std::vector<Round> replay;
+  /// Called with the campaign so far after every round (the reports are rewritten from it).
+  std::function<void(const Campaign&)> after_round;
   uint64_t seed = 0;
   std::string planted_library;  ///< empty: no fault self-test
   /// The implementation judged: props::Backend::description() (its library and version).
@@ -109,7 +130,12 @@ struct MarginHistogram {
 
 struct Campaign {
   CampaignOptions options;
+  /// Cases per law binding over the rounds (the largest of the shards'; a binding with a case
+  /// cap, the host-process laws, runs fewer).
   int cases_per_cell = 0;
+  std::vector<Round> rounds;
+  /// When it started, UTC ("2026-11-26T23:15:42Z"): `gradconf trend` orders reports by it.
+  std::string started_at;
   double seconds = 0;
   std::vector<Cell> cells;
   std::vector<ClauseRow> clauses;
@@ -121,9 +147,16 @@ struct Campaign {
   bool failed() const;
 };
 
-/// Runs the campaign. The case count per cell follows from the budget alone (the same seed and
-/// budget give the same cases, so the same report, whatever `jobs`).
+/// Runs the campaign: the fault self-test, then rounds of every selected binding until the
+/// budget is spent (or the fixed or replayed rounds). Round r draws from round_seed(seed, r), so
+/// the report's rounds replay it whatever the machine's speed.
 Campaign run_campaign(const CampaignOptions& options, const props::Backend& backend);
+
+/// Seed of round `round` of a campaign seeded `seed` (round 0: the seed itself).
+uint64_t round_seed(uint64_t seed, int round);
+
+/// "90", "90s", "20m", "8h" as seconds; nullopt for anything else.
+std::optional<double> parse_duration(std::string_view text);
 
 /// The campaign the shards (or any disjoint parts) make together: cells, faults, histograms and
 /// coverage joined, clause counts summed; seconds is the longest part's.

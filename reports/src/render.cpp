@@ -172,14 +172,14 @@ std::string profiles_markdown() {
 std::string markdown_laws(const Campaign& c) {
   std::string md = fmt::format(
       "# gradconf conformance report\n\nBackend judged: `{}`.{}\n\nVerdict: **{}**. {} cells, {} "
-      "cases per law binding, seed {}, budget {:.0f} s, ran {:.1f} s.\n\n",
+      "cases per law binding in {} rounds, seed {}, budget {:.0f} s, ran {:.1f} s.\n\n",
       c.options.backend.empty() ? "linked" : c.options.backend,
       c.options.against.empty()
           ? ""
           : fmt::format(" Compared case by case with: `{}` (law matches_backend).",
                         c.options.against),
-      c.failed() ? "FAILED" : "PASSED", c.cells.size(), c.cases_per_cell, c.options.seed,
-      c.options.budget_seconds, c.seconds);
+      c.failed() ? "FAILED" : "PASSED", c.cells.size(), c.cases_per_cell, c.rounds.size(),
+      c.options.seed, c.options.budget_seconds, c.seconds);
   md +=
       "## Laws (op x dtype x law)\n\nCompared: elements held to a bound, compared bit for bit "
       "(exact), and checks that are not numbers (statuses, messages, canaries, child processes). "
@@ -331,11 +331,23 @@ bool write_reports(const Campaign& c, const Errata& errata, const std::string& d
                                                        {"report.json", render_json(c, errata)},
                                                        {"junit.xml", render_junit(c)},
                                                        {"report.html", render_html(c, errata)}};
+  // Each file is written aside and renamed over the old one: a campaign killed while it rewrites
+  // its reports after a round leaves the previous round's, never a torn file.
   for (const auto& [name, text] : files) {
-    std::ofstream out(std::filesystem::path(dir) / name, std::ios::binary);
-    out << text;
-    if (!out) {
-      *error = std::string("cannot write ") + name + " in " + dir;
+    const std::filesystem::path final_path = std::filesystem::path(dir) / name;
+    std::filesystem::path temporary = final_path;
+    temporary += ".tmp";
+    {
+      std::ofstream out(temporary, std::ios::binary);
+      out << text;
+      if (!out.flush()) {
+        *error = std::string("cannot write ") + name + " in " + dir;
+        return false;
+      }
+    }
+    std::filesystem::rename(temporary, final_path, ec);
+    if (ec) {
+      *error = std::string("cannot replace ") + name + " in " + dir + ": " + ec.message();
       return false;
     }
   }

@@ -9,7 +9,7 @@
 
 namespace gradconf::reports {
 
-inline constexpr int kReportSchemaVersion = 3;
+inline constexpr int kReportSchemaVersion = 4;
 
 /// The project's own decisions (reports/errata.json) and the doc errata table (spec errata.md
 /// rows, "| E-... |" lines), as shipped with the project.

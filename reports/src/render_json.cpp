@@ -144,6 +144,16 @@ void from_json(const json& j, ErrorHistogram& h) {
   h.bins.resize(kUlpBins);
 }
 
+void to_json(json& j, const Round& r) {
+  j = {{"shard", r.shard}, {"seed", r.seed}, {"cases", r.cases}};
+}
+
+void from_json(const json& j, Round& r) {
+  j.at("shard").get_to(r.shard);
+  j.at("seed").get_to(r.seed);
+  j.at("cases").get_to(r.cases);
+}
+
 void to_json(json& j, const CampaignOptions& o) {
   j = {{"ops", o.ops},
        {"laws", o.laws},
@@ -174,6 +184,8 @@ std::string render_json(const Campaign& c, const Errata& errata) {
   j["budget_seconds"] = c.options.budget_seconds;
   j["cases_per_binding"] = c.cases_per_cell;
   j["seconds"] = c.seconds;
+  j["started_at"] = c.started_at;
+  j["rounds"] = c.rounds;
   j["backend"] = c.options.backend;
   j["against"] = c.options.against;
   j["options"] = c.options;
@@ -205,6 +217,8 @@ bool campaign_from_json(const std::string& text, Campaign* out, std::string* err
     j.at("budget_seconds").get_to(c.options.budget_seconds);
     j.at("cases_per_binding").get_to(c.cases_per_cell);
     j.at("seconds").get_to(c.seconds);
+    j.at("started_at").get_to(c.started_at);
+    j.at("rounds").get_to(c.rounds);
     j.at("cells").get_to(c.cells);
     j.at("planted_faults").get_to(c.faults);
     j.at("traceability").get_to(c.clauses);

@@ -1,5 +1,5 @@
 file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${GRADCONF} check --budget 60 --strict --no-progress --out ${OUT}
+execute_process(COMMAND ${GRADCONF} check --cases 116 --strict --no-progress --out ${OUT}
                 RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "gradconf check exited ${result}\n${output}\n${errors}")
@@ -15,7 +15,7 @@ string(JSON verdict GET "${json}" verdict)
 string(JSON cells LENGTH "${json}" cells)
 string(JSON faults LENGTH "${json}" planted_faults)
 string(JSON clauses LENGTH "${json}" traceability)
-if(NOT version EQUAL 3 OR NOT verdict STREQUAL "PASSED" OR cells LESS 100 OR faults LESS 20
+if(NOT version EQUAL 4 OR NOT verdict STREQUAL "PASSED" OR cells LESS 100 OR faults LESS 20
    OR clauses LESS 40)
   message(FATAL_ERROR "unexpected report: schema ${version}, verdict ${verdict}, ${cells} cells, "
                       "${faults} planted faults, ${clauses} clauses")
@@ -56,7 +56,7 @@ message(STATUS "${output}")
 
 # --jobs 2 runs two shard processes and merges them: the same cells, case counts and verdicts as
 # the single run (only the time column differs).
-execute_process(COMMAND ${GRADCONF} check --budget 60 --strict --no-progress --jobs 2 --out ${OUT}_jobs
+execute_process(COMMAND ${GRADCONF} check --cases 116 --strict --no-progress --jobs 2 --out ${OUT}_jobs
                 RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "gradconf check --jobs 2 exited ${result}\n${output}\n${errors}")

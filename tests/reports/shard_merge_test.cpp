@@ -3,11 +3,13 @@
 // differ), and a report.json read back is the campaign it was written from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "harness/backend.h"
 #include "reports/src/campaign.h"
 #include "reports/src/render.h"
+#include "reports/src/trend.h"
 
 namespace gradconf::reports {
 namespace {
@@ -45,7 +47,7 @@ std::string canonical(const Campaign& c) {
 CampaignOptions small_campaign() {
   CampaignOptions options;
   options.ops = {"nsa_compress", "multi_scale_deformable_attention"};
-  options.budget_seconds = 1;  // the minimum case count per law binding
+  options.fixed_cases = 4;
   options.seed = 5;
   options.progress = false;
   options.planted_library = GRADCONF_PLANTED_LIBRARY;
@@ -80,6 +82,80 @@ TEST(ShardMerge, ReportJsonReadsBackAsTheCampaign) {
   EXPECT_EQ(read.options.shard_index, 1);
   EXPECT_EQ(read.options.shard_count, 2);
   EXPECT_FALSE(campaign_from_json("{\"schema_version\": 1}", &read, &error));
+}
+
+// A campaign on the clock runs rounds until its budget is spent; the rounds its report records
+// rerun it exactly, whatever the machine's speed; the reports are rewritten after every round.
+TEST(Rounds, AClockCampaignReplaysExactlyFromItsRounds) {
+  CampaignOptions options;
+  options.ops = {"nsa_compress"};
+  options.budget_seconds = 4;
+  options.seed = 11;
+  options.progress = false;
+  std::vector<int> snapshots;
+  options.after_round = [&](const Campaign& so_far) { snapshots.push_back(so_far.cases_per_cell); };
+  const Campaign timed = run_campaign(options, props::Backend::linked());
+  ASSERT_GE(timed.rounds.size(), 2u) << "a 4 s budget should take more than the pace round";
+  EXPECT_EQ(timed.rounds.front().seed, 11u);
+  EXPECT_NE(timed.rounds[1].seed, timed.rounds[0].seed);
+  ASSERT_EQ(snapshots.size(), timed.rounds.size());
+  EXPECT_TRUE(std::is_sorted(snapshots.begin(), snapshots.end()));
+  EXPECT_EQ(snapshots.back(), timed.cases_per_cell);
+  EXPECT_LT(timed.seconds, 4 * 1.5) << "the budget was overrun";
+
+  CampaignOptions again = options;
+  again.after_round = nullptr;
+  again.replay = timed.rounds;
+  again.budget_seconds = 0.001;  // the replay ignores the clock
+  const Campaign replayed = run_campaign(again, props::Backend::linked());
+  EXPECT_EQ(canonical(replayed), canonical(timed));
+}
+
+TEST(Rounds, DurationsParse) {
+  EXPECT_EQ(parse_duration("90"), 90);
+  EXPECT_EQ(parse_duration("90s"), 90);
+  EXPECT_EQ(parse_duration("20m"), 1200);
+  EXPECT_EQ(parse_duration("8h"), 28800);
+  EXPECT_EQ(parse_duration("1.5m"), 90);
+  for (const char* bad : {"", "h", "-5", "0", "5d", "5 m", "m5"}) {
+    EXPECT_FALSE(parse_duration(bad).has_value()) << bad;
+  }
+}
+
+// Three nights: a cell whose margin grows and crosses the bound on the third.
+TEST(Trend, ShowsTheFirstFailureAndTheMarginByReport) {
+  std::vector<TrendPoint> series;
+  const double margins[] = {0.1, 0.3, 1.5};
+  for (int night = 2; night >= 0; --night) {  // out of order: trend orders by start time
+    TrendPoint p;
+    p.label = "night" + std::to_string(night + 1);
+    p.campaign.started_at = "2026-11-2" + std::to_string(night + 1) + "T02:00:00Z";
+    Cell cell;
+    cell.law = "NsaCompressGrad.matches_reference";
+    cell.profile = "seed";
+    cell.dtype = "f32";
+    cell.cases = 100;
+    cell.bounded_elements = 1000;
+    cell.worst_error_over_bound = margins[night];
+    cell.worst_repro = "nc_grad n1d16l32s16";
+    cell.failed = night == 2 ? 1 : 0;
+    p.campaign.cells.push_back(cell);
+    series.push_back(p);
+  }
+  order_trend(series);
+  ASSERT_EQ(series.front().label, "night1");
+  const std::string md = render_trend_markdown(series);
+  EXPECT_NE(md.find("| NsaCompressGrad.matches_reference | seed | f32 | 300 | #3 night3 | FAILED | "
+                    "0.1 0.3 1.5 |"),
+            std::string::npos)
+      << md;
+  const std::string html = render_trend_html(series);
+  EXPECT_NE(html.find("<polyline"), std::string::npos);
+  size_t circles = 0;
+  for (size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1))
+    ++circles;
+  EXPECT_EQ(circles, 3u);
+  EXPECT_NE(html.find("fill=\"#c00\""), std::string::npos) << "the failed night is not red";
 }
 
 }  // namespace

@@ -1,0 +1,55 @@
+#!/bin/bash
+# gradconf check on the clock (issue: "--budget means time"): a budget is spent, not overrun;
+# --replay of its report reruns the same cases with the same verdicts; a campaign killed mid-run
+# (one process, and --jobs 2) leaves a report that reads back; trend works over three reports.
+# Usage: campaign_clock_test.sh GRADCONF WORK_DIR
+set -uo pipefail
+gradconf=$1 work=$2
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. The budget is spent: 12 s, within 85%..135% (the last round is sized to fit what is left).
+start=$(date +%s.%N)
+"$gradconf" check --budget 12s --op nsa_compress --no-progress --out "$work/timed" > "$work/timed.txt"
+status=$?
+end=$(date +%s.%N)
+[ $status -eq 0 ] || { cat "$work/timed.txt"; fail "check --budget 12s exited $status"; }
+awk -v s="$start" -v e="$end" 'BEGIN { t = e - s; exit !(t >= 12 * 0.85 && t <= 12 * 1.35) }' ||
+  fail "check --budget 12s took $(awk -v s="$start" -v e="$end" 'BEGIN { print e - s }') s"
+grep -q ' in [2-9][0-9]* rounds\| in [1-9][0-9][0-9]* rounds' "$work/timed.txt" ||
+  { cat "$work/timed.txt"; fail "a 12 s campaign ran fewer than 2 rounds"; }
+
+# 2. --replay reruns exactly: every cell row the same but its time.
+"$gradconf" check --replay "$work/timed/report.json" --no-progress --out "$work/replayed" \
+  > "$work/replayed.txt" || fail "check --replay exited $?"
+rows() { grep -E '^\| [A-Za-z0-9]+ \| [A-Za-z0-9_.+]+ \| [a-z-]+ \| [a-z0-9]+ \| [A-Z]+ ' "$1" |
+  sed -E 's/\| <?[0-9.]+ \|$/|/'; }
+[ "$(rows "$work/timed/summary.md" | wc -l)" -gt 50 ] || fail "too few cell rows to compare"
+diff <(rows "$work/timed/summary.md") <(rows "$work/replayed/summary.md") > "$work/replay.diff" ||
+  { head -20 "$work/replay.diff"; fail "the replayed campaign differs"; }
+
+# 3. Killed mid-run, one process and two: the report of the rounds that finished reads back.
+for jobs in 1 2; do
+  out="$work/killed$jobs"
+  setsid "$gradconf" check --budget 20m --jobs $jobs --op nsa_compress nsa_selected_attention \
+    --no-progress --out "$out" > "$out.txt" 2>&1 &
+  leader=$!
+  sleep 25
+  kill -9 -- -"$leader" 2> /dev/null
+  wait "$leader" 2> /dev/null
+  [ -f "$out/report.json" ] || fail "--jobs $jobs: killed at 25 s, no report.json"
+  "$gradconf" merge-reports "$out" --out "$out-read" > /dev/null
+  status=$?
+  [ $status -eq 0 ] || [ $status -eq 3 ] || fail "--jobs $jobs: the killed campaign's report does not read back ($status)"
+  grep -q '"cases": [1-9]' "$out/report.json" || fail "--jobs $jobs: the killed report has no round"
+done
+
+# 4. trend over three reports.
+for seed in 1 2 3; do
+  "$gradconf" check --cases 4 --seed $seed --op nsa_compress --no-self-test --no-progress \
+    --out "$work/nights/night$seed" > /dev/null || fail "night $seed"
+done
+"$gradconf" trend "$work/nights" --out "$work/trend" > /dev/null || fail "trend exited $?"
+grep -q "trend over 3 reports" "$work/trend/trend.md" || fail "trend.md does not cover 3 reports"
+grep -q "<polyline" "$work/trend/trend.html" || fail "trend.html has no margin line"
+echo "ok: budget spent, replay exact, killed campaigns leave reports, trend over 3 nights"
