@@ -178,17 +178,24 @@ double rerun_bound(const Tolerance& row, aclDataType dtype, double a, double b) 
   return machine_epsilon(dtype) * (std::fabs(a) + std::fabs(b)) + 2 * row.atol;
 }
 
-double cancellation_floor(aclDataType dtype, int64_t terms, double term_magnitude) {
-  // Higham's bound for a sum of K computed products in any order: each product of up to four
-  // rounded factors is within 4u of its exact value, and the K - 1 additions add at most
-  // (K - 1) u sum |terms| (first order; K u stays far below 1 here), so
-  // |computed - exact| <= (K + 3) u sum |terms| with u the compute type's unit roundoff. Found
-  // needed by PyTorch's GridSampler2DBackward (bicubic gridGrad summing 176 float products of
-  // magnitude ~600 to an exact ~1e-14 returned 3e-5 ~ 5 u sum|terms|, beyond fp32's atol 2^-16);
-  // a kernel that sums in double, as ours do, stays far inside either bound.
+double cancellation_floor(aclDataType dtype, int64_t terms, double term_magnitude,
+                          double evaluation_scale) {
+  // Higham's bound for K computed products summed in any order, to first order in u (the
+  // compute type's unit roundoff; K u stays far below 1 here): the K - 1 additions err by at most
+  // (K - 1) u sum |terms|; each product of up to four factors rounds three times and the result
+  // is scaled once (4 u |term|); and a factor that is itself computed errs by its own evaluation:
+  // a cubic weight by Horner's rule within 6 u of its monomials' magnitude, so a term within
+  // 6 u of its evaluation scale (the references' M_a |b| + |a| M_b). Together
+  // |computed - exact| <= u ((K + 3) sum|terms| + 6 sum scales). Found needed by PyTorch's
+  // float GridSampler2DBackward: a bicubic gridGrad summing 176 products of magnitude ~600 to an
+  // exact ~1e-14 returned 3e-5 (~5 u sum|terms|), and one whose only tap weight is a cubic 1e-7
+  // from its root returned -3.4e-5 for 1.3e-5 (that float weight is off by ~1e-6), both beyond
+  // fp32's atol 2^-16. Kernels that sum in double, as ours do, stay far inside either bound.
   if (!(term_magnitude > 0) || !std::isfinite(term_magnitude) || terms <= 0) return 0;
+  const double scale =
+      evaluation_scale >= 0 && std::isfinite(evaluation_scale) ? evaluation_scale : term_magnitude;
   const double unit_roundoff = dtype == ACL_DOUBLE ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
-  return static_cast<double>(terms + 3) * unit_roundoff * term_magnitude;
+  return unit_roundoff * (static_cast<double>(terms + 3) * term_magnitude + 6 * scale);
 }
 
 double backend_difference_bound(const Tolerance& row, double reference, double floor) {

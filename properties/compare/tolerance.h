@@ -69,11 +69,14 @@ double linearity_bound(const Tolerance& row, aclDataType dtype, double mixed, do
 double rerun_bound(const Tolerance& row, aclDataType dtype, double a, double b);
 
 /// The error any correct kernel may make on an output element that sums `terms` products in its
-/// compute type (float for FLOAT16/BFLOAT16/FLOAT, double for DOUBLE), given `term_magnitude`, the
-/// sum of the magnitudes of those products (from the reference). Where the exact value cancels
-/// far below its terms this exceeds the table's atol + rtol |g|; compare() takes the larger.
-/// 0 when the magnitude is unknown or not finite.
-double cancellation_floor(aclDataType dtype, int64_t terms, double term_magnitude);
+/// compute type (float for FLOAT16/BFLOAT16/FLOAT, double for DOUBLE), given from the reference
+/// `term_magnitude`, the sum of the magnitudes of those products, and `evaluation_scale`, the sum
+/// of the scales their computed factors err in (bicubic weights; a negative value: the same as
+/// term_magnitude). Where the exact value cancels far below its terms, or a weight is evaluated
+/// near its root, this exceeds the table's atol + rtol |g|; compare() takes the larger. 0 when
+/// the magnitude is unknown or not finite.
+double cancellation_floor(aclDataType dtype, int64_t terms, double term_magnitude,
+                          double evaluation_scale = -1);
 
 /// |a - b| for one output element computed by two backends (matches_backend), each allowed the
 /// table's error against the double reference `reference`, or `floor` where that is larger.

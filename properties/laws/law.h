@@ -36,12 +36,17 @@ struct ExpectedOutput {
   /// correct kernel may make on it (cancellation_floor). Empty: the table's bound alone.
   std::vector<double> term_magnitudes = {};
   int64_t terms = 0;
+  std::vector<double> evaluation_scales = {};  ///< TermMagnitudes::evaluation_scales
 
   /// compare()'s per-element floors for `dtype` (empty without term magnitudes).
   std::vector<double> floors(aclDataType dtype) const {
     std::vector<double> out;
     out.reserve(term_magnitudes.size());
-    for (double m : term_magnitudes) out.push_back(cancellation_floor(dtype, terms, m));
+    const bool scaled = evaluation_scales.size() == term_magnitudes.size();
+    for (size_t i = 0; i < term_magnitudes.size(); ++i) {
+      out.push_back(cancellation_floor(dtype, terms, term_magnitudes[i],
+                                       scaled ? evaluation_scales[i] : -1.0));
+    }
     return out;
   }
   /// This output of `got` against these values under `row`.
@@ -58,6 +63,9 @@ struct TermMagnitudes {
   Role role;
   std::vector<double> magnitudes;
   int64_t terms = 0;
+  /// Per element, the scale its products' computed factors err in (cancellation_floor); empty
+  /// where the factors are inputs or exact up to one rounding.
+  std::vector<double> evaluation_scales = {};
 };
 
 /// One input the forward is differentiable in, and where its gradient appears, by role name.

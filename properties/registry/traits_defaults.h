@@ -82,6 +82,7 @@ struct TraitsDefaults {
           if (e.name != role_name(sums.role)) continue;
           e.term_magnitudes = std::move(sums.magnitudes);
           e.terms = sums.terms;
+          e.evaluation_scales = std::move(sums.evaluation_scales);
         }
       }
     }

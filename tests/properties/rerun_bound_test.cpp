@@ -67,7 +67,7 @@ namespace {
 
 // A bicubic gridGrad that cancels: 176 products of magnitude ~600 summing to an exact ~1e-14.
 // PyTorch's float kernel returned errors up to 5 u sum|terms| there (~1e-4), beyond fp32's atol
-// 2^-16; cancellation_floor allows (K + 3) u sum|terms| and no more.
+// 2^-16; cancellation_floor allows u ((K + 3) sum|terms| + 6 sum scales) and no more.
 TEST(CancellationFloor, holds_cancelling_elements_to_their_terms_not_to_the_table) {
   const auto record = parse_repro_line(
       "grid_sampler2d_backward --interp=bicubic --pad=border --values=dyadic --ac=1 "
@@ -86,26 +86,55 @@ TEST(CancellationFloor, holds_cancelling_elements_to_their_terms_not_to_the_tabl
   std::vector<double> rounded = grid_grad->values, wrong = grid_grad->values;
   for (size_t i = 0; i < floors.size(); ++i) {
     const double table = row.atol + row.rtol * std::fabs(grid_grad->values[i]);
-    const double u_terms = std::ldexp(grid_grad->term_magnitudes[i], -24);
-    if (std::fabs(grid_grad->values[i]) < 1e-10 && floors[i] > table) ++cancelling;
-    // What a float kernel that sums in another order may return, and what no correct one can.
-    rounded[i] += (i % 2 ? 5 : -5) * u_terms;
+    if (!(std::fabs(grid_grad->values[i]) < 1e-10 && floors[i] > table)) continue;
+    ++cancelling;
+    // What a float kernel that sums in another order may return there (PyTorch's was off by up
+    // to 5 u of the plain sum of |terms|, which the magnitudes bound), and what no correct one
+    // can.
+    rounded[i] += (i % 2 ? 5 : -5) * std::ldexp(grid_grad->term_magnitudes[i], -24);
     wrong[i] += 2 * floors[i] + table;
   }
   EXPECT_GE(cancelling, 5) << "the case no longer has cancelling elements";
-  EXPECT_NE(grid_grad->compare_with(rounded, row, ACL_FLOAT).status, CompareStatus::kFailed);
+  EXPECT_NE(grid_grad->compare_with(rounded, row, ACL_FLOAT).status, CompareStatus::kFailed)
+      << grid_grad->compare_with(rounded, row, ACL_FLOAT).summary();
   EXPECT_EQ(compare(rounded, grid_grad->values, grid_grad->dims, row).status,
             CompareStatus::kFailed)
       << "without the floor the table alone must raise the false alarm this floor removes";
   EXPECT_EQ(grid_grad->compare_with(wrong, row, ACL_FLOAT).status, CompareStatus::kFailed);
 }
 
+// x = 2.0000002 on a 1-pixel-wide input: the point's only in-bounds tap has the cubic weight
+// c2(1 + 1.2e-7), 1e-7 from its root. PyTorch's float kernel returned gridGrad[0,3,4,1] =
+// -3.42e-5 for the exact 1.28e-5: its float weight is off by ~1e-6 of the cubic's monomials.
+TEST(CancellationFloor, counts_a_cubic_weight_evaluated_near_its_root) {
+  const auto record = parse_repro_line(
+      "grid_sampler2d_backward --interp=bicubic --grid=specials --values=dyadic "
+      "--layout-input=o0231 --layout-inputGrad=o3210 --seed=3650124565400389042 "
+      "--profile=cann-latest n1c7_ih11iw1_oh8ow17");
+  ASSERT_TRUE(record.has_value());
+  const ExpectedOutput* grid_grad = nullptr;
+  for (const ExpectedOutput& e : record->expected) {
+    if (e.name == "gridGrad") grid_grad = &e;
+  }
+  ASSERT_NE(grid_grad, nullptr);
+  const size_t at = ((3 * 17) + 4) * 2 + 1;  // [0, 3, 4, 1] of (1, 8, 17, 2)
+  ASSERT_EQ(grid_grad->evaluation_scales.size(), grid_grad->values.size());
+  EXPECT_NEAR(grid_grad->values[at], 1.2816e-5, 1e-9);
+  EXPECT_GT(grid_grad->evaluation_scales[at], 1e4 * grid_grad->term_magnitudes[at]);
+  const Tolerance& row = tolerance_for("GridSampler2DBackward", "gridGrad", ACL_FLOAT);
+  const double pytorch_error = 1.2816e-5 + 3.4176e-5;
+  EXPECT_GT(pytorch_error, row.atol + row.rtol * 1.2816e-5) << "the table alone allowed it";
+  EXPECT_GT(grid_grad->floors(ACL_FLOAT)[at], pytorch_error);
+}
+
 TEST(CancellationFloor, is_zero_without_a_finite_magnitude) {
   EXPECT_EQ(cancellation_floor(ACL_FLOAT, 16, std::nan("")), 0);
   EXPECT_EQ(cancellation_floor(ACL_FLOAT, 16, INFINITY), 0);
   EXPECT_EQ(cancellation_floor(ACL_FLOAT, 0, 1.0), 0);
-  EXPECT_EQ(cancellation_floor(ACL_FLOAT, 13, 1.0), std::ldexp(16.0, -24));
-  EXPECT_EQ(cancellation_floor(ACL_DOUBLE, 13, 1.0), std::ldexp(16.0, -53));
+  // u ((K + 3) sum|terms| + 6 sum scales), the scales defaulting to the magnitudes.
+  EXPECT_EQ(cancellation_floor(ACL_FLOAT, 7, 1.0), std::ldexp(16.0, -24));
+  EXPECT_EQ(cancellation_floor(ACL_DOUBLE, 7, 1.0), std::ldexp(16.0, -53));
+  EXPECT_EQ(cancellation_floor(ACL_FLOAT, 7, 1.0, 1000.0), std::ldexp(6010.0, -24));
 }
 
 }  // namespace

@@ -217,6 +217,26 @@ std::array<double, 4> cubic_weight_slopes(double t) {
           -cubic_far_slope(2 - t)};
 }
 
+// The same polynomials with every monomial by its magnitude: evaluating one in a compute type
+// errs by a few units of roundoff of this, not of the weight (near a root, where a weight is
+// ~1e-7, a float evaluation is off by ~1e-6). Always >= the polynomial's |value|.
+double cubic_near_terms(double x) {
+  return (std::fabs(kCubicA + 2) * x + std::fabs(kCubicA + 3)) * x * x + 1;
+}
+double cubic_far_terms(double x) { return std::fabs(kCubicA) * (((x + 5) * x + 8) * x + 4); }
+double cubic_near_slope_terms(double x) {
+  return (3 * std::fabs(kCubicA + 2) * x + 2 * std::fabs(kCubicA + 3)) * x;
+}
+double cubic_far_slope_terms(double x) { return std::fabs(kCubicA) * ((3 * x + 10) * x + 8); }
+std::array<double, 4> cubic_weight_terms(double t) {
+  return {cubic_far_terms(t + 1), cubic_near_terms(t), cubic_near_terms(1 - t),
+          cubic_far_terms(2 - t)};
+}
+std::array<double, 4> cubic_weight_slope_terms(double t) {
+  return {cubic_far_slope_terms(t + 1), cubic_near_slope_terms(t), cubic_near_slope_terms(1 - t),
+          cubic_far_slope_terms(2 - t)};
+}
+
 // The four corners around (ix, iy): (y0,x0), (y0,x0+1), (y0+1,x0), (y0+1,x0+1) in the spec's order
 // V00, V01, V10, V11. Precondition: both coordinates are usable.
 std::array<Tap, 4> bilinear_taps(double ix, double iy) {
@@ -247,26 +267,53 @@ double fraction(double coord, const Attrs& attrs) {
 
 // The 16 bicubic taps of a usable point, row by row; a tap outside the input has index -1 (it
 // reads 0). Precondition: both coordinates are finite.
-std::vector<Tap> bicubic_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs) {
+// What the reference sums: the terms (the outputs), their magnitudes, or the scales their
+// evaluation errs in (each weight a product of two factors, error scale weight_product's).
+enum class Sums { kValues, kMagnitudes, kEvaluationScales };
+
+// a b, or for kEvaluationScales the scale its evaluation errs in: each factor is a cubic whose
+// computed value is off by a few ulps of its monomials' magnitude (ma, mb), so
+// |computed - exact| <~ u (ma |b| + |a| mb).
+double weight_product(double a, double ma, double b, double mb, Sums sums) {
+  if (sums == Sums::kEvaluationScales) return ma * std::fabs(b) + std::fabs(a) * mb;
+  return sums == Sums::kMagnitudes ? std::fabs(a * b) : a * b;
+}
+
+std::vector<Tap> bicubic_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs, Sums sums) {
   const double fx = std::floor(p.x.coord), fy = std::floor(p.y.coord);
   const double tx = fraction(p.x.coord, attrs), ty = fraction(p.y.coord, attrs);
   const std::array<double, 4> wx = cubic_weights(tx), wy = cubic_weights(ty);
   const std::array<double, 4> sx = cubic_weight_slopes(tx), sy = cubic_weight_slopes(ty);
+  const std::array<double, 4> mwx = cubic_weight_terms(tx), mwy = cubic_weight_terms(ty);
+  const std::array<double, 4> msx = cubic_weight_slope_terms(tx),
+                              msy = cubic_weight_slope_terms(ty);
   std::vector<Tap> taps;
   for (int j = 0; j < 4; ++j) {
     for (int i = 0; i < 4; ++i) {
       const int64_t y = tap_index(fy, j, d.in_h, attrs), x = tap_index(fx, i, d.in_w, attrs);
-      taps.push_back({y < 0 || x < 0 ? -1 : y, y < 0 || x < 0 ? -1 : x, wx[i] * wy[j],
-                      sx[i] * wy[j], wx[i] * sy[j]});
+      taps.push_back({y < 0 || x < 0 ? -1 : y, y < 0 || x < 0 ? -1 : x,
+                      weight_product(wx[i], mwx[i], wy[j], mwy[j], sums),
+                      weight_product(sx[i], msx[i], wy[j], mwy[j], sums),
+                      weight_product(wx[i], mwx[i], sy[j], msy[j], sums)});
     }
   }
   return taps;
 }
 
 // The weighted taps of a usable point, bilinear or bicubic.
-std::vector<Tap> interpolation_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs) {
-  if (attrs.interpolation == kBicubic) return bicubic_taps(p, d, attrs);
-  const std::array<Tap, 4> taps = bilinear_taps(p.x.coord, p.y.coord);
+// The weighted taps of a point; for the magnitudes and evaluation scales every weight, slope
+// and chain-rule factor is by its magnitude (bilinear's factors are exact but for one rounding).
+std::vector<Tap> interpolation_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs,
+                                    Sums sums = Sums::kValues) {
+  if (attrs.interpolation == kBicubic) return bicubic_taps(p, d, attrs, sums);
+  std::array<Tap, 4> taps = bilinear_taps(p.x.coord, p.y.coord);
+  if (sums != Sums::kValues) {
+    for (Tap& t : taps) {
+      t.weight = std::fabs(t.weight);
+      t.dweight_dx = std::fabs(t.dweight_dx);
+      t.dweight_dy = std::fabs(t.dweight_dy);
+    }
+  }
   return {taps.begin(), taps.end()};
 }
 
@@ -282,34 +329,32 @@ double input_at(const Dims& d, const std::vector<double>& input, int64_t n, int6
   return input[input_offset(d, n, c, y, x)];
 }
 
-// weight_magnitudes: every weight replaced by its absolute value (bicubic's can be negative).
 double sample(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
-              const SourcePoint& p, int64_t n, int64_t c, bool weight_magnitudes = false) {
+              const SourcePoint& p, int64_t n, int64_t c, Sums sums = Sums::kValues) {
   if (!p.usable) return 0.0;
   if (attrs.interpolation == kNearest) {
     return input_at(d, input, n, c, nearest_index(p.y.coord), nearest_index(p.x.coord));
   }
   double value = 0.0;
-  for (const Tap& tap : interpolation_taps(p, d, attrs)) {
+  for (const Tap& tap : interpolation_taps(p, d, attrs, sums)) {
     // Skip rather than multiply by a zero value: an out-of-range tap must not turn a zero weight
     // into NaN, while an in-range inf/NaN pixel must still poison the result (as in PyTorch).
     if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
-      const double weight = weight_magnitudes ? std::fabs(tap.weight) : tap.weight;
-      value += weight * input[input_offset(d, n, c, tap.y, tap.x)];
+      value += tap.weight * input[input_offset(d, n, c, tap.y, tap.x)];
     }
   }
   return value;
 }
 
 std::vector<double> sample_all(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
-                               const std::vector<double>& grid, bool weight_magnitudes) {
+                               const std::vector<double>& grid, Sums sums) {
   std::vector<double> out(count4(d.n, d.c, d.out_h, d.out_w), 0.0);
   for (int64_t n = 0; n < d.n; ++n) {
     for (int64_t c = 0; c < d.c; ++c) {
       for (int64_t h = 0; h < d.out_h; ++h) {
         for (int64_t w = 0; w < d.out_w; ++w) {
           const SourcePoint p = source_point(d, attrs, grid, n, h, w);
-          out[output_offset(d, n, c, h, w)] = sample(d, attrs, input, p, n, c, weight_magnitudes);
+          out[output_offset(d, n, c, h, w)] = sample(d, attrs, input, p, n, c, sums);
         }
       }
     }
@@ -321,23 +366,28 @@ std::vector<double> sample_all(const Dims& d, const Attrs& attrs, const std::vec
 
 std::vector<double> forward(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
                             const std::vector<double>& grid) {
-  return sample_all(d, attrs, input, grid, false);
+  return sample_all(d, attrs, input, grid, Sums::kValues);
 }
 
 std::vector<double> forward_with_weight_magnitudes(const Dims& d, const Attrs& attrs,
                                                    const std::vector<double>& input,
                                                    const std::vector<double>& grid) {
-  return sample_all(d, attrs, input, grid, true);
+  return sample_all(d, attrs, input, grid, Sums::kMagnitudes);
+}
+
+std::vector<double> forward_evaluation_scales(const Dims& d, const Attrs& attrs,
+                                              const std::vector<double>& input,
+                                              const std::vector<double>& grid) {
+  return sample_all(d, attrs, input, grid, Sums::kEvaluationScales);
 }
 
 namespace {
 
-// magnitudes: every weight, weight derivative and chain-rule factor by its absolute value, so
-// that with |grad_output| and |input| each element is the sum of the magnitudes of its terms.
+// For the magnitudes and evaluation scales, called with |grad_output| and |input|.
 Gradients backward_sums(const Dims& d, const Attrs& attrs, const std::vector<double>& grad_output,
                         const std::vector<double>& input, const std::vector<double>& grid,
-                        bool magnitudes) {
-  const auto factor = [magnitudes](double f) { return magnitudes ? std::fabs(f) : f; };
+                        Sums sums) {
+  const auto factor = [sums](double f) { return sums == Sums::kValues ? f : std::fabs(f); };
   Gradients result;
   result.input_grad.assign(count4(d.n, d.c, d.in_h, d.in_w), 0.0);
   result.grid_grad.assign(count4(d.n, d.out_h, d.out_w, 2), 0.0);
@@ -359,9 +409,9 @@ Gradients backward_sums(const Dims& d, const Attrs& attrs, const std::vector<dou
             }
             continue;
           }
-          for (const Tap& tap : interpolation_taps(p, d, attrs)) {
+          for (const Tap& tap : interpolation_taps(p, d, attrs, sums)) {
             if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
-              result.input_grad[input_offset(d, n, c, tap.y, tap.x)] += factor(tap.weight) * g;
+              result.input_grad[input_offset(d, n, c, tap.y, tap.x)] += tap.weight * g;
             }
           }
         }
@@ -377,7 +427,7 @@ Gradients backward_sums(const Dims& d, const Attrs& attrs, const std::vector<dou
       for (int64_t w = 0; w < d.out_w; ++w) {
         const SourcePoint p = source_point(d, attrs, grid, n, h, w);
         if (!p.usable) continue;
-        const std::vector<Tap> taps = interpolation_taps(p, d, attrs);
+        const std::vector<Tap> taps = interpolation_taps(p, d, attrs, sums);
         double gx = 0.0;  // d(loss)/d(ix), summed over channels
         double gy = 0.0;  // d(loss)/d(iy)
         for (int64_t c = 0; c < d.c; ++c) {
@@ -386,8 +436,8 @@ Gradients backward_sums(const Dims& d, const Attrs& attrs, const std::vector<dou
           double dvalue_dy = 0.0;
           for (const Tap& tap : taps) {
             const double v = input_at(d, input, n, c, tap.y, tap.x);
-            dvalue_dx += v * factor(tap.dweight_dx);
-            dvalue_dy += v * factor(tap.dweight_dy);
+            dvalue_dx += v * tap.dweight_dx;
+            dvalue_dy += v * tap.dweight_dy;
           }
           gx += g * dvalue_dx;
           gy += g * dvalue_dy;
@@ -405,17 +455,33 @@ Gradients backward_sums(const Dims& d, const Attrs& attrs, const std::vector<dou
 
 Gradients backward(const Dims& d, const Attrs& attrs, const std::vector<double>& grad_output,
                    const std::vector<double>& input, const std::vector<double>& grid) {
-  return backward_sums(d, attrs, grad_output, input, grid, false);
+  return backward_sums(d, attrs, grad_output, input, grid, Sums::kValues);
 }
+
+namespace {
+Gradients backward_over_magnitudes(const Dims& d, const Attrs& attrs,
+                                   const std::vector<double>& grad_output,
+                                   const std::vector<double>& input,
+                                   const std::vector<double>& grid, Sums sums) {
+  std::vector<double> abs_grad_output = grad_output, abs_input = input;
+  for (double& v : abs_grad_output) v = std::fabs(v);
+  for (double& v : abs_input) v = std::fabs(v);
+  return backward_sums(d, attrs, abs_grad_output, abs_input, grid, sums);
+}
+}  // namespace
 
 Gradients backward_term_magnitudes(const Dims& d, const Attrs& attrs,
                                    const std::vector<double>& grad_output,
                                    const std::vector<double>& input,
                                    const std::vector<double>& grid) {
-  std::vector<double> abs_grad_output = grad_output, abs_input = input;
-  for (double& v : abs_grad_output) v = std::fabs(v);
-  for (double& v : abs_input) v = std::fabs(v);
-  return backward_sums(d, attrs, abs_grad_output, abs_input, grid, true);
+  return backward_over_magnitudes(d, attrs, grad_output, input, grid, Sums::kMagnitudes);
+}
+
+Gradients backward_evaluation_scales(const Dims& d, const Attrs& attrs,
+                                     const std::vector<double>& grad_output,
+                                     const std::vector<double>& input,
+                                     const std::vector<double>& grid) {
+  return backward_over_magnitudes(d, attrs, grad_output, input, grid, Sums::kEvaluationScales);
 }
 
 }  // namespace gradconf::grid_sampler2d::reference

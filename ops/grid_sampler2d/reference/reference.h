@@ -47,6 +47,14 @@ std::vector<double> forward_with_weight_magnitudes(const Dims& dims, const Attrs
                                                    const std::vector<double>& input,
                                                    const std::vector<double>& grid);
 
+/// forward() with every tap weight replaced by the scale its evaluation errs in (bicubic's are
+/// products of two cubics, each off by a few ulps of its monomials' magnitude M: M_a |b| +
+/// |a| M_b; bilinear's by their magnitude): with |input|, per output the scale of its products'
+/// rounding, which near a cubic's root far exceeds the products themselves.
+std::vector<double> forward_evaluation_scales(const Dims& dims, const Attrs& attrs,
+                                              const std::vector<double>& input,
+                                              const std::vector<double>& grid);
+
 /// Both gradients of the backward pass, always fully computed.
 struct Gradients {
   std::vector<double> input_grad;  ///< Shape of input; 0 where no sample lands.
@@ -66,5 +74,10 @@ Gradients backward_term_magnitudes(const Dims& dims, const Attrs& attrs,
                                    const std::vector<double>& grad_output,
                                    const std::vector<double>& input,
                                    const std::vector<double>& grid);
+/// backward() over the evaluation scales of its terms (as forward_evaluation_scales).
+Gradients backward_evaluation_scales(const Dims& dims, const Attrs& attrs,
+                                     const std::vector<double>& grad_output,
+                                     const std::vector<double>& input,
+                                     const std::vector<double>& grid);
 
 }  // namespace gradconf::grid_sampler2d::reference

@@ -32,12 +32,15 @@ std::vector<TermMagnitudes<Role>> GridSampler2DTraits::reference_magnitudes(cons
                        : p.interpolation == Interpolation::kNearest ? 1
                                                                     : 4;
   if (p.entry == Direction::kForward) {
-    return {{Role::kOut, ref::forward_with_weight_magnitudes(dims, attrs, abs_input, grid), taps}};
+    return {{Role::kOut, ref::forward_with_weight_magnitudes(dims, attrs, abs_input, grid), taps,
+             ref::forward_evaluation_scales(dims, attrs, abs_input, grid)}};
   }
-  auto sums = ref::backward_term_magnitudes(dims, attrs, gs::tensor(call, Role::kGradOutput).values,
-                                            abs_input, grid);
-  return {{Role::kInputGrad, std::move(sums.input_grad), p.out_h * p.out_w * taps},
-          {Role::kGridGrad, std::move(sums.grid_grad), p.c * taps}};
+  const auto& grad_output = gs::tensor(call, Role::kGradOutput).values;
+  auto sums = ref::backward_term_magnitudes(dims, attrs, grad_output, abs_input, grid);
+  auto scales = ref::backward_evaluation_scales(dims, attrs, grad_output, abs_input, grid);
+  return {{Role::kInputGrad, std::move(sums.input_grad), p.out_h * p.out_w * taps,
+           std::move(scales.input_grad)},
+          {Role::kGridGrad, std::move(sums.grid_grad), p.c * taps, std::move(scales.grid_grad)}};
 }
 
 std::vector<ExpectedOutput> GridSampler2DTraits::reference(const Problem& p, const Call& call) {
