@@ -1,15 +1,19 @@
 // gradconf check: a conformance campaign over the registry (reports/src/campaign.h) and its four
 // report files.
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "cli/backend_option.h"
@@ -36,6 +40,20 @@ std::string default_out_dir() {
 
 }  // namespace
 
+/// Set for the shard processes of `--jobs`: the pid of the check that started them.
+constexpr std::string_view kJobsParentVariable = "GRADCONF_JOBS_PARENT";
+
+/// A shard of `--jobs` ends with the process that started it (killed, or interrupted: Ctrl-C in a
+/// terminal reaches the whole group, a CI system's kill may reach the parent only), rather than
+/// running on for the rest of its budget. Its report stays as of its last round.
+void follow_jobs_parent() {
+  const char* parent = std::getenv(std::string(kJobsParentVariable).c_str());
+  if (!parent) return;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died before the line above: then this process was re-parented.
+  if (std::to_string(getppid()) != parent) _exit(kExitRuntimeFailure);
+}
+
 /// How often `--jobs` rewrites the merged report from the shards' while they run.
 constexpr std::chrono::seconds kMergeEvery{10};
 
@@ -49,6 +67,18 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     return kExitRuntimeFailure;
   }
   self[length] = 0;
+  // The shards learn who started them, so that they end with it (follow_jobs_parent).
+  std::vector<std::string> environment = {std::string(kJobsParentVariable) + "=" +
+                                          std::to_string(getpid())};
+  for (char** e = environ; *e; ++e) {
+    if (std::string_view(*e).substr(0, kJobsParentVariable.size() + 1) !=
+        std::string(kJobsParentVariable) + "=") {
+      environment.emplace_back(*e);
+    }
+  }
+  std::vector<char*> shard_environment;
+  for (auto& e : environment) shard_environment.push_back(e.data());
+  shard_environment.push_back(nullptr);
   std::vector<pid_t> children;
   MergeOptions merge;
   merge.out_dir = out;
@@ -79,7 +109,7 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
-    if (posix_spawn(&pid, self, nullptr, nullptr, argv.data(), environ) != 0) {
+    if (posix_spawn(&pid, self, nullptr, nullptr, argv.data(), shard_environment.data()) != 0) {
       std::cerr << "gradconf check: cannot start shard " << i << "\n";
       return kExitRuntimeFailure;
     }
@@ -161,6 +191,7 @@ bool load_replay(CheckOptions& options, std::vector<reports::Round>& rounds) {
 }  // namespace
 
 int run_check(const CheckOptions& given) {
+  follow_jobs_parent();
   CheckOptions options = given;
   std::vector<reports::Round> replayed;
   if (!options.replay.empty() && !load_replay(options, replayed)) return kExitBadInput;

@@ -117,12 +117,16 @@ LawResult batch_split(const typename Traits::Problem& p0, const Backend& backend
   }
   LawResult result;
   result.measured.add_checks(1);  // the whole batch and both parts run
+  // Each run may err by its elements' cancellation floors (the parts' add up to the whole's).
+  const std::vector<ExpectedOutput> reference = Traits::reference(p, call);
   for (int out : Traits::wanted_outputs(p, call)) {
     const auto o = static_cast<size_t>(out);
+    const std::vector<double> floors = floors_for(reference, out, Traits::dtype(p));
     if (summed_over_batch<Traits>(call, out)) {
       // whole, head and tail are each within atol + rtol |exact| of their exact values (the
-      // tolerance row), and exact(whole) = exact(head) + exact(tail): so per element
-      // |whole - (head + tail)| <= 3 atol + rtol (|whole| + |head| + |tail|), up to second order.
+      // tolerance row), or their cancellation floors, and exact(whole) = exact(head) +
+      // exact(tail): so per element |whole - (head + tail)| <= 3 atol + rtol (|whole| + |head| +
+      // |tail|) + 2 floor(whole), up to second order.
       const Tolerance& t =
           tolerance_for(Traits::op_name(p), call.tensors[o].name, Traits::dtype(p));
       const auto& w = whole.values[o];
@@ -134,7 +138,8 @@ LawResult batch_split(const typename Traits::Problem& p0, const Backend& backend
       std::vector<double> summed(w.size()), bounds(w.size());
       for (size_t i = 0; i < w.size(); ++i) {
         summed[i] = h[i] + r[i];
-        bounds[i] = 3 * t.atol + t.rtol * (std::fabs(w[i]) + std::fabs(h[i]) + std::fabs(r[i]));
+        bounds[i] = 3 * t.atol + t.rtol * (std::fabs(w[i]) + std::fabs(h[i]) + std::fabs(r[i])) +
+                    (floors.size() == w.size() ? 2 * floors[i] : 0.0);
       }
       const Comparison c = compare_bounded(w, summed, bounds, call.tensors[o].dims, t);
       result.measured.add(c, /*against_reference=*/false);
@@ -153,7 +158,7 @@ LawResult batch_split(const typename Traits::Problem& p0, const Backend& backend
     const std::string& name = call.tensors[o].name;
     const auto why = rerun_difference(
         backend, tolerance_for(Traits::op_name(p), name, Traits::dtype(p)), Traits::dtype(p),
-        joined, whole.values[o], call.tensors[o].dims, result.measured);
+        joined, whole.values[o], call.tensors[o].dims, result.measured, floors);
     if (why) {
       LawResult failed = law_failure(
           "batch_split", repro,

@@ -68,6 +68,16 @@ struct TermMagnitudes {
   std::vector<double> evaluation_scales = {};
 };
 
+/// compare()'s floors for the output at `tensor` among a call's reference outputs (empty when the
+/// reference has none for it: the table's bound alone).
+inline std::vector<double> floors_for(const std::vector<ExpectedOutput>& reference, int tensor,
+                                      aclDataType dtype) {
+  for (const ExpectedOutput& e : reference) {
+    if (e.tensor == tensor) return e.floors(dtype);
+  }
+  return {};
+}
+
 /// One input the forward is differentiable in, and where its gradient appears, by role name.
 struct Differentiable {
   std::string_view input;     ///< x in forward(x, ...): a role of the forward entry

@@ -1,7 +1,8 @@
 // Law 4: backward is linear in the incoming gradient:
 //   backward(a g1 + b g2) == a backward(g1) + b backward(g2)
 // with dyadic g1, g2 and a, b such that a g1 + b g2 is exact in every dtype; each element is
-// held to linearity_bound (derived in tolerance.h from one rounding of each side), under the
+// held to linearity_bound (derived in tolerance.h from one rounding of each side) plus the runs'
+// cancellation floors (a kernel summing in its compute type errs by those), under the
 // output's tolerance row's match fraction, cap and special-value rule (compare_bounded). Every
 // output is requested, whatever the problem's output mask.
 #ifndef GRADCONF_PROPERTIES_LAWS_LINEARITY_H_
@@ -45,16 +46,24 @@ LawResult linear_in_incoming_gradient(const typename Traits::Problem& p0, const 
   }
   LawResult result;
   result.measured.add_checks(1);  // the three runs succeed
+  // A run may also err by its elements' cancellation floors; the mixed run's are at most
+  // |a| times g1's plus |b| times g2's (its terms' magnitudes are).
+  const std::vector<ExpectedOutput> reference1 = Traits::reference(p, g1);
+  const std::vector<ExpectedOutput> reference2 = Traits::reference(p, g2);
   for (int out : Traits::wanted_outputs(p, call)) {
     const auto o = static_cast<size_t>(out);
     const std::string& name = call.tensors[o].name;
     const Tolerance& t = tolerance_for(Traits::op_name(p), name, Traits::dtype(p));
     const size_t count = rm.values[o].size();
+    const std::vector<double> floors1 = floors_for(reference1, out, Traits::dtype(p));
+    const std::vector<double> floors2 = floors_for(reference2, out, Traits::dtype(p));
+    const bool floored = floors1.size() == count && floors2.size() == count;
     std::vector<double> combined(count), bounds(count);
     for (size_t k = 0; k < count; ++k) {
       const double part1 = a * r1.values[o][k], part2 = b * r2.values[o][k];
       combined[k] = part1 + part2;
-      bounds[k] = linearity_bound(t, Traits::dtype(p), rm.values[o][k], part1, part2);
+      bounds[k] = linearity_bound(t, Traits::dtype(p), rm.values[o][k], part1, part2) +
+                  (floored ? 2 * (std::fabs(a) * floors1[k] + std::fabs(b) * floors2[k]) : 0.0);
     }
     const Comparison c = compare_bounded(rm.values[o], combined, bounds, call.tensors[o].dims, t);
     result.measured.add(c, /*against_reference=*/false);
