@@ -6,11 +6,7 @@ namespace gradconf::cli {
 
 std::shared_ptr<const props::Backend> backend_option(const std::string& path,
                                                      std::string_view command) {
-  if (path.empty() || path == "linked") {
-    // The linked backend lives as long as the process: the pointer owns nothing.
-    return std::shared_ptr<const props::Backend>(std::shared_ptr<void>(),
-                                                 &props::Backend::linked());
-  }
+  if (path.empty() || path == "linked") return props::unowned(props::Backend::linked());
   std::string error;
   auto loaded = props::Backend::load(path, &error);
   if (!loaded) {

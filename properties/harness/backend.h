@@ -91,6 +91,12 @@ class Backend {
   std::shared_ptr<const Backend> against_;
 };
 
+/// A shared pointer to `backend` that owns nothing: for backends that outlive every user (the
+/// linked one, the tests' planted library), where an API takes shared ownership.
+inline std::shared_ptr<const Backend> unowned(const Backend& backend) {
+  return std::shared_ptr<const Backend>(std::shared_ptr<void>(), &backend);
+}
+
 /// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime, with fine
 /// splitting: a law that asks for N threads wants them used, on small problems too.
 class ScopedBackendThreads {

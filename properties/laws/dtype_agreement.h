@@ -52,13 +52,10 @@ LawResult dtype_agreement(const typename Traits::Problem& p, const Backend& back
     const std::vector<ExpectedOutput> reference = Traits::reference(typed, call);
     for (int out : Traits::wanted_outputs(typed, call)) {
       const auto o = static_cast<size_t>(out);
-      std::vector<double> floors;
-      for (const ExpectedOutput& e : reference) {
-        if (e.tensor == out) floors = e.floors(dtype);
-      }
       const Comparison c =
           compare(narrow_run.values[o], wide_run.values[o], call.tensors[o].dims,
-                  tolerance_for(Traits::op_name(typed), call.tensors[o].name, dtype), floors);
+                  tolerance_for(Traits::op_name(typed), call.tensors[o].name, dtype),
+                  floors_for(reference, out, dtype));
       LawMeasurements vs_float64;
       vs_float64.add(c, /*against_reference=*/false);
       result.measured.merge_margin(vs_float64);

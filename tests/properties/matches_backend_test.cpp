@@ -16,10 +16,6 @@
 namespace gradconf::props {
 namespace {
 
-std::shared_ptr<const Backend> shared(const Backend& backend) {
-  return std::shared_ptr<const Backend>(std::shared_ptr<void>(), &backend);
-}
-
 // Cases tried per fault to find one that matches_reference catches.
 constexpr int kAttempts = 150;
 
@@ -33,8 +29,8 @@ struct Tally {
 
 void check_fault(const OpFamily& family, std::string_view fault, Tally& tally) {
   const Backend& planted = gradconf::testing::planted_backend(family.family, fault);
-  const auto planted_against_ours = planted.judged_against(shared(Backend::linked()));
-  const auto ours_against_planted = Backend::linked().judged_against(shared(planted));
+  const auto planted_against_ours = planted.judged_against(unowned(Backend::linked()));
+  const auto ours_against_planted = Backend::linked().judged_against(unowned(planted));
   const std::string name = std::string(family.family) + "." + std::string(fault);
   bool small_only = false;
   for (const EntrySpec* entry : family.entries) {
@@ -80,7 +76,7 @@ TEST(MatchesBackend, sees_every_planted_fault_the_reference_law_sees_from_either
 TEST(MatchesBackend, holds_between_our_kernels_and_the_unfaulted_planted_library) {
   const Backend& planted = gradconf::testing::planted_backend();
   planted.select_fault("");
-  const auto judged = planted.judged_against(shared(Backend::linked()));
+  const auto judged = planted.judged_against(unowned(Backend::linked()));
   for (const OpFamily* family : op_families()) {
     for (const LawBinding& law : family->laws) {
       if (!law.differential) continue;

@@ -42,8 +42,7 @@ TEST_P(RegisteredLaw, holds) {
   const LawBinding& binding = *GetParam().binding;
   // The differential law compares our kernels with themselves here (matches_backend_test plants
   // a deviation on one side).
-  static const auto self_judged = Backend::linked().judged_against(
-      std::shared_ptr<const Backend>(std::shared_ptr<void>(), &Backend::linked()));
+  static const auto self_judged = Backend::linked().judged_against(unowned(Backend::linked()));
   const rc::Gen<LawResult> cases =
       binding.cases(binding.differential ? *self_judged : Backend::linked());
   EXPECT_TRUE(testing::check_at_most(binding.name, binding.max_cases,
