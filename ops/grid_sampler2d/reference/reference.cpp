@@ -265,8 +265,6 @@ double fraction(double coord, const Attrs& attrs) {
   return coord - std::floor(coord);
 }
 
-// The 16 bicubic taps of a usable point, row by row; a tap outside the input has index -1 (it
-// reads 0). Precondition: both coordinates are finite.
 // What the reference sums: the terms (the outputs), their magnitudes, or the scales their
 // evaluation errs in (each weight a product of two factors, error scale weight_product's).
 enum class Sums { kValues, kMagnitudes, kEvaluationScales };
@@ -279,6 +277,8 @@ double weight_product(double a, double ma, double b, double mb, Sums sums) {
   return sums == Sums::kMagnitudes ? std::fabs(a * b) : a * b;
 }
 
+// The 16 bicubic taps of a usable point, row by row; a tap outside the input has index -1 (it
+// reads 0). Precondition: both coordinates are finite.
 std::vector<Tap> bicubic_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs, Sums sums) {
   const double fx = std::floor(p.x.coord), fy = std::floor(p.y.coord);
   const double tx = fraction(p.x.coord, attrs), ty = fraction(p.y.coord, attrs);
@@ -300,9 +300,9 @@ std::vector<Tap> bicubic_taps(const SourcePoint& p, const Dims& d, const Attrs& 
   return taps;
 }
 
-// The weighted taps of a usable point, bilinear or bicubic.
-// The weighted taps of a point; for the magnitudes and evaluation scales every weight, slope
-// and chain-rule factor is by its magnitude (bilinear's factors are exact but for one rounding).
+// The weighted taps of a usable point, bilinear or bicubic; for the magnitudes and evaluation
+// scales every weight and slope is by its magnitude (bilinear's factors are exact but for one
+// rounding, so its two are the same).
 std::vector<Tap> interpolation_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs,
                                     Sums sums = Sums::kValues) {
   if (attrs.interpolation == kBicubic) return bicubic_taps(p, d, attrs, sums);

@@ -49,8 +49,9 @@ std::vector<double> forward_with_weight_magnitudes(const Dims& dims, const Attrs
 
 /// forward() with every tap weight replaced by the scale its evaluation errs in (bicubic's are
 /// products of two cubics, each off by a few ulps of its monomials' magnitude M: M_a |b| +
-/// |a| M_b; bilinear's by their magnitude): with |input|, per output the scale of its products'
-/// rounding, which near a cubic's root far exceeds the products themselves.
+/// |a| M_b; bilinear's by their magnitude, as forward_with_weight_magnitudes): with |input|, per
+/// output the scale of its products' rounding, which near a cubic's root far exceeds the products
+/// themselves.
 std::vector<double> forward_evaluation_scales(const Dims& dims, const Attrs& attrs,
                                               const std::vector<double>& input,
                                               const std::vector<double>& grid);

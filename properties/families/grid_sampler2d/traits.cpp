@@ -23,21 +23,25 @@ std::vector<TermMagnitudes<Role>> GridSampler2DTraits::reference_magnitudes(cons
   const ref::Dims dims{p.n, p.c, p.in_h, p.in_w, p.out_h, p.out_w};
   const ref::Attrs attrs{static_cast<int64_t>(p.interpolation), static_cast<int64_t>(p.padding),
                          p.align_corners, p.dtype != ACL_DOUBLE};
-  std::vector<double> abs_input = gs::tensor(call, Role::kInput).values;
-  for (double& v : abs_input) v = std::fabs(v);
   const auto& grid = gs::tensor(call, Role::kGrid).values;
   // Products one element sums: a point's taps (out), every point's taps that can land on one
   // pixel (inputGrad: bicubic's clamped taps can repeat a pixel), each channel's taps (gridGrad).
-  const int64_t taps = p.interpolation == Interpolation::kBicubic   ? 16
-                       : p.interpolation == Interpolation::kNearest ? 1
-                                                                    : 4;
+  const bool bicubic = p.interpolation == Interpolation::kBicubic;
+  const int64_t taps = bicubic ? 16 : p.interpolation == Interpolation::kNearest ? 1 : 4;
+  // Only bicubic's weights are computed factors whose evaluation scale differs from their
+  // magnitude; elsewhere the scales are left empty (the magnitudes stand for them).
   if (p.entry == Direction::kForward) {
+    std::vector<double> abs_input = gs::tensor(call, Role::kInput).values;
+    for (double& v : abs_input) v = std::fabs(v);
     return {{Role::kOut, ref::forward_with_weight_magnitudes(dims, attrs, abs_input, grid), taps,
-             ref::forward_evaluation_scales(dims, attrs, abs_input, grid)}};
+             bicubic ? ref::forward_evaluation_scales(dims, attrs, abs_input, grid)
+                     : std::vector<double>{}}};
   }
+  const auto& input = gs::tensor(call, Role::kInput).values;
   const auto& grad_output = gs::tensor(call, Role::kGradOutput).values;
-  auto sums = ref::backward_term_magnitudes(dims, attrs, grad_output, abs_input, grid);
-  auto scales = ref::backward_evaluation_scales(dims, attrs, grad_output, abs_input, grid);
+  auto sums = ref::backward_term_magnitudes(dims, attrs, grad_output, input, grid);
+  auto scales = bicubic ? ref::backward_evaluation_scales(dims, attrs, grad_output, input, grid)
+                        : ref::Gradients{};
   return {{Role::kInputGrad, std::move(sums.input_grad), p.out_h * p.out_w * taps,
            std::move(scales.input_grad)},
           {Role::kGridGrad, std::move(sums.grid_grad), p.c * taps, std::move(scales.grid_grad)}};
