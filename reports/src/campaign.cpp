@@ -155,6 +155,68 @@ SpecProfile profile_of(const std::string& repro) {
   return SpecProfile::kSeed;
 }
 
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return stamp;
+}
+
+// `from`'s cases added to `into`, a cell of the same binding, profile and dtype (another round,
+// or the same cell of another part of a resumed campaign).
+void add_cell(Cell& into, const Cell& from) {
+  into.cases += from.cases;
+  into.failed += from.failed;
+  into.mistrusted += from.mistrusted;
+  into.discarded += from.discarded;
+  into.bounded_elements += from.bounded_elements;
+  into.exact_elements += from.exact_elements;
+  into.checks += from.checks;
+  if (!from.worst_repro.empty() &&
+      (into.worst_repro.empty() || from.worst_error_over_bound > into.worst_error_over_bound)) {
+    into.worst_error_over_bound = from.worst_error_over_bound;
+    into.worst_repro = from.worst_repro;
+  }
+  into.max_rel_error = std::max(into.max_rel_error, from.max_rel_error);
+  into.max_abs_error = std::max(into.max_abs_error, from.max_abs_error);
+  into.seconds += from.seconds;
+  if (from.has_mere) {
+    into.mere = std::max(into.mere, from.mere);
+    into.mare = std::max(into.mare, from.mare);
+    into.has_mere = true;
+  }
+  if (into.mistrust_reason.empty()) into.mistrust_reason = from.mistrust_reason;
+  for (const std::string& f : from.failures) {
+    if (into.failures.size() < kFailuresKept) into.failures.push_back(f);
+  }
+}
+
+// One case's counts, as a cell of its own (add_cell adds it to its cell).
+Cell cell_of_case(const props::LawResult& r) {
+  Cell one;
+  one.cases = 1;
+  one.mistrusted = r.mistrusted ? 1 : 0;
+  one.mistrust_reason = r.mistrust_reason;
+  const props::LawMeasurements& m = r.measured;
+  one.bounded_elements = m.bounded_elements;
+  one.exact_elements = m.exact_elements;
+  one.checks = m.checks;
+  if (m.bounded()) {
+    one.worst_error_over_bound = m.worst_error_over_bound;
+    one.worst_repro = r.repro;
+  }
+  one.max_rel_error = m.max_rel_error;
+  one.max_abs_error = m.max_abs_error;
+  one.has_mere = m.has_mere;
+  one.mere = m.mere;
+  one.mare = m.mare;
+  if (!r.holds) {
+    one.failed = 1;
+    one.failures.push_back(r.detail);
+  }
+  return one;
+}
+
 // One round of a binding: `cases` cases drawn from `seed`, added to what earlier rounds left in
 // `out`.
 void run_work(const Work& w, const CampaignOptions& options, int cases, uint64_t seed,
@@ -200,37 +262,14 @@ void run_work(const Work& w, const CampaignOptions& options, int cases, uint64_t
       cell.discarded += 1;
       continue;
     }
-    cell.cases += 1;
-    if (r.mistrusted) {
-      cell.mistrusted += 1;
-      if (cell.mistrust_reason.empty()) cell.mistrust_reason = r.mistrust_reason;
-    }
+    add_cell(cell, cell_of_case(r));
     const props::LawMeasurements& m = r.measured;
-    cell.bounded_elements += m.bounded_elements;
-    cell.exact_elements += m.exact_elements;
-    cell.checks += m.checks;
-    if (m.bounded() &&
-        (cell.worst_repro.empty() || m.worst_error_over_bound > cell.worst_error_over_bound)) {
-      cell.worst_error_over_bound = m.worst_error_over_bound;
-      cell.worst_repro = r.repro;
-    }
-    cell.max_rel_error = std::max(cell.max_rel_error, m.max_rel_error);
-    cell.max_abs_error = std::max(cell.max_abs_error, m.max_abs_error);
-    if (m.has_mere) {
-      cell.mere = std::max(cell.mere, m.mere);
-      cell.mare = std::max(cell.mare, m.mare);
-      cell.has_mere = true;
-    }
     if (m.bounded()) {
       auto& bins = out.margin_bins[r.dtype];
       bins.resize(kMarginBins);
       bins[static_cast<size_t>(margin_bin(m.worst_error_over_bound))] += 1;
     }
-    if (!r.holds) {
-      cell.failed += 1;
-      out.failures += 1;
-      if (cell.failures.size() < kFailuresKept) cell.failures.push_back(r.detail);
-    }
+    if (!r.holds) out.failures += 1;
     if (!r.clause.empty()) {
       auto& sides = out.clause_sides[r.clause];
       (r.just_valid ? sides.first : sides.second) += 1;
@@ -396,42 +435,6 @@ namespace {
 // are sized from it to take about kRoundShare of the budget (at least kMinRoundSeconds, at most
 // what is left), so the reports are rewritten often and a kill loses little.
 constexpr int kFirstRoundCases = 4;
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return stamp;
-}
-
-// `from`'s cases added to `into`, a cell of the same binding, profile and dtype (another round,
-// or the same cell of another part of a resumed campaign).
-void add_cell(Cell& into, const Cell& from) {
-  into.cases += from.cases;
-  into.failed += from.failed;
-  into.mistrusted += from.mistrusted;
-  into.discarded += from.discarded;
-  into.bounded_elements += from.bounded_elements;
-  into.exact_elements += from.exact_elements;
-  into.checks += from.checks;
-  if (!from.worst_repro.empty() &&
-      (into.worst_repro.empty() || from.worst_error_over_bound > into.worst_error_over_bound)) {
-    into.worst_error_over_bound = from.worst_error_over_bound;
-    into.worst_repro = from.worst_repro;
-  }
-  into.max_rel_error = std::max(into.max_rel_error, from.max_rel_error);
-  into.max_abs_error = std::max(into.max_abs_error, from.max_abs_error);
-  into.seconds += from.seconds;
-  if (from.has_mere) {
-    into.mere = std::max(into.mere, from.mere);
-    into.mare = std::max(into.mare, from.mare);
-    into.has_mere = true;
-  }
-  if (into.mistrust_reason.empty()) into.mistrust_reason = from.mistrust_reason;
-  for (const std::string& f : from.failures) {
-    if (into.failures.size() < kFailuresKept) into.failures.push_back(f);
-  }
-}
 constexpr double kRoundShare = 0.125;
 constexpr double kMinRoundSeconds = 5;
 constexpr int kMaxCasesPerRound = 100000;
