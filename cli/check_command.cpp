@@ -10,26 +10,18 @@
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string_view>
 #include <thread>
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
+#include "cli/report_files.h"
 #include "harness/backend.h"
 #include "reports/src/render.h"
 
 namespace gradconf::cli {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string default_out_dir() {
   const std::time_t now = std::time(nullptr);
@@ -148,10 +140,15 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
   if (merged == kExitCheckFailed || merged == kExitOk) {
     // --strict judges the merged clauses as one run would.
     if (merged == kExitOk && options.strict) {
-      std::ifstream in(out + "/report.json");
-      std::ostringstream text;
-      text << in.rdbuf();
-      if (text.str().find("\"covered\": false") != std::string::npos) return kExitCheckFailed;
+      reports::Campaign whole;
+      std::string error;
+      if (!read_report(out + "/report.json", &whole, &error)) {
+        std::cerr << "gradconf check: " << error << "\n";
+        return kExitRuntimeFailure;
+      }
+      for (const reports::ClauseRow& row : whole.clauses) {
+        if (!row.covered()) return kExitCheckFailed;
+      }
     }
   }
   return merged;
@@ -164,8 +161,8 @@ namespace {
 bool load_replay(CheckOptions& options, std::vector<reports::Round>& rounds) {
   reports::Campaign recorded;
   std::string error;
-  if (!reports::campaign_from_json(read_file(options.replay), &recorded, &error)) {
-    std::cerr << "gradconf check: --replay " << options.replay << ": " << error << "\n";
+  if (!read_report(options.replay, &recorded, &error)) {
+    std::cerr << "gradconf check: --replay " << error << "\n";
     return false;
   }
   if (!recorded.options.against.empty() && options.against.empty()) {
@@ -232,8 +229,7 @@ int run_check(const CheckOptions& given) {
   }
   const props::Backend& backend = *chosen;
   campaign_options.backend = backend.description();
-  const reports::Errata errata{read_file(GRADCONF_SOURCE_DIR "/reports/errata.json"),
-                               read_file(GRADCONF_SOURCE_DIR "/reports/spec_errata.md")};
+  const reports::Errata errata = shipped_errata();
   const std::string out = options.out_dir.empty() ? default_out_dir() : options.out_dir;
   // Rewritten after every round: a killed campaign leaves the report of the rounds it finished.
   std::string error;

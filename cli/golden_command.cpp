@@ -6,14 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "cli/case_file.h"
 #include "cli/commands.h"
+#include "cli/report_files.h"
 #include "compare/compare.h"
 #include "core/dtype.h"
 #include "core/repro.h"
@@ -146,17 +145,6 @@ std::string now_stamp() {
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
   return stamp;
 }
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
-
-namespace {
 
 // One case folder per repro line (a failure a law printed, to take to a device): repro_<i>.
 int export_repro_lines(const ExportOptions& options) {
@@ -358,8 +346,7 @@ int run_compare(const CompareOptions& options) {
   reports::Campaign campaign;
   campaign.options.ops = {"compare " + options.cases_dir + " " + options.outputs_dir};
   for (auto& [key, cell] : cells) campaign.cells.push_back(std::move(cell));
-  const reports::Errata errata{read_text(GRADCONF_SOURCE_DIR "/reports/errata.json"),
-                               read_text(GRADCONF_SOURCE_DIR "/reports/spec_errata.md")};
+  const reports::Errata errata = shipped_errata();
   const std::string out =
       options.report_dir.empty() ? "reports/out/compare-" + now_stamp() : options.report_dir;
   std::string error;

@@ -2,24 +2,13 @@
 // in parts (rounds of a resumed campaign), from their report.json files, written as the four
 // report files of one run.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/report_files.h"
 #include "reports/src/render.h"
 
 namespace gradconf::cli {
-namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 std::optional<reports::Campaign> merge_report_dirs(const MergeOptions& options, bool skip_missing,
                                                    std::string* error) {
@@ -28,17 +17,12 @@ std::optional<reports::Campaign> merge_report_dirs(const MergeOptions& options, 
     const std::string path = dir + "/report.json";
     if (skip_missing && !std::filesystem::exists(path)) continue;
     reports::Campaign part;
-    std::string why;
-    if (!reports::campaign_from_json(read_text(path), &part, &why)) {
-      *error = path + ": " + why;
-      return std::nullopt;
-    }
+    if (!read_report(path, &part, error)) return std::nullopt;
     parts.push_back(std::move(part));
   }
   const reports::Campaign merged = reports::merge_campaigns(parts);
-  const reports::Errata errata{read_text(GRADCONF_SOURCE_DIR "/reports/errata.json"),
-                               read_text(GRADCONF_SOURCE_DIR "/reports/spec_errata.md")};
-  if (!reports::write_reports(merged, errata, options.out_dir, error)) return std::nullopt;
+  if (!reports::write_reports(merged, shipped_errata(), options.out_dir, error))
+    return std::nullopt;
   return merged;
 }
 

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/report_files.h"
 #include "reports/src/render.h"
 #include "reports/src/trend.h"
 
@@ -45,14 +45,10 @@ bool write_text(const fs::path& path, const std::string& text) {
 int run_trend(const TrendOptions& options) {
   std::vector<reports::TrendPoint> series;
   for (const fs::path& file : report_files(options.reports)) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
     reports::TrendPoint point;
     std::string error;
-    if (!in || !reports::campaign_from_json(text.str(), &point.campaign, &error)) {
-      std::cerr << "gradconf trend: " << file.string() << ": " << (in ? error : "cannot read")
-                << "\n";
+    if (!read_report(file.string(), &point.campaign, &error)) {
+      std::cerr << "gradconf trend: " << error << "\n";
       return kExitBadInput;
     }
     point.label = file.parent_path().filename().string();
