@@ -79,6 +79,7 @@ struct BenchOptions {
   std::vector<int> threads;              // kernel threads per run (default: the backend's)
   int repeats = 5;                       // timed phase-2 runs per case
   std::string json_out;                  // also write the results as JSON
+  bool limits = true;                    // measure the machine's limits (share-of-limit column)
 };
 int run_bench(const BenchOptions& options);
 

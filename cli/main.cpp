@@ -165,6 +165,8 @@ Command add_bench(CLI::App& app) {
   c->add_option("--repeats", options->repeats, "Timed phase-2 runs per case")
       ->check(CLI::Range(1, 100000));
   c->add_option("--json", options->json_out, "Also write the results to this file");
+  c->add_flag("!--no-limits", options->limits,
+              "Skip measuring the machine's bandwidth and GEMM peak (about 2 s)");
   return {c, [=] { return cli::run_bench(*options); }};
 }
 

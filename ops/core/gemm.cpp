@@ -43,9 +43,10 @@ GRADCONF_ALWAYS_INLINE Vec<Acc> load_head(const Acc* p, int64_t count) {
 // two).
 template <typename Acc>
 struct Tile {
+  static constexpr int kDotRows = sizeof(Acc) == 4 ? 4 : 2;
+  static constexpr int kDotColumns = sizeof(Acc) == 4 ? 3 : 2;
   static constexpr int kRows = sizeof(Acc) == 4 ? 4 : 2;
-  static constexpr int kDotColumns = 2;
-  static constexpr int kVectors = 2;
+  static constexpr int kVectors = sizeof(Acc) == 4 ? 3 : 2;
 };
 
 /// C[i][j] for MR rows of A and NR rows of B: element p of k in lane p % kLanes (the tail as a
@@ -56,15 +57,15 @@ GRADCONF_ALWAYS_INLINE void abt_tile(int64_t k, const Acc* a, int64_t lda, const
   Vec<Acc> acc[MR][NR] = {};
   int64_t p = 0;
   for (; p + kLanes <= k; p += kLanes) {
-    Vec<Acc> av[MR], bv[NR];
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; ++i) av[i] = load(a + i * lda + p);
+    // B's NR vectors held, A's one at a time: MR * NR + NR + 1 registers.
+    Vec<Acc> bv[NR];
 #pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) bv[j] = load(b + j * ldb + p);
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
+      const Vec<Acc> av = load(a + i * lda + p);
 #pragma GCC unroll 8
-      for (int j = 0; j < NR; ++j) acc[i][j] += av[i] * bv[j];
+      for (int j = 0; j < NR; ++j) acc[i][j] += av * bv[j];
     }
   }
   if (p < k) {
@@ -98,10 +99,14 @@ template <typename Acc>
 GRADCONF_ALWAYS_INLINE void abt_body(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda,
                                      const Acc* b, int64_t ldb, Acc* c, int64_t ldc,
                                      bool accumulate) {
-  constexpr int MR = Tile<Acc>::kRows;
+  constexpr int MR = Tile<Acc>::kDotRows;
   int64_t i = 0;
   for (; i + MR <= m; i += MR)
     abt_rows<Acc, MR>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, accumulate);
+  if constexpr (MR > 4) {
+    for (; i + 4 <= m; i += 4)
+      abt_rows<Acc, 4>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, accumulate);
+  }
   for (; i < m; ++i) abt_rows<Acc, 1>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, accumulate);
 }
 
@@ -165,6 +170,10 @@ GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, const Acc* 
   int64_t i = 0;
   for (; i + MR <= m; i += MR)
     ab_rows<Acc, MR>(n, k, a + i * a_row, a_row, a_step, b, ldb, c + i * ldc, ldc, accumulate);
+  if constexpr (MR > 4) {
+    for (; i + 4 <= m; i += 4)
+      ab_rows<Acc, 4>(n, k, a + i * a_row, a_row, a_step, b, ldb, c + i * ldc, ldc, accumulate);
+  }
   for (; i < m; ++i)
     ab_rows<Acc, 1>(n, k, a + i * a_row, a_row, a_step, b, ldb, c + i * ldc, ldc, accumulate);
 }

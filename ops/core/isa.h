@@ -26,4 +26,32 @@ Isa kernel_isa();
 #endif
 #define GRADCONF_ALWAYS_INLINE inline __attribute__((always_inline))
 
+namespace gradconf {
+
+template <typename Body>
+GRADCONF_TARGET_AVX2 void run_avx2(Body& body) {
+  body();
+}
+
+template <typename Body>
+void run_baseline(Body& body) {
+  body();
+}
+
+/// Runs `body`, a lambda declared GRADCONF_ALWAYS_INLINE_LAMBDA, compiled for the path
+/// kernel_isa() names: the lambda's body is inlined into one function per path.
+template <typename Body>
+void on_widest_isa(Body&& body) {
+  if (kernel_isa() == Isa::kAvx2) {
+    run_avx2(body);
+  } else {
+    run_baseline(body);
+  }
+}
+
+}  // namespace gradconf
+
+/// Placed after a lambda's parameter list: on_widest_isa inlines its body into each path.
+#define GRADCONF_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
+
 #endif  // GRADCONF_OPS_CORE_ISA_H_

@@ -4,6 +4,10 @@
 #ifndef GRADCONF_OPS_CORE_LANES_H_
 #define GRADCONF_OPS_CORE_LANES_H_
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -19,18 +23,6 @@ template <typename Acc>
 Acc combine_lanes(const Acc (&lanes)[kLanes]) {
   return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
          ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-}
-
-/// sum_k a[k] * b[k] over contiguous buffers, in lanes.
-template <typename Acc>
-Acc dot_lanes(const Acc* a, const Acc* b, int64_t n) {
-  Acc lanes[kLanes] = {};
-  int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] += a[k + j] * b[k + j];
-  }
-  for (int j = 0; k < n; ++k, ++j) lanes[j] += a[k] * b[k];
-  return combine_lanes(lanes);
 }
 
 /// kLanes consecutive channels held in registers (GCC/Clang vector extension: 8 floats are one
@@ -55,6 +47,84 @@ using LaneVector = typename LaneVectorOf<Acc>::type;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+typedef uint16_t RawLanes __attribute__((vector_size(kLanes * sizeof(uint16_t))));
+typedef uint32_t BitLanes __attribute__((vector_size(kLanes * sizeof(uint32_t))));
+typedef int32_t MaskLanes __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+// The 16-bit conversions below work on all lanes at once with integer operations, so they
+// vectorise on baseline x86-64 (no F16C). Each gives the same bits as Eigen's scalar conversion
+// for every input (tests/core/lane_conversions_test.cpp checks all halves and the rounding
+// boundaries of the floats); element by element, conversions went through the stack into the
+// vector (a store-forwarding stall per element).
+
+/// IEEE binary16 bits to float, exactly (F. Giesen's half_to_float: normals rebias the exponent,
+/// infinities and NaNs move to the float's top exponent, subnormals renormalise through a float
+/// subtraction).
+inline __attribute__((always_inline)) LaneVector<float> half_lanes_to_float(RawLanes raw) {
+  const BitLanes h = __builtin_convertvector(raw, BitLanes);
+  constexpr uint32_t kShiftedExponent = 0x7c00u << 13;
+  BitLanes bits = (h & 0x7fffu) << 13;
+  const BitLanes exponent = bits & kShiftedExponent;
+  bits += (127u - 15u) << 23;
+  const BitLanes top = reinterpret_cast<BitLanes>(exponent == kShiftedExponent);
+  const BitLanes zero = reinterpret_cast<BitLanes>(exponent == 0u);
+  bits += top & ((128u - 16u) << 23);
+  LaneVector<float> subnormal;
+  const BitLanes renormalised = bits + (1u << 23);
+  std::memcpy(&subnormal, &renormalised, sizeof subnormal);
+  subnormal -= 6.103515625e-05f;  // 2^-14: the float whose bits are 113 << 23
+  BitLanes subnormal_bits;
+  std::memcpy(&subnormal_bits, &subnormal, sizeof subnormal_bits);
+  bits = (zero & subnormal_bits) | (~zero & bits);
+  bits |= (h & 0x8000u) << 16;
+  LaneVector<float> v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+/// float to binary16 bits, rounding to nearest even; NaN becomes the quiet NaN 0x7e00 with its
+/// sign, overflow infinity (Giesen's float_to_half_fast3_rtne, which Eigen's scalar path is).
+inline __attribute__((always_inline)) RawLanes float_lanes_to_half(LaneVector<float> v) {
+  BitLanes bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const BitLanes sign = bits & 0x80000000u;
+  bits ^= sign;
+  constexpr uint32_t kInfinity = 255u << 23, kHalfMax = (127u + 16u) << 23;
+  constexpr uint32_t kDenormMagic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
+  // Too large: infinity or NaN.
+  const BitLanes huge = reinterpret_cast<BitLanes>(bits >= kHalfMax);
+  const BitLanes nan = reinterpret_cast<BitLanes>(bits > kInfinity);
+  const BitLanes overflow = (nan & 0x7e00u) | (~nan & 0x7c00u);
+  // Subnormal halves: the float addition aligns the mantissa and rounds.
+  const BitLanes tiny = reinterpret_cast<BitLanes>(bits < (113u << 23));
+  LaneVector<float> aligned;
+  std::memcpy(&aligned, &bits, sizeof aligned);
+  LaneVector<float> magic;
+  const BitLanes magic_bits = BitLanes{} + kDenormMagic;
+  std::memcpy(&magic, &magic_bits, sizeof magic);
+  aligned += magic;
+  BitLanes subnormal;
+  std::memcpy(&subnormal, &aligned, sizeof subnormal);
+  subnormal -= kDenormMagic;
+  // Normal halves: rebias, round to nearest even on the 13 dropped bits.
+  const BitLanes odd = (bits >> 13) & 1u;
+  const BitLanes normal = (bits + ((15u - 127u) << 23) + 0xfffu + odd) >> 13;
+  const BitLanes result =
+      (huge & overflow) | (~huge & ((tiny & subnormal) | (~tiny & normal))) | (sign >> 16);
+  return __builtin_convertvector(result, RawLanes);
+}
+
+/// float to bfloat16 bits, rounding to nearest even; NaN becomes 0x7fc0 with its sign (Eigen's
+/// float_to_bfloat16_rtne).
+inline __attribute__((always_inline)) RawLanes float_lanes_to_bfloat16(LaneVector<float> v) {
+  BitLanes bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const BitLanes nan = reinterpret_cast<BitLanes>((bits & 0x7fffffffu) > 0x7f800000u);
+  const BitLanes rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  const BitLanes quiet = ((bits >> 16) & 0x8000u) | 0x7fc0u;
+  return __builtin_convertvector((nan & quiet) | (~nan & rounded), RawLanes);
+}
+
 /// Loads kLanes elements p[0], p[stride], ... converted to Acc.
 template <typename Acc, typename T>
 inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int64_t stride) {
@@ -66,15 +136,18 @@ inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int
     }
   } else if constexpr (std::is_same_v<T, bfloat16> && std::is_same_v<Acc, float>) {
     if (stride == 1) {
-      // bfloat16 is the top half of a float: widen all lanes at once. Element by element, the
-      // conversions went through the stack into the vector (a store-forwarding stall per load).
-      typedef uint16_t Raw __attribute__((vector_size(kLanes * sizeof(uint16_t))));
-      typedef uint32_t Wide __attribute__((vector_size(kLanes * sizeof(uint32_t))));
-      Raw raw;
+      // bfloat16 is the top half of a float: widen all lanes at once.
+      RawLanes raw;
       std::memcpy(&raw, p, sizeof raw);
-      const Wide bits = __builtin_convertvector(raw, Wide) << 16;
+      const BitLanes bits = __builtin_convertvector(raw, BitLanes) << 16;
       std::memcpy(&v, &bits, sizeof v);
       return v;
+    }
+  } else if constexpr (std::is_same_v<T, half> && std::is_same_v<Acc, float>) {
+    if (stride == 1) {
+      RawLanes raw;
+      std::memcpy(&raw, p, sizeof raw);
+      return half_lanes_to_float(raw);
     }
   }
   for (int j = 0; j < kLanes; ++j) v[j] = static_cast<Acc>(p[j * stride]);
@@ -100,8 +173,92 @@ inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,
       std::memcpy(p, &v, sizeof v);
       return;
     }
+  } else if constexpr (std::is_same_v<Acc, float> &&
+                       (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)) {
+    if (stride == 1) {
+      const RawLanes raw =
+          std::is_same_v<T, half> ? float_lanes_to_half(v) : float_lanes_to_bfloat16(v);
+      std::memcpy(static_cast<void*>(p), &raw, sizeof raw);
+      return;
+    }
   }
   for (int j = 0; j < kLanes; ++j) p[j * stride] = static_cast<T>(v[j]);
+}
+
+/// Stores kLanes values to the 16-byte-aligned p[0..kLanes) converted to T, bypassing the caches.
+template <typename Acc, typename T>
+inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<Acc>& v) {
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<T, Acc> ||
+                (std::is_same_v<Acc, float> &&
+                 (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>))) {
+    alignas(64) T converted[kLanes];
+    store_lanes<Acc>(converted, 1, v);
+    constexpr size_t kStores = sizeof(T) * kLanes / sizeof(__m128i);
+    static_assert(kStores * sizeof(__m128i) == sizeof(T) * kLanes);
+    for (size_t i = 0; i < kStores; ++i) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p) + i,
+                       _mm_load_si128(reinterpret_cast<const __m128i*>(converted) + i));
+    }
+    return;
+  }
+#endif
+  store_lanes<Acc>(p, 1, v);
+}
+
+/// Orders this thread's streaming stores before whatever it does next (a join, a flag).
+inline void stream_fence() {
+#if defined(__x86_64__)
+  _mm_sfence();
+#endif
+}
+
+/// sum_k a[k] * b[k] over contiguous buffers: element k in lane k % kLanes, lanes combined by
+/// combine_lanes' tree.
+template <typename Acc>
+inline __attribute__((always_inline)) Acc dot_lanes(const Acc* a, const Acc* b, int64_t n) {
+  LaneVector<Acc> lanes = {};
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+    lanes += load_lanes<Acc>(a + k, 1) * load_lanes<Acc>(b + k, 1);
+  for (int j = 0; k < n; ++k, ++j) lanes[j] += a[k] * b[k];
+  return combine_lane_vector<Acc>(lanes);
+}
+
+/// y[k] += w * x[k] for k < n: each element on its own, so the bits are the scalar loop's.
+template <typename Acc>
+inline __attribute__((always_inline)) void axpy_lanes(Acc w, const Acc* x, Acc* y, int64_t n) {
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+    store_lanes<Acc>(y + k, 1, load_lanes<Acc>(y + k, 1) + w * load_lanes<Acc>(x + k, 1));
+  for (; k < n; ++k) y[k] += w * x[k];
+}
+
+/// out[k] = p[k * stride] converted to Acc, k < n.
+template <typename Acc, typename T>
+inline __attribute__((always_inline)) void load_row_lanes(const T* p, int64_t stride, int64_t n,
+                                                          Acc* out) {
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+    store_lanes<Acc>(out + k, 1, load_lanes<Acc>(p + k * stride, stride));
+  for (; k < n; ++k) out[k] = static_cast<Acc>(p[k * stride]);
+}
+
+/// p[k * stride] = values[k] converted to T, k < n. `streaming`: contiguous 16-byte-aligned runs
+/// bypass the caches (non-temporal stores: no read for ownership of lines the caller will not read
+/// again; the same bits). A kernel that streams calls stream_fence() before its threads join.
+template <typename Acc, typename T>
+inline __attribute__((always_inline)) void store_row_lanes(T* p, int64_t stride, int64_t n,
+                                                           const Acc* values, bool streaming) {
+  int64_t k = 0;
+  if (streaming && stride == 1) {
+    for (; k < n && reinterpret_cast<uintptr_t>(p + k) % 16 != 0; ++k)
+      p[k] = static_cast<T>(values[k]);
+    for (; k + kLanes <= n; k += kLanes) stream_lanes<Acc>(p + k, load_lanes<Acc>(values + k, 1));
+  }
+  for (; k + kLanes <= n; k += kLanes)
+    store_lanes<Acc>(p + k * stride, stride, load_lanes<Acc>(values + k, 1));
+  for (; k < n; ++k) p[k * stride] = static_cast<T>(values[k]);
 }
 
 #pragma GCC diagnostic pop

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/isa.h"
 #include "core/lanes.h"
 #include "core/parallel.h"
 #include "core/view.h"
@@ -83,37 +84,75 @@ double weight_at(const View& weight, const Sizes& s, int64_t j, int64_t n) {
   return static_cast<double>(weight(j, n));
 }
 
-/// The row of (token, head) of a (T, N, D) view, converted to the compute type.
-template <typename T, typename Acc>
-void load_row(const StridedView<const T, 3>& v, int64_t token, int64_t head, Acc* out) {
-  const T* row = &v(token, head, 0);
-  const int64_t stride = v.strides[2], dim = v.dims[2];
-  if (stride == 1) {
-    for (int64_t d = 0; d < dim; ++d) out[d] = static_cast<Acc>(row[d]);
-  } else {
-    for (int64_t d = 0; d < dim; ++d) out[d] = static_cast<Acc>(row[d * stride]);
-  }
-}
-
 /// The row of (token, head) in the compute type: the view's own memory when it already is
 /// (contiguous, same type), else converted into `buffer`.
 template <typename T, typename Acc>
-const Acc* row_in_compute_type(const StridedView<const T, 3>& v, int64_t token, int64_t head,
-                               Acc* buffer) {
+GRADCONF_ALWAYS_INLINE const Acc* row_in_compute_type(const StridedView<const T, 3>& v,
+                                                      int64_t token, int64_t head, Acc* buffer) {
   if constexpr (std::is_same_v<T, Acc>) {
     if (v.strides[2] == 1) return &v(token, head, 0);
   }
-  load_row(v, token, head, buffer);
+  load_row_lanes(&v(token, head, 0), v.strides[2], v.dims[2], buffer);
   return buffer;
 }
 
 /// kUnitStride: a planted fault that ignores the view's last stride (it stays inside the view's
 /// span: d < D).
 template <bool kUnitStride = false, typename T, typename Acc>
-void store_row(const StridedView<T, 3>& v, int64_t token, int64_t head, const Acc* values) {
-  T* row = &v(token, head, 0);
-  const int64_t stride = kUnitStride ? 1 : v.strides[2], dim = v.dims[2];
-  for (int64_t d = 0; d < dim; ++d) row[d * stride] = static_cast<T>(values[d]);
+GRADCONF_ALWAYS_INLINE void store_row(const StridedView<T, 3>& v, int64_t token, int64_t head,
+                                      const Acc* values, bool streaming = false) {
+  store_row_lanes(&v(token, head, 0), kUnitStride ? 1 : v.strides[2], v.dims[2], values, streaming);
+}
+
+/// Outputs this large are written with streaming stores: nobody reads them back soon, and their
+/// lines would only evict the inputs from the caches.
+inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
+
+/// Elements [d0, d0 + kVectors * kLanes) of one compressed row: the window's l input rows
+/// weighted and summed in token order, in registers.
+template <int kVectors, typename T, typename Acc>
+GRADCONF_ALWAYS_INLINE void window_block(const T* x, int64_t row_stride, int64_t x_stride,
+                                         const Acc* weights, int64_t block, T* out,
+                                         int64_t out_stride, int64_t d0) {
+  LaneVector<Acc> acc[kVectors];
+#pragma GCC unroll 4
+  for (int v = 0; v < kVectors; ++v) acc[v] = LaneVector<Acc>{};
+  for (int64_t j = 0; j < block; ++j) {
+    const T* row = x + j * row_stride + d0 * x_stride;
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v) {
+      acc[v] += weights[j] * load_lanes<Acc>(row + v * kLanes * x_stride, x_stride);
+    }
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < kVectors; ++v) {
+    store_lanes<Acc>(out + (d0 + v * kLanes) * out_stride, out_stride, acc[v]);
+  }
+}
+
+/// Compressed row (c, n) of a window whose first token is `first` (null: not computed, zeros).
+template <typename T, typename Acc>
+GRADCONF_ALWAYS_INLINE void window_row(const StridedView<const T, 3>& input,
+                                       const StridedView<T, 3>& output, int64_t c, int64_t n,
+                                       const int64_t* first, const Acc* weights, int64_t block) {
+  const int64_t dim = input.dims[2], x_stride = input.strides[2], os = output.strides[2];
+  const T* x = first ? &input(*first, n, 0) : nullptr;
+  const int64_t row_stride = input.strides[0], rows = first ? block : 0;
+  T* out = &output(c, n, 0);
+  int64_t d = 0;
+  for (; d + 4 * kLanes <= dim; d += 4 * kLanes) {
+    window_block<4>(x, row_stride, x_stride, weights, rows, out, os, d);
+  }
+  for (; d + kLanes <= dim; d += kLanes) {
+    window_block<1>(x, row_stride, x_stride, weights, rows, out, os, d);
+  }
+  for (; d < dim; ++d) {
+    Acc acc = 0;
+    for (int64_t j = 0; j < rows; ++j) {
+      acc += weights[j] * static_cast<Acc>(x[j * row_stride + d * x_stride]);
+    }
+    out[d * os] = static_cast<T>(acc);
+  }
 }
 
 template <typename T, Fault kFault>
@@ -125,39 +164,179 @@ void forward_kernel(const Plan& plan) {
   const auto weight = view_of<const T, 2>(plan.weight);
   const auto output = view_of<T, 3>(plan.output);
   const std::vector<Batch> batches = effective_batches<kFault>(plan);
+  // weight[j, n] in the compute type, head by head.
+  std::vector<Acc> weights(static_cast<size_t>(s.heads * s.block));
+  for (int64_t n = 0; n < s.heads; ++n) {
+    for (int64_t j = 0; j < s.block; ++j) {
+      weights[n * s.block + j] = static_cast<Acc>(weight_at<kFault>(weight, s, j, n));
+    }
+  }
   parallel_for(0, s.compressed, 4, [&](int64_t lo, int64_t hi) {
-    std::vector<Acc> acc(static_cast<size_t>(s.dim)), row(static_cast<size_t>(s.dim));
-    auto batch =
-        std::upper_bound(batches.begin(), batches.end(), lo,
-                         [](int64_t c, const Batch& b) { return c < b.first_window + b.windows; });
-    for (int64_t c = lo; c < hi; ++c) {
-      while (batch != batches.end() && c >= batch->first_window + batch->windows) ++batch;
-      const bool computed =
-          batch != batches.end() && c - batch->first_window < windows_computed<kFault>(*batch);
-      for (int64_t n = 0; n < s.heads; ++n) {
-        std::fill(acc.begin(), acc.end(), Acc(0));
-        if (computed) {
-          const int64_t first =
-              batch->tokens.begin +
-              window_offset<kFault>(c - batch->first_window, s, batch->tokens.length());
-          for (int64_t j = 0; j < s.block; ++j) {
-            const Acc w = static_cast<Acc>(weight_at<kFault>(weight, s, j, n));
-            const Acc* x = row_in_compute_type(input, first + j, n, row.data());
-            for (int64_t d = 0; d < s.dim; ++d) acc[d] += w * x[d];
-          }
+    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      auto batch = std::upper_bound(
+          batches.begin(), batches.end(), lo,
+          [](int64_t c, const Batch& b) { return c < b.first_window + b.windows; });
+      for (int64_t c = lo; c < hi; ++c) {
+        while (batch != batches.end() && c >= batch->first_window + batch->windows) ++batch;
+        const bool computed =
+            batch != batches.end() && c - batch->first_window < windows_computed<kFault>(*batch);
+        const int64_t first =
+            computed ? batch->tokens.begin +
+                           window_offset<kFault>(c - batch->first_window, s, batch->tokens.length())
+                     : 0;
+        for (int64_t n = 0; n < s.heads; ++n) {
+          window_row(input, output, c, n, computed ? &first : nullptr, weights.data() + n * s.block,
+                     s.block);
         }
-        store_row(output, c, n, acc.data());
+      }
+    });
+  });
+}
+
+/// A window covering the token being summed: its outputGrad row, weight[j, n] and j.
+template <typename Acc>
+struct Cover {
+  const Acc* output_grad;
+  Acc weight;
+  int64_t j;
+};
+
+/// Elements [d0, d0 + kVectors * kLanes) of one token's inputGrad row: the covers' outputGrad
+/// rows weighted and summed in window order, in registers, into `g_row`; on the way, each
+/// cover's <outputGrad row, input row> lanes advance by the same elements (dot_lanes' order, so
+/// the bits are dot_lanes').
+template <int kVectors, Fault kFault, typename T, typename Acc>
+GRADCONF_ALWAYS_INLINE void token_block(const T* x, int64_t x_stride, Acc* g_row,
+                                        const std::vector<Cover<Acc>>& covers, Acc* dots,
+                                        int64_t d0) {
+  LaneVector<Acc> xs[kVectors], g[kVectors];
+#pragma GCC unroll 4
+  for (int v = 0; v < kVectors; ++v) {
+    xs[v] = load_lanes<Acc>(x + (d0 + v * kLanes) * x_stride, x_stride);
+    g[v] = LaneVector<Acc>{};
+  }
+  for (size_t i = 0; i < covers.size(); ++i) {
+    const Acc w = covers[i].weight;
+    LaneVector<Acc> dot = load_lanes<Acc>(dots + i * kLanes, 1);
+#pragma GCC unroll 4
+    for (int v = 0; v < kVectors; ++v) {
+      LaneVector<Acc> og = load_lanes<Acc>(covers[i].output_grad + d0 + v * kLanes, 1);
+      if constexpr (kFault == Fault::kAbsOutputGrad) og = og < 0 ? -og : og;
+      if constexpr (kFault == Fault::kLastWriterWins) {
+        g[v] = w * og;
+      } else {
+        g[v] += w * og;
+      }
+      dot += og * xs[v];
+    }
+    store_lanes<Acc>(dots + i * kLanes, 1, dot);
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < kVectors; ++v) store_lanes<Acc>(g_row + d0 + v * kLanes, 1, g[v]);
+}
+
+/// One token's inputGrad row (t, n) and its covers' weightGrad partials.
+template <Fault kFault, typename T, typename Acc>
+GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
+                                      const StridedView<T, 3>& input_grad, int64_t t, int64_t n,
+                                      const std::vector<Cover<Acc>>& covers, std::vector<Acc>& dots,
+                                      Acc* g_row, double* partial, int64_t heads, bool streaming) {
+  constexpr bool kUnitStride = kFault == Fault::kIgnoredInputGradStride;
+  const int64_t dim = input.dims[2], x_stride = input.strides[2];
+  const int64_t out_stride = kUnitStride ? 1 : input_grad.strides[2];
+  const T* x = &input(t, n, 0);
+  T* out = &input_grad(t, n, 0);
+  std::fill(dots.begin(), dots.begin() + static_cast<ptrdiff_t>(covers.size() * kLanes), Acc(0));
+  int64_t d = 0;
+  for (; d + 4 * kLanes <= dim; d += 4 * kLanes) {
+    token_block<4, kFault>(x, x_stride, g_row, covers, dots.data(), d);
+  }
+  for (; d + kLanes <= dim; d += kLanes) {
+    token_block<1, kFault>(x, x_stride, g_row, covers, dots.data(), d);
+  }
+  for (int lane = 0; d < dim; ++d, ++lane) {  // the tail: lane k - d in dot_lanes' order
+    const Acc xd = static_cast<Acc>(x[d * x_stride]);
+    Acc g = 0;
+    for (size_t i = 0; i < covers.size(); ++i) {
+      Acc og = covers[i].output_grad[d];
+      if constexpr (kFault == Fault::kAbsOutputGrad) og = std::abs(og);
+      g = kFault == Fault::kLastWriterWins ? covers[i].weight * og : g + covers[i].weight * og;
+      dots[i * kLanes + lane] += og * xd;
+    }
+    g_row[d] = g;
+  }
+  // The whole row at once: streaming stores complete their lines without other work between.
+  store_row_lanes(out, out_stride, dim, g_row, streaming);
+  for (size_t i = 0; i < covers.size(); ++i) {
+    const LaneVector<Acc> dot = load_lanes<Acc>(dots.data() + i * kLanes, 1);
+    partial[covers[i].j * heads + n] += static_cast<double>(combine_lane_vector<Acc>(dot));
+  }
+}
+
+/// inputGrad and weightGrad partials of the tokens of chunks [lo, hi) (NOTE at the top).
+template <typename T, Fault kFault, typename OutputGradRow>
+GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<Batch>& batches,
+                                            OutputGradRow output_grad_row, double* partials,
+                                            int64_t per_chunk, bool streaming, int64_t lo,
+                                            int64_t hi) {
+  using Acc = compute_t<T>;
+  const Sizes s = plan.sizes;
+  const auto input = view_of<const T, 3>(plan.input);
+  const auto input_grad = view_of<T, 3>(plan.input_grad);
+  const auto weight = view_of<const T, 2>(plan.weight);
+  const int64_t block_heads = s.block * s.heads;
+  // At most ceil(l / d) windows cover a token.
+  const auto most_covers = static_cast<size_t>((s.block + s.stride - 1) / s.stride + 1);
+  std::vector<Cover<Acc>> covers;
+  covers.reserve(most_covers);
+  // Each cover's <outputGrad row, input row> lanes (kLanes per cover): plain memory, no vector
+  // type crosses an ISA boundary.
+  std::vector<Acc> dots(most_covers * kLanes), g_row(static_cast<size_t>(s.dim));
+  for (int64_t chunk = lo; chunk < hi; ++chunk) {
+    double* partial = partials + chunk * block_heads;
+    if constexpr (kFault != Fault::kPartialsAssumedZero) {
+      std::fill(partial, partial + block_heads, 0.0);
+    }
+    const int64_t t0 = chunk * per_chunk, t1 = std::min(s.tokens, t0 + per_chunk);
+    auto batch = std::upper_bound(batches.begin(), batches.end(), t0,
+                                  [](int64_t t, const Batch& b) { return t < b.tokens.end; });
+    for (int64_t t = t0; t < t1; ++t) {
+      while (batch != batches.end() && t >= batch->tokens.end) ++batch;
+      int64_t i_lo = 0, i_hi = -1, p = 0, length = 0, first = 0, covered_end = 0;
+      if (batch != batches.end() && t >= batch->tokens.begin) {
+        p = t - batch->tokens.begin;
+        length = batch->tokens.length();
+        first = batch->first_window;
+        const int64_t computed = windows_computed<kFault>(*batch);
+        i_lo = p >= s.block ? (p - s.block) / s.stride : 0;
+        i_hi = std::min(computed - 1, p / s.stride);
+        covered_end = computed > 0 ? window_offset<kFault>(computed - 1, s, length) + s.block : 0;
+      }
+      for (int64_t n = 0; n < s.heads; ++n) {
+        covers.clear();
+        for (int64_t i = i_lo; i <= i_hi; ++i) {
+          const int64_t offset = window_offset<kFault>(i, s, length);
+          if (p < offset || p >= offset + s.block) continue;
+          const int64_t j = p - offset;
+          covers.push_back({output_grad_row(first + i, n),
+                            static_cast<Acc>(weight_at<kFault>(weight, s, j, n)), j});
+        }
+        if constexpr (kFault == Fault::kTailUnwritten) {
+          if (covers.empty() && length > 0 && p >= covered_end) continue;
+        }
+        if (dots.size() < covers.size() * kLanes) dots.resize(covers.size() * kLanes);
+        token_row<kFault>(input, input_grad, t, n, covers, dots, g_row.data(), partial, s.heads,
+                          streaming);
       }
     }
-  });
+  }
+  if (streaming) stream_fence();
 }
 
 template <typename T, Fault kFault>
 void backward_kernel(const Plan& plan, std::byte* workspace) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
-  const auto input = view_of<const T, 3>(plan.input);
-  const auto weight = view_of<const T, 2>(plan.weight);
   const auto output_grad = view_of<const T, 3>(plan.output_grad);
   const auto input_grad = view_of<T, 3>(plan.input_grad);
   const auto weight_grad = view_of<T, 2>(plan.weight_grad);
@@ -167,21 +346,21 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   const BackwardWorkspace plan_ws = *backward_workspace(s, sizeof(Acc), convert);
   auto* grad = reinterpret_cast<Acc*>(workspace);
   auto* partials = reinterpret_cast<double*>(workspace + plan_ws.grad_bytes);
-  const int64_t row_size = s.heads * s.dim, block_heads = s.block * s.heads;
+  const int64_t block_heads = s.block * s.heads;
 
   // outputGrad in the compute type, contiguous: each of its rows is read by l tokens.
-  if (convert && s.compressed > 0 && row_size > 0) {
+  if (convert && s.compressed > 0 && s.heads * s.dim > 0) {
     parallel_for(0, s.compressed * s.heads, 64, [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r) {
-        load_row(output_grad, r / s.heads, r % s.heads, grad + r * s.dim);
+        const T* row = &output_grad(r / s.heads, r % s.heads, 0);
+        load_row_lanes(row, output_grad.strides[2], s.dim, grad + r * s.dim);
       }
     });
   }
-  auto output_grad_row = [&](int64_t row, int64_t n) -> const Acc* {
+  auto output_grad_row = [&](int64_t row, int64_t n) GRADCONF_ALWAYS_INLINE_LAMBDA -> const Acc* {
     if (convert) return grad + (row * s.heads + n) * s.dim;
     return reinterpret_cast<const Acc*>(&output_grad(row, n, 0));
   };
-  constexpr bool kUnitStride = kFault == Fault::kIgnoredInputGradStride;
 
   if (plan_ws.chunks == 0) {  // nothing to sum: every inputGrad row is zero
     const std::vector<Acc> zeros(static_cast<size_t>(s.dim), Acc(0));
@@ -190,64 +369,14 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     }
   }
   const int64_t per_chunk = plan_ws.chunks > 0 ? chunk_tokens(s.tokens) : 0;
+  const bool streaming =
+      s.tokens * s.heads * s.dim * static_cast<int64_t>(sizeof(T)) >= kStreamingBytes;
   if (plan_ws.chunks > 0) {
     parallel_for(0, plan_ws.chunks, 1, [&](int64_t lo, int64_t hi) {
-      std::vector<Acc> x(static_cast<size_t>(s.dim)), g(static_cast<size_t>(s.dim));
-      std::vector<Acc> abs_grad(kFault == Fault::kAbsOutputGrad ? static_cast<size_t>(s.dim) : 0);
-      for (int64_t chunk = lo; chunk < hi; ++chunk) {
-        double* partial = partials + chunk * block_heads;
-        if constexpr (kFault != Fault::kPartialsAssumedZero) {
-          std::fill(partial, partial + block_heads, 0.0);
-        }
-        const int64_t t0 = chunk * per_chunk, t1 = std::min(s.tokens, t0 + per_chunk);
-        auto batch = std::upper_bound(batches.begin(), batches.end(), t0,
-                                      [](int64_t t, const Batch& b) { return t < b.tokens.end; });
-        for (int64_t t = t0; t < t1; ++t) {
-          while (batch != batches.end() && t >= batch->tokens.end) ++batch;
-          int64_t i_lo = 0, i_hi = -1, p = 0, length = 0, first = 0, covered_end = 0;
-          if (batch != batches.end() && t >= batch->tokens.begin) {
-            p = t - batch->tokens.begin;
-            length = batch->tokens.length();
-            first = batch->first_window;
-            const int64_t computed = windows_computed<kFault>(*batch);
-            i_lo = p >= s.block ? (p - s.block) / s.stride : 0;
-            i_hi = std::min(computed - 1, p / s.stride);
-            covered_end =
-                computed > 0 ? window_offset<kFault>(computed - 1, s, length) + s.block : 0;
-          }
-          for (int64_t n = 0; n < s.heads; ++n) {
-            std::fill(g.begin(), g.end(), Acc(0));
-            bool loaded = false, covered = false;
-            const Acc* xs = nullptr;
-            for (int64_t i = i_lo; i <= i_hi; ++i) {
-              const int64_t offset = window_offset<kFault>(i, s, length);
-              if (p < offset || p >= offset + s.block) continue;
-              const int64_t j = p - offset;
-              if (!loaded) {
-                xs = row_in_compute_type(input, t, n, x.data());
-                loaded = true;
-              }
-              const Acc w = static_cast<Acc>(weight_at<kFault>(weight, s, j, n));
-              const Acc* og = output_grad_row(first + i, n);
-              if constexpr (kFault == Fault::kAbsOutputGrad) {
-                for (int64_t d = 0; d < s.dim; ++d) abs_grad[d] = std::abs(og[d]);
-                og = abs_grad.data();
-              }
-              if constexpr (kFault == Fault::kLastWriterWins) {
-                for (int64_t d = 0; d < s.dim; ++d) g[d] = w * og[d];
-              } else {
-                for (int64_t d = 0; d < s.dim; ++d) g[d] += w * og[d];
-              }
-              partial[j * s.heads + n] += static_cast<double>(dot_lanes(og, xs, s.dim));
-              covered = true;
-            }
-            if constexpr (kFault == Fault::kTailUnwritten) {
-              if (!covered && length > 0 && p >= covered_end) continue;
-            }
-            store_row<kUnitStride>(input_grad, t, n, g.data());
-          }
-        }
-      }
+      on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+        backward_chunks<T, kFault>(plan, batches, output_grad_row, partials, per_chunk, streaming,
+                                   lo, hi);
+      });
     });
   }
 

@@ -124,11 +124,8 @@ void selected_slots(const aclTensor& topk, const Sizes& s, int64_t t, int64_t n2
 template <typename T, typename Acc>
 void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count, int64_t n,
                  Matrix<Acc>& out, int64_t out_row) {
-  const int64_t dim = v.dims[2], stride = v.strides[2];
   for (int64_t r = 0; r < count; ++r) {
-    const T* row = &v(first + r, n, 0);
-    Acc* dst = out.row(out_row + r).data();
-    for (int64_t d = 0; d < dim; ++d) dst[d] = static_cast<Acc>(row[d * stride]);
+    load_row_lanes(&v(first + r, n, 0), v.strides[2], v.dims[2], out.row(out_row + r).data());
   }
 }
 
@@ -136,9 +133,7 @@ void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count,
 /// span: d < D).
 template <bool kUnitStride = false, typename T, typename Acc>
 void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc* values) {
-  T* row = &v(token, n, 0);
-  const int64_t dim = v.dims[2], stride = kUnitStride ? 1 : v.strides[2];
-  for (int64_t d = 0; d < dim; ++d) row[d * stride] = static_cast<T>(values[d]);
+  store_row_lanes(&v(token, n, 0), kUnitStride ? 1 : v.strides[2], v.dims[2], values, false);
 }
 
 /// The selected key and value blocks of (t, n2), slot by slot, and whether each row is masked.

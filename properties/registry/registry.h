@@ -131,6 +131,10 @@ struct OpFamily {
   std::vector<std::string_view> validation_tested;
   /// The cases `gradconf bench` times by default.
   std::vector<BenchCase> bench_cases;
+  /// Useful floating-point operations of one call, for families whose limit is arithmetic (a
+  /// GFLOP/s column and a share of the machine's GEMM peak); null: the family is held to memory
+  /// bandwidth (bytes: every input view read once, every output view written once).
+  double (*bench_flops)(const Call& call) = nullptr;
 
   const LawBinding* law(std::string_view name) const;
 };

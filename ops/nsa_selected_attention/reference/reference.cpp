@@ -43,6 +43,16 @@ double dot(const std::vector<double>& a, int64_t a_at, const std::vector<double>
 
 }  // namespace
 
+int64_t unmasked_pairs(const Dims& d, const std::vector<double>& topk) {
+  int64_t pairs = 0;
+  for (int64_t t = 0; t < d.q_tokens; ++t) {
+    for (int64_t n2 = 0; n2 < d.kv_heads; ++n2) {
+      for (const Selected& row : selection(d, topk, t, n2)) pairs += row.masked ? 0 : 1;
+    }
+  }
+  return pairs * (d.kv_heads > 0 ? d.q_heads / d.kv_heads : 0);
+}
+
 Forward forward(const Dims& d, const std::vector<double>& query, const std::vector<double>& key,
                 const std::vector<double>& value, const std::vector<double>& topk) {
   const int64_t group = d.q_heads / d.kv_heads;

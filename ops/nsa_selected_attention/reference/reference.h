@@ -37,6 +37,10 @@ Gradients backward(const Dims& d, const std::vector<double>& query, const std::v
                    const std::vector<double>& softmax_max, const std::vector<double>& softmax_sum,
                    const std::vector<double>& topk);
 
+/// (query token, query head, selected kv row) triples the causal mask leaves in: the pairs
+/// whose products the op must compute (benchmarks count flops from it).
+int64_t unmasked_pairs(const Dims& d, const std::vector<double>& topk);
+
 }  // namespace gradconf::nsa::reference
 
 #endif  // GRADCONF_OPS_NSA_SELECTED_ATTENTION_REFERENCE_REFERENCE_H_

@@ -88,21 +88,32 @@ const OpFamily& grid_sampler2d_family() {
       .fault_rows = fault_rows(),
       .check_repro = check_repro_line<Problem>,
       .validation_tested = {"GS-LIMIT-01", "GS-LIMIT-02"},
-      .bench_cases = {{"base", "grid_sampler2d_backward n4c32_ih64iw64_oh64ow64"},
-                      {"base_bf16", "grid_sampler2d_backward --dt=bf16 n4c32_ih64iw64_oh64ow64"},
-                      {"large_c", "grid_sampler2d_backward n1c256_ih64iw64_oh64ow64"},
-                      {"large_spatial", "grid_sampler2d_backward n1c4_ih256iw256_oh256ow256"},
-                      {"base_forward", "grid_sampler2d n4c32_ih64iw64_oh64ow64"},
-                      // cann-latest's modes (E-GS-5) on the base case.
-                      {"reflection",
-                       "grid_sampler2d_backward --pad=reflection --profile=cann-latest "
-                       "n4c32_ih64iw64_oh64ow64"},
-                      {"bicubic",
-                       "grid_sampler2d_backward --interp=bicubic --profile=cann-latest "
-                       "n4c32_ih64iw64_oh64ow64"},
-                      {"bicubic_forward",
-                       "grid_sampler2d --interp=bicubic --profile=cann-latest "
-                       "n4c32_ih64iw64_oh64ow64"}}};
+      // The shapes of bench/README (base, large C, large spatial) in both interpolations, border
+      // padding, bf16, the forward, and cann-latest's modes (E-GS-5) on the base case.
+      .bench_cases = {
+          {"base", "grid_sampler2d_backward n4c32_ih64iw64_oh64ow64"},
+          {"base_nearest", "grid_sampler2d_backward --interp=nearest n4c32_ih64iw64_oh64ow64"},
+          {"base_border", "grid_sampler2d_backward --pad=border n4c32_ih64iw64_oh64ow64"},
+          {"base_nearest_border",
+           "grid_sampler2d_backward --interp=nearest --pad=border n4c32_ih64iw64_oh64ow64"},
+          {"base_bf16", "grid_sampler2d_backward --dt=bf16 n4c32_ih64iw64_oh64ow64"},
+          {"large_c", "grid_sampler2d_backward n1c256_ih64iw64_oh64ow64"},
+          {"large_c_nearest", "grid_sampler2d_backward --interp=nearest n1c256_ih64iw64_oh64ow64"},
+          {"large_spatial", "grid_sampler2d_backward n1c4_ih256iw256_oh256ow256"},
+          {"large_spatial_nearest",
+           "grid_sampler2d_backward --interp=nearest n1c4_ih256iw256_oh256ow256"},
+          {"base_forward", "grid_sampler2d n4c32_ih64iw64_oh64ow64"},
+          {"base_forward_nearest", "grid_sampler2d --interp=nearest n4c32_ih64iw64_oh64ow64"},
+          {"large_c_forward", "grid_sampler2d n1c256_ih64iw64_oh64ow64"},
+          {"large_spatial_forward", "grid_sampler2d n1c4_ih256iw256_oh256ow256"},
+          {"reflection",
+           "grid_sampler2d_backward --pad=reflection --profile=cann-latest "
+           "n4c32_ih64iw64_oh64ow64"},
+          {"bicubic",
+           "grid_sampler2d_backward --interp=bicubic --profile=cann-latest "
+           "n4c32_ih64iw64_oh64ow64"},
+          {"bicubic_forward",
+           "grid_sampler2d --interp=bicubic --profile=cann-latest n4c32_ih64iw64_oh64ow64"}}};
   return family;
 }
 

@@ -69,10 +69,15 @@ const OpFamily& nsa_compress_family() {
       .fault_rows = fault_rows(),
       .check_repro = check_repro_line<Problem>,
       .validation_tested = {"NC-LIMIT-02"},
-      .bench_cases = {{"l32d16", "nc_grad --seqs=8192.8192.8192.8192 n4d128l32s16"},
-                      {"l64d32", "nc_grad --seqs=8192.8192.8192.8192 n4d128l64s32"},
-                      {"l32d16_bf16", "nc_grad --dt=bf16 --seqs=8192.8192.8192.8192 n4d128l32s16"},
-                      {"l32d16_forward", "nc --seqs=8192.8192.8192.8192 n4d128l32s16"}}};
+      // fp32 is extended's; the seed profile has fp16 and bf16.
+      .bench_cases = {
+          {"l32d16", "nc_grad --dt=f32 --profile=extended --seqs=8192.8192.8192.8192 n4d128l32s16"},
+          {"l64d32", "nc_grad --dt=f32 --profile=extended --seqs=8192.8192.8192.8192 n4d128l64s32"},
+          {"l32d16_bf16", "nc_grad --dt=bf16 --seqs=8192.8192.8192.8192 n4d128l32s16"},
+          {"l32d16_f16", "nc_grad --seqs=8192.8192.8192.8192 n4d128l32s16"},
+          {"l32d16_forward",
+           "nc --dt=f32 --profile=extended --seqs=8192.8192.8192.8192 n4d128l32s16"},
+          {"l32d16_forward_bf16", "nc --dt=bf16 --seqs=8192.8192.8192.8192 n4d128l32s16"}}};
   return family;
 }
 

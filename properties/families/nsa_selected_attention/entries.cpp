@@ -226,4 +226,15 @@ std::vector<std::pair<Role, std::vector<double>>> reference_outputs(const Proble
   return {{Role::kDq, std::move(g.dq)}, {Role::kDk, std::move(g.dk)}, {Role::kDv, std::move(g.dv)}};
 }
 
+double useful_flops(const Call& call) {
+  const auto d = reference_dims(call);
+  const auto pairs = static_cast<double>(
+      gradconf::nsa::reference::unmasked_pairs(d, call.tensor("topkIndices").values));
+  const auto qk = static_cast<double>(d.dim_qk), v = static_cast<double>(d.dim_v);
+  // Forward: scores (q . k) and the weighted sum of values. Backward: scores again, dP = dO . v,
+  // dV += P dO, dQ += dS k and dK += dS q.
+  const bool forward = call.entry == &forward_entry();
+  return pairs * (forward ? 2 * qk + 2 * v : 6 * qk + 4 * v);
+}
+
 }  // namespace gradconf::props::nsa

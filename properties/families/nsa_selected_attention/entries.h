@@ -18,6 +18,8 @@ using gradconf::nsa::Role;
 const EntrySpec& forward_entry();
 const EntrySpec& backward_entry();
 const EntrySpec& entry_spec(Direction direction);
+/// Multiply-adds (two flops each) of the selected, unmasked work of one call.
+double useful_flops(const Call& call);
 
 /// The call a valid problem describes. The backward's attentionOut and softmax statistics are the
 /// double reference forward of the same (rounded) inputs, rounded to their dtypes; statistics

@@ -94,11 +94,14 @@ const OpFamily& nsa_selected_attention_family() {
       .tolerances = tolerance_rows(),
       .check_repro = check_repro_line<Problem>,
       .validation_tested = {"NSA-SEQ-03"},
-      .bench_cases = {
-          {"small_bf16", "nsa_grad --dt=bf16 --seqs=1024x1024.1024x1024 n16m1dq192dv128b64k8"},
-          {"small_f32",
-           "nsa_grad --dt=f32 --seqs=1024x1024.1024x1024 --profile=extended n16m1dq192dv128b64k8"},
-          {"small_forward_bf16", "nsa --dt=bf16 --seqs=1024x1024.1024x1024 n16m1dq192dv128b64k8"}}};
+      .bench_cases =
+          {{"small_bf16", "nsa_grad --dt=bf16 --seqs=1024x1024.1024x1024 n16m1dq192dv128b64k8"},
+           {"small_f32",
+            "nsa_grad --dt=f32 --seqs=1024x1024.1024x1024 --profile=extended n16m1dq192dv128b64k8"},
+           {"small_forward_bf16", "nsa --dt=bf16 --seqs=1024x1024.1024x1024 n16m1dq192dv128b64k8"},
+           {"small_forward_f32",
+            "nsa --dt=f32 --seqs=1024x1024.1024x1024 --profile=extended n16m1dq192dv128b64k8"}},
+      .bench_flops = nsa::useful_flops};
   return family;
 }
 

@@ -1,0 +1,103 @@
+// The lane conversions of core/lanes.h (integer bit work on 8 lanes at once) give the same bits as
+// the scalar conversions, which half_bfloat16_test.cpp checks against hand-written decoders: every
+// binary16 value to float, and to binary16 and bfloat16 every float whose low bits sit on or next
+// to a rounding boundary, for every high half (sign, exponent, top of the mantissa), on the
+// baseline path and on the AVX2 one where the CPU has it.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "core/isa.h"
+#include "core/lanes.h"
+
+namespace {
+
+using gradconf::bfloat16;
+using gradconf::half;
+using gradconf::kLanes;
+using Floats = gradconf::LaneVector<float>;
+
+// The boundaries of both roundings: bfloat16 drops 16 bits (half-way 0x8000), binary16 normals 13
+// (half-way 0x1000); subnormal binary16 drop more, which the high halves' exponents cover.
+constexpr std::array<uint32_t, 14> kLowBits = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001,
+                                               0x1fff, 0x2000, 0x3000, 0x7fff, 0x8000,
+                                               0x8001, 0xb000, 0xf000, 0xffff};
+
+template <typename T>
+void load_all(const uint16_t* raw, float* out, size_t n) {
+  for (size_t i = 0; i < n; i += kLanes) {
+    const Floats v = gradconf::load_lanes<float>(reinterpret_cast<const T*>(raw + i), 1);
+    std::memcpy(out + i, &v, sizeof v);
+  }
+}
+
+template <typename T>
+void store_all(const float* in, uint16_t* raw, size_t n) {
+  for (size_t i = 0; i < n; i += kLanes) {
+    Floats v;
+    std::memcpy(&v, in + i, sizeof v);
+    gradconf::store_lanes<float>(reinterpret_cast<T*>(raw + i), 1, v);
+  }
+}
+
+template <typename T>
+GRADCONF_TARGET_AVX2 void load_all_avx2(const uint16_t* raw, float* out, size_t n) {
+  load_all<T>(raw, out, n);
+}
+
+template <typename T>
+GRADCONF_TARGET_AVX2 void store_all_avx2(const float* in, uint16_t* raw, size_t n) {
+  store_all<T>(in, raw, n);
+}
+
+std::vector<bool> paths() {
+  return gradconf::kernel_isa() == gradconf::Isa::kAvx2 ? std::vector<bool>{false, true}
+                                                        : std::vector<bool>{false};
+}
+
+TEST(LaneConversions, EveryHalfWidensExactly) {
+  std::vector<uint16_t> raw(1 << 16);
+  for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint16_t>(i);
+  for (bool avx2 : paths()) {
+    std::vector<float> got(raw.size());
+    (avx2 ? load_all_avx2<half> : load_all<half>)(raw.data(), got.data(), raw.size());
+    for (size_t i = 0; i < raw.size(); ++i) {
+      const float want = static_cast<float>(std::bit_cast<half>(raw[i]));
+      ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want))
+          << "half bits 0x" << std::hex << i << (avx2 ? " (avx2)" : " (baseline)");
+    }
+  }
+}
+
+template <typename T>
+void expect_narrowing_matches_scalar(const char* name) {
+  std::vector<float> in;
+  for (uint32_t high = 0; high < (1u << 16); ++high) {
+    for (uint32_t low : kLowBits) in.push_back(std::bit_cast<float>(high << 16 | low));
+  }
+  while (in.size() % kLanes != 0) in.push_back(0.0f);
+  for (bool avx2 : paths()) {
+    std::vector<uint16_t> got(in.size());
+    (avx2 ? store_all_avx2<T> : store_all<T>)(in.data(), got.data(), in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      const auto want = std::bit_cast<uint16_t>(static_cast<T>(in[i]));
+      ASSERT_EQ(got[i], want) << name << " of float bits 0x" << std::hex
+                              << std::bit_cast<uint32_t>(in[i])
+                              << (avx2 ? " (avx2)" : " (baseline)");
+    }
+  }
+}
+
+TEST(LaneConversions, FloatsNarrowToHalfLikeTheScalarConversion) {
+  expect_narrowing_matches_scalar<half>("half");
+}
+
+TEST(LaneConversions, FloatsNarrowToBfloat16LikeTheScalarConversion) {
+  expect_narrowing_matches_scalar<bfloat16>("bfloat16");
+}
+
+}  // namespace
