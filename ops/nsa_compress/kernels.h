@@ -108,50 +108,32 @@ GRADCONF_ALWAYS_INLINE void store_row(const StridedView<T, 3>& v, int64_t token,
 /// lines would only evict the inputs from the caches.
 inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
 
-/// Elements [d0, d0 + kVectors * kLanes) of one compressed row: the window's l input rows
-/// weighted and summed in token order, in registers.
-template <int kVectors, typename T, typename Acc>
-GRADCONF_ALWAYS_INLINE void window_block(const T* x, int64_t row_stride, int64_t x_stride,
-                                         const Acc* weights, int64_t block, T* out,
-                                         int64_t out_stride, int64_t d0) {
-  LaneVector<Acc> acc[kVectors];
-#pragma GCC unroll 4
-  for (int v = 0; v < kVectors; ++v) acc[v] = LaneVector<Acc>{};
-  for (int64_t j = 0; j < block; ++j) {
-    const T* row = x + j * row_stride + d0 * x_stride;
-#pragma GCC unroll 4
-    for (int v = 0; v < kVectors; ++v) {
-      acc[v] += weights[j] * load_lanes<Acc>(row + v * kLanes * x_stride, x_stride);
-    }
-  }
-#pragma GCC unroll 4
-  for (int v = 0; v < kVectors; ++v) {
-    store_lanes<Acc>(out + (d0 + v * kLanes) * out_stride, out_stride, acc[v]);
-  }
-}
-
-/// Compressed row (c, n) of a window whose first token is `first` (null: not computed, zeros).
+/// Compressed rows (c, every head) of a window whose first token is `first` (null: not computed,
+/// zeros). The window's tokens are walked in order, each token's N x D values once and in memory
+/// order (a window is l whole tokens, contiguous in the usual layout), into one accumulator row
+/// per head: every output element still sums its l terms in token order.
 template <typename T, typename Acc>
-GRADCONF_ALWAYS_INLINE void window_row(const StridedView<const T, 3>& input,
-                                       const StridedView<T, 3>& output, int64_t c, int64_t n,
-                                       const int64_t* first, const Acc* weights, int64_t block) {
-  const int64_t dim = input.dims[2], x_stride = input.strides[2], os = output.strides[2];
-  const T* x = first ? &input(*first, n, 0) : nullptr;
-  const int64_t row_stride = input.strides[0], rows = first ? block : 0;
-  T* out = &output(c, n, 0);
-  int64_t d = 0;
-  for (; d + 4 * kLanes <= dim; d += 4 * kLanes) {
-    window_block<4>(x, row_stride, x_stride, weights, rows, out, os, d);
-  }
-  for (; d + kLanes <= dim; d += kLanes) {
-    window_block<1>(x, row_stride, x_stride, weights, rows, out, os, d);
-  }
-  for (; d < dim; ++d) {
-    Acc acc = 0;
-    for (int64_t j = 0; j < rows; ++j) {
-      acc += weights[j] * static_cast<Acc>(x[j * row_stride + d * x_stride]);
+GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
+                                        const StridedView<T, 3>& output, int64_t c,
+                                        const int64_t* first, const Acc* weights, int64_t block,
+                                        Acc* acc) {
+  const int64_t heads = input.dims[1], dim = input.dims[2], xs = input.strides[2];
+  std::fill(acc, acc + heads * dim, Acc(0));
+  for (int64_t j = 0; first && j < block; ++j) {
+    for (int64_t n = 0; n < heads; ++n) {
+      const T* x = &input(*first + j, n, 0);
+      const Acc w = weights[n * block + j];
+      Acc* row = acc + n * dim;
+      int64_t d = 0;
+      for (; d + kLanes <= dim; d += kLanes) {
+        store_lanes<Acc>(row + d, 1,
+                         load_lanes<Acc>(row + d, 1) + w * load_lanes<Acc>(x + d * xs, xs));
+      }
+      for (; d < dim; ++d) row[d] += w * static_cast<Acc>(x[d * xs]);
     }
-    out[d * os] = static_cast<T>(acc);
+  }
+  for (int64_t n = 0; n < heads; ++n) {
+    store_row_lanes(&output(c, n, 0), output.strides[2], dim, acc + n * dim, false);
   }
 }
 
@@ -172,6 +154,7 @@ void forward_kernel(const Plan& plan) {
     }
   }
   parallel_for(0, s.compressed, 4, [&](int64_t lo, int64_t hi) {
+    std::vector<Acc> acc(static_cast<size_t>(s.heads * s.dim));
     on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       auto batch = std::upper_bound(
           batches.begin(), batches.end(), lo,
@@ -184,10 +167,8 @@ void forward_kernel(const Plan& plan) {
             computed ? batch->tokens.begin +
                            window_offset<kFault>(c - batch->first_window, s, batch->tokens.length())
                      : 0;
-        for (int64_t n = 0; n < s.heads; ++n) {
-          window_row(input, output, c, n, computed ? &first : nullptr, weights.data() + n * s.block,
-                     s.block);
-        }
+        window_rows(input, output, c, computed ? &first : nullptr, weights.data(), s.block,
+                    acc.data());
       }
     });
   });
