@@ -20,6 +20,7 @@
 
 #include "common/fuzz_support.h"
 #include "gen/boundary.h"
+#include "harness/harness.h"
 #include "laws/laws.h"
 #include "op/predict.h"
 #include "registry/registry.h"
@@ -130,6 +131,7 @@ int run_api_target(const uint8_t* data, size_t size, const ApiTarget<Traits>& ta
       require(props::workspace_contract<Traits>(p, backend));
       break;
   }
+  props::release_thread_caches();
   return 0;
 }
 

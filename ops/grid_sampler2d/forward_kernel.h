@@ -59,7 +59,9 @@ struct BilinearTaps {
 template <typename Acc>
 struct BicubicTaps {
   int64_t row_offset[4] = {}, column_offset[4] = {};
-  bool row_inside[4] = {}, column_inside[4] = {};
+  /// The rows and columns inside, in order: sample() walks only them, without a test per tap.
+  int rows_inside[4] = {}, columns_inside[4] = {};
+  int row_count = 0, column_count = 0;
   Acc wx[4] = {}, wy[4] = {};
 
   BicubicTaps() = default;
@@ -67,8 +69,8 @@ struct BicubicTaps {
     for (int k = 0; k < 4; ++k) {
       column_offset[k] = x.index[k] * column_stride;
       row_offset[k] = y.index[k] * row_stride;
-      column_inside[k] = x.inside[k];
-      row_inside[k] = y.inside[k];
+      if (x.inside[k]) columns_inside[column_count++] = k;
+      if (y.inside[k]) rows_inside[row_count++] = k;
       wx[k] = static_cast<Acc>(x.weight[k]);
       wy[k] = static_cast<Acc>(y.weight[k]);
     }
@@ -79,12 +81,12 @@ struct BicubicTaps {
   template <typename T>
   Acc sample(const T* plane) const {
     Acc value = 0;
-    for (int j = 0; j < 4; ++j) {
-      if (!row_inside[j]) continue;
+    for (int jj = 0; jj < row_count; ++jj) {
+      const int j = rows_inside[jj];
       Acc row = 0;
-      for (int i = 0; i < 4; ++i) {
-        if (column_inside[i])
-          row += wx[i] * static_cast<Acc>(plane[row_offset[j] + column_offset[i]]);
+      for (int ii = 0; ii < column_count; ++ii) {
+        const int i = columns_inside[ii];
+        row += wx[i] * static_cast<Acc>(plane[row_offset[j] + column_offset[i]]);
       }
       value += wy[j] * row;
     }

@@ -79,6 +79,18 @@ ThreadCache& thread_cache() {
   return *cache;
 }
 
+}  // namespace
+
+void release_thread_caches() {
+  ThreadCache& cache = thread_cache();
+  cache.recent_views = {};
+  cache.spare_images = {};
+  cache.after = {};
+  cache.in_view = {};
+}
+
+namespace {
+
 // Large views are not kept.
 Offsets recent_view_offsets(const std::vector<int64_t>& dims, const ViewGeometry& g) {
   constexpr size_t kRecentViews = 24;
@@ -104,7 +116,8 @@ struct Storage {
   int64_t element_bytes = 0;
   std::vector<uint8_t> before;
   Offsets offsets_owner;
-  std::span<const int64_t> offsets;
+  std::span<const int64_t> offsets;  // storage element of each view element; empty if row_major
+  size_t count = 0;                  // view elements
   bool row_major = false;  // view i is storage element i, and there is no storage outside the view
   aclTensor* tensor = nullptr;
 };
@@ -214,6 +227,19 @@ std::vector<double> decode_elements(aclDataType dtype, size_t count, AddressOf a
   return values;
 }
 
+// values[i] (0 where values is empty) into view element i of `storage`.
+void encode_view(aclDataType dtype, std::span<const double> values, const Storage& s,
+                 uint8_t* storage) {
+  if (!s.row_major) {
+    encode_at(dtype, values, s.offsets, storage);
+    return;
+  }
+  const auto esize = static_cast<size_t>(storage_element_size(dtype));
+  encode_elements(
+      dtype, s.count, [&](size_t i) { return values.empty() ? 0.0 : values[i]; },
+      [&](size_t i) { return storage + i * esize; });
+}
+
 // The elements at offsets[i] of `storage`, as doubles.
 std::vector<double> decode_at(aclDataType dtype, const uint8_t* storage,
                               std::span<const int64_t> offsets) {
@@ -288,7 +314,8 @@ class CallStorages {
     }
     const auto esize = static_cast<size_t>(s.element_bytes);
     s.before.resize(s.bytes);
-    if (s.bytes >= esize) {
+    const bool has_values = spec.values.size() == s.count;
+    if (s.bytes >= esize && !(s.row_major && has_values)) {  // a row-major view covers it all
       // One NaN element, then copies of what is filled so far, doubling: an instrumented copy
       // per element was the fuzzers' main harness cost.
       encode_element(spec.dtype, std::numeric_limits<double>::quiet_NaN(), s.before.data());
@@ -296,10 +323,9 @@ class CallStorages {
         std::memcpy(s.before.data() + filled, s.before.data(), std::min(filled, s.bytes - filled));
       }
     }
-    const bool has_values = spec.values.size() == s.offsets.size();
-    encode_at(spec.dtype,
-              has_values ? std::span<const double>(spec.values) : std::span<const double>(),
-              s.offsets, s.before.data());
+    encode_view(spec.dtype,
+                has_values ? std::span<const double>(spec.values) : std::span<const double>(), s,
+                s.before.data());
   }
 
   std::string prepare_one(const TensorSpec& spec, Storage& s) {
@@ -311,11 +337,14 @@ class CallStorages {
       return "harness: storage of " + spec.name + " is too large to allocate";
     }
     s.bytes = static_cast<size_t>(*bytes);
-    s.offsets_owner = recent_view_offsets(spec.dims, *geometry);
-    s.offsets = *s.offsets_owner;
-    s.row_major = geometry->offset == 0 &&
-                  geometry->storage_numel == static_cast<int64_t>(s.offsets.size()) &&
+    const int64_t count = checked_numel(spec.dims).value_or(0);
+    s.count = static_cast<size_t>(count);
+    s.row_major = geometry->offset == 0 && geometry->storage_numel == count &&
                   geometry->strides == contiguous_strides(spec.dims);
+    if (!s.row_major) {  // row-major views need no element map
+      s.offsets_owner = recent_view_offsets(spec.dims, *geometry);
+      s.offsets = *s.offsets_owner;
+    }
     fill_image(spec, s);
     if (rt_.malloc(&s.device, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
         rt_.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE) !=
@@ -419,8 +448,8 @@ aclnnStatus run_phase2(const Phase1& phase1, Phase2 phase2, std::span<const Tens
                        Outcome& outcome) {
   for (const auto& [t, values] : options.rewrite_between_phases) {
     Storage& s = storages[t];
-    if (tensors[t].null || tensors[t].output || values.size() != s.offsets.size()) continue;
-    encode_at(tensors[t].dtype, values, s.offsets, s.before.data());
+    if (tensors[t].null || tensors[t].output || values.size() != s.count) continue;
+    encode_view(tensors[t].dtype, values, s, s.before.data());
     rt.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
   }
   GuardedWorkspace workspace(rt, workspace_size, options);
