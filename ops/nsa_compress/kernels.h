@@ -266,8 +266,9 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
   const auto input_grad = view_of<T, 3>(plan.input_grad);
   const auto weight = view_of<const T, 2>(plan.weight);
   const int64_t block_heads = s.block * s.heads;
-  // At most ceil(l / d) windows cover a token.
-  const auto most_covers = static_cast<size_t>((s.block + s.stride - 1) / s.stride + 1);
+  // At most ceil(l / d) windows cover a token (written so that no sum can overflow: extended
+  // accepts any positive l and d; fuzz_nc_grad_args found l + d - 1 overflowing).
+  const auto most_covers = static_cast<size_t>(s.block / s.stride + 2);
   std::vector<Cover<Acc>> covers;
   covers.reserve(most_covers);
   // Each cover's <outputGrad row, input row> lanes (kLanes per cover): plain memory, no vector
@@ -350,8 +351,10 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     }
   }
   const int64_t per_chunk = plan_ws.chunks > 0 ? chunk_tokens(s.tokens) : 0;
-  const bool streaming =
-      s.tokens * s.heads * s.dim * static_cast<int64_t>(sizeof(T)) >= kStreamingBytes;
+  // In double: a view with zero strides can have more elements than any product of int64 holds.
+  const bool streaming = static_cast<double>(s.tokens) * static_cast<double>(s.heads) *
+                             static_cast<double>(s.dim) * sizeof(T) >=
+                         static_cast<double>(kStreamingBytes);
   if (plan_ws.chunks > 0) {
     parallel_for(0, plan_ws.chunks, 1, [&](int64_t lo, int64_t hi) {
       on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
