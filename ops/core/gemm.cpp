@@ -43,9 +43,8 @@ GRADCONF_ALWAYS_INLINE Vec<Acc> load_head(const Acc* p, int64_t count) {
 // two).
 template <typename Acc>
 struct Tile {
-  static constexpr int kDotRows = sizeof(Acc) == 4 ? 4 : 2;
-  static constexpr int kDotColumns = sizeof(Acc) == 4 ? 3 : 2;
   static constexpr int kRows = sizeof(Acc) == 4 ? 4 : 2;
+  static constexpr int kDotColumns = sizeof(Acc) == 4 ? 3 : 2;
   static constexpr int kVectors = sizeof(Acc) == 4 ? 3 : 2;
 };
 
@@ -99,14 +98,10 @@ template <typename Acc>
 GRADCONF_ALWAYS_INLINE void abt_body(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda,
                                      const Acc* b, int64_t ldb, Acc* c, int64_t ldc,
                                      bool accumulate) {
-  constexpr int MR = Tile<Acc>::kDotRows;
+  constexpr int MR = Tile<Acc>::kRows;
   int64_t i = 0;
   for (; i + MR <= m; i += MR)
     abt_rows<Acc, MR>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, accumulate);
-  if constexpr (MR > 4) {
-    for (; i + 4 <= m; i += 4)
-      abt_rows<Acc, 4>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, accumulate);
-  }
   for (; i < m; ++i) abt_rows<Acc, 1>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, accumulate);
 }
 
@@ -170,10 +165,6 @@ GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, const Acc* 
   int64_t i = 0;
   for (; i + MR <= m; i += MR)
     ab_rows<Acc, MR>(n, k, a + i * a_row, a_row, a_step, b, ldb, c + i * ldc, ldc, accumulate);
-  if constexpr (MR > 4) {
-    for (; i + 4 <= m; i += 4)
-      ab_rows<Acc, 4>(n, k, a + i * a_row, a_row, a_step, b, ldb, c + i * ldc, ldc, accumulate);
-  }
   for (; i < m; ++i)
     ab_rows<Acc, 1>(n, k, a + i * a_row, a_row, a_step, b, ldb, c + i * ldc, ldc, accumulate);
 }

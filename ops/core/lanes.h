@@ -225,13 +225,17 @@ inline __attribute__((always_inline)) Acc dot_lanes(const Acc* a, const Acc* b, 
   return combine_lane_vector<Acc>(lanes);
 }
 
-/// y[k] += w * x[k] for k < n: each element on its own, so the bits are the scalar loop's.
-template <typename Acc>
-inline __attribute__((always_inline)) void axpy_lanes(Acc w, const Acc* x, Acc* y, int64_t n) {
+/// y[k] += w * x[k * x_stride] (converted to Acc) for k < n: each element on its own, so the bits
+/// are the scalar loop's.
+template <typename Acc, typename T>
+inline __attribute__((always_inline)) void axpy_lanes(Acc w, const T* x, int64_t x_stride, Acc* y,
+                                                      int64_t n) {
   int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes)
-    store_lanes<Acc>(y + k, 1, load_lanes<Acc>(y + k, 1) + w * load_lanes<Acc>(x + k, 1));
-  for (; k < n; ++k) y[k] += w * x[k];
+  for (; k + kLanes <= n; k += kLanes) {
+    store_lanes<Acc>(y + k, 1,
+                     load_lanes<Acc>(y + k, 1) + w * load_lanes<Acc>(x + k * x_stride, x_stride));
+  }
+  for (; k < n; ++k) y[k] += w * static_cast<Acc>(x[k * x_stride]);
 }
 
 /// out[k] = p[k * stride] converted to Acc, k < n.

@@ -84,26 +84,6 @@ double weight_at(const View& weight, const Sizes& s, int64_t j, int64_t n) {
   return static_cast<double>(weight(j, n));
 }
 
-/// The row of (token, head) in the compute type: the view's own memory when it already is
-/// (contiguous, same type), else converted into `buffer`.
-template <typename T, typename Acc>
-GRADCONF_ALWAYS_INLINE const Acc* row_in_compute_type(const StridedView<const T, 3>& v,
-                                                      int64_t token, int64_t head, Acc* buffer) {
-  if constexpr (std::is_same_v<T, Acc>) {
-    if (v.strides[2] == 1) return &v(token, head, 0);
-  }
-  load_row_lanes(&v(token, head, 0), v.strides[2], v.dims[2], buffer);
-  return buffer;
-}
-
-/// kUnitStride: a planted fault that ignores the view's last stride (it stays inside the view's
-/// span: d < D).
-template <bool kUnitStride = false, typename T, typename Acc>
-GRADCONF_ALWAYS_INLINE void store_row(const StridedView<T, 3>& v, int64_t token, int64_t head,
-                                      const Acc* values, bool streaming = false) {
-  store_row_lanes(&v(token, head, 0), kUnitStride ? 1 : v.strides[2], v.dims[2], values, streaming);
-}
-
 /// Outputs this large are written with streaming stores: nobody reads them back soon, and their
 /// lines would only evict the inputs from the caches.
 inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
@@ -121,15 +101,7 @@ GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
   std::fill(acc, acc + heads * dim, Acc(0));
   for (int64_t j = 0; first && j < block; ++j) {
     for (int64_t n = 0; n < heads; ++n) {
-      const T* x = &input(*first + j, n, 0);
-      const Acc w = weights[n * block + j];
-      Acc* row = acc + n * dim;
-      int64_t d = 0;
-      for (; d + kLanes <= dim; d += kLanes) {
-        store_lanes<Acc>(row + d, 1,
-                         load_lanes<Acc>(row + d, 1) + w * load_lanes<Acc>(x + d * xs, xs));
-      }
-      for (; d < dim; ++d) row[d] += w * static_cast<Acc>(x[d * xs]);
+      axpy_lanes(weights[n * block + j], &input(*first + j, n, 0), xs, acc + n * dim, dim);
     }
   }
   for (int64_t n = 0; n < heads; ++n) {
@@ -347,7 +319,9 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   if (plan_ws.chunks == 0) {  // nothing to sum: every inputGrad row is zero
     const std::vector<Acc> zeros(static_cast<size_t>(s.dim), Acc(0));
     for (int64_t t = 0; t < s.tokens; ++t) {
-      for (int64_t n = 0; n < s.heads; ++n) store_row(input_grad, t, n, zeros.data());
+      for (int64_t n = 0; n < s.heads; ++n) {
+        store_row_lanes(&input_grad(t, n, 0), input_grad.strides[2], s.dim, zeros.data(), false);
+      }
     }
   }
   const int64_t per_chunk = plan_ws.chunks > 0 ? chunk_tokens(s.tokens) : 0;
