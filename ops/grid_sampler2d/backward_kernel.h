@@ -1,29 +1,34 @@
 // NOTE [GridSampler2D backward kernel]
-// Three passes over a workspace laid out as [points | scatter taps | one accumulator plane per
-// worker] (workspace.h):
+// Four passes over a workspace laid out as workspace.h lists it:
 //   1. locate: every grid point (n, h, w) is located once (coords.h, in the coordinate type)
 //      into `points`, and, when inputGrad is wanted, its tap offsets and weights (4, or 16 for
-//      bicubic) into `scatter taps`;
-//   2. gridGrad: one task per point sums its channel terms in channel order (in double for every
-//      dtype: C can be long) and writes both components;
-//   3. inputGrad: one task per plane (n, c) clears its worker's accumulator, scatters every point
-//      of batch n into it in point order (taps outside the input land in a trash slot past the
-//      plane, so the loop has no branch), then writes the plane out.
-// Each output element has exactly one writer and a fixed summation order, so results are bitwise
-// identical for any thread count; no atomics. The scatter goes through a double plane because a
-// plane element can gather every point of its batch (half outputs could not even hold the sum).
-// Empty problems need no workspace.
+//      bicubic) into `scatter`;
+//   2. channels last: gradOutput (and, for gridGrad, input) are copied so that a point's (or a
+//      pixel's) channels are contiguous, in blocks of kLanes: the later passes then handle
+//      kLanes channels per vector operation instead of striding across planes;
+//   3. gridGrad: one task per point; each channel's tap sums are vector lanes, and the channel
+//      terms are then added one by one in channel order (in double for every dtype: C can be
+//      long) before both components are written;
+//   4. inputGrad: one task per (batch n, block of kLanes channels, range of input rows) clears
+//      its worker's accumulator (kLanes double lanes per pixel), scatters every point of batch n
+//      into it in point order (taps outside the input or the range land in trash slots past the
+//      pixels, so the loop has no branch), then writes its pixels out.
+// Each output element has exactly one writer and a fixed summation order, whatever the blocks,
+// ranges or thread count, so results are bitwise identical for any of them; no atomics. The
+// scatter accumulates in double because a pixel can gather every point of its batch (half
+// outputs could not even hold the sum). Empty problems need no workspace.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
 
 #include <algorithm>
 #include <optional>
-#include <tuple>
 #include <utility>
 
 #include "core/checked_math.h"
 #include "core/dtype.h"
 #include "core/executor.h"
+#include "core/isa.h"
+#include "core/lanes.h"
 #include "core/parallel.h"
 #include "core/view.h"
 #include "grid_sampler2d/coords.h"
@@ -33,273 +38,418 @@
 
 namespace gradconf::grid_sampler2d {
 
-/// The scatter taps of a located point (see ScatterTaps), weights in the accumulator's type.
-template <typename PlaneAcc, Fault kFault>
-ScatterTaps scatter_taps(const SourcePoint& p, const BackwardLayout& l, bool nearest) {
-  const int64_t trash = l.in_h * l.in_w;
-  ScatterTaps s{{trash, trash, trash, trash}, {0, 0, 0, 0}};
-  if (!p.addressable) return s;
-  if (nearest) {
-    if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) {
-      s.offset[0] = p.y0 * l.in_w + p.x0;
-      s.weight[0] = 1;  // 1 * g == g exactly, NaN and inf included
-    }
-    return s;
+/// kLanes values at p, converted to Acc (p holds channels-last rows: always whole blocks).
+template <typename Acc, typename Val>
+GRADCONF_ALWAYS_INLINE LaneVector<Acc> load_block(const Val* p) {
+  LaneVector<Val> v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::is_same_v<Acc, Val>) {
+    return v;
+  } else {
+    return __builtin_convertvector(v, LaneVector<Acc>);
   }
-  BilinearTaps<PlaneAcc, kFault> taps(p, l.in_h, l.in_w);
-  if constexpr (kFault == Fault::kBackwardSwapsTapWeights)
-    std::swap(taps.weight[1], taps.weight[2]);
-  taps.plane_offsets(l.in_w, 1, s.offset);
-#pragma GCC unroll 4
-  for (int k = 0; k < 4; ++k) {
-    if (taps.inside[k]) {
-      s.weight[k] = static_cast<double>(taps.weight[k]);
-    } else {
-      s.offset[k] = trash;
-    }
-  }
-  return s;
 }
 
-/// The 16 scatter taps of a located bicubic point, row by row (tap (j, i) at 4 j + i). Taps are
-/// padded one by one, so several may land on one pixel (border, reflection).
-template <typename T, Fault kFault>
-BicubicScatterTaps bicubic_scatter_taps(const SourcePoint& p, const BackwardLayout& l,
-                                        const Attributes& a) {
-  BicubicScatterTaps s;
-  std::fill(std::begin(s.offset), std::end(s.offset), l.in_h * l.in_w);  // the trash slot
-  std::fill(std::begin(s.weight), std::end(s.weight), 0.0);
-  if (!p.addressable) return s;
-  const auto [x, y] = cubic_axes<T, kFault>(p, l.in_h, l.in_w, a);
-  for (int j = 0; j < 4; ++j) {
-    for (int i = 0; i < 4; ++i) {
-      if (!x.inside[i] || !y.inside[j]) continue;
-      s.offset[4 * j + i] = y.index[j] * l.in_w + x.index[i];
-      s.weight[4 * j + i] = x.weight[i] * y.weight[j];
-    }
+/// Transposes 8 x 8 values: on return v[j][i] is what v[i][j] was (AVX's unpack, shuffle and
+/// 128-bit permute steps).
+template <typename V>
+GRADCONF_ALWAYS_INLINE void transpose_lanes(V (&v)[kLanes]) {
+  static_assert(kLanes == 8);
+  V t[8], s[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = __builtin_shufflevector(v[i], v[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[i + 1] = __builtin_shufflevector(v[i], v[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
   }
-  return s;
+  for (int i = 0; i < 8; i += 4) {
+    s[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    s[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    s[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+    s[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+  for (int i = 0; i < 4; ++i) {
+    v[i] = __builtin_shufflevector(s[i], s[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    v[i + 4] = __builtin_shufflevector(s[i], s[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
 }
 
-/// d loss / d(ix, iy) of one bicubic point, summed over channels in channel order (double).
-template <typename T, Fault kFault>
-std::pair<double, double> bicubic_coordinate_grad(const SourcePoint& p, const BackwardLayout& l,
-                                                  const Attributes& a,
-                                                  const StridedView<const T, 4>& input,
-                                                  const StridedView<const T, 4>& grad_output,
-                                                  int64_t n, int64_t h, int64_t w) {
-  const auto [x, y] = cubic_axes<T, kFault>(p, l.in_h, l.in_w, a);
-  int64_t offset[16];
+/// Copies src (N, C, H, W) to dst as N * H * W rows of `row` values (channel c at c), the lanes
+/// past C zero: 8 x 8 tiles of (channels, columns), transposed in registers.
+template <typename Val, typename T>
+void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row) {
+  const int64_t channels = src.dims[1], height = src.dims[2], width = src.dims[3];
+  const int64_t xs = src.strides[3];
+  parallel_for(
+      0, src.dims[0] * height, grain_for_work(double(width) * row), [&](int64_t lo, int64_t hi) {
+        on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+          for (int64_t nh = lo; nh < hi; ++nh) {
+            const int64_t n = nh / height, h = nh % height;
+            Val* rows = dst + nh * width * row;
+            // Channel blocks outside: each reads kLanes input lines front to back (streams the
+            // prefetcher follows) into rows that stay in L1.
+            const int64_t tiled = width / kLanes * kLanes;
+            for (int64_t c = 0; c < row; c += kLanes) {
+              for (int64_t x = 0; x < tiled; x += kLanes) {
+                LaneVector<Val> tile[kLanes];
+                for (int i = 0; i < kLanes; ++i) {
+                  tile[i] = c + i < channels ? load_lanes<Val>(&src(n, c + i, h, x), xs)
+                                             : LaneVector<Val>{};
+                }
+                transpose_lanes(tile);
+                for (int j = 0; j < kLanes; ++j)
+                  std::memcpy(rows + (x + j) * row + c, &tile[j], sizeof tile[j]);
+              }
+            }
+            for (int64_t x = tiled; x < width; ++x) {
+              for (int64_t c = 0; c < row; ++c)
+                rows[x * row + c] = c < channels ? static_cast<Val>(src(n, c, h, x)) : Val(0);
+            }
+          }
+        });
+      });
+}
+
+/// The taps a point's coordinate gradient reads, inside the input only, in tap order: the pixel,
+/// and d weight / d ix, d weight / d iy.
+struct CoordinateTaps {
+  int count = 0;
+  int64_t pixel[16];
   double dwx[16], dwy[16];
-  int taps = 0;  // the taps inside, packed
-  for (int j = 0; j < 4; ++j) {
-    for (int i = 0; i < 4; ++i) {
-      if (!x.inside[i] || !y.inside[j]) continue;
-      offset[taps] = y.index[j] * input.strides[2] + x.index[i] * input.strides[3];
-      dwx[taps] = x.weight_grad[i] * y.weight[j];
-      dwy[taps] = x.weight[i] * y.weight_grad[j];
-      ++taps;
+  GRADCONF_ALWAYS_INLINE void add(int64_t p, double x, double y) {
+    pixel[count] = p;
+    dwx[count] = x;
+    dwy[count] = y;
+    ++count;
+  }
+};
+
+/// A located point's taps, computed once for both gradients: its scatter taps (inputGrad; see
+/// ScatterTaps: tap (j, i) of bicubic at 4 j + i, taps outside at the first offset past the
+/// plane, weights in the accumulator's type) and, when `coordinate` is given, its coordinate
+/// taps (gridGrad). Bicubic taps are padded one by one, so several may land on one pixel.
+template <typename T, Fault kFault, typename Taps>
+GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const BackwardLayout& l,
+                                       const Attributes& a, Taps& scatter,
+                                       CoordinateTaps* coordinate) {
+  using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
+  const int64_t outside = l.pixels();
+  for (int k = 0; k < Taps::kCount; ++k) scatter.offset[k] = outside, scatter.weight[k] = 0;
+  if (!p.addressable) return;
+  if constexpr (Taps::kCount == 16) {
+    const auto [x, y] = cubic_axes<T, kFault>(p, l.in_h, l.in_w, a);
+    for (int j = 0; j < 4; ++j) {
+      for (int i = 0; i < 4; ++i) {
+        if (!x.inside[i] || !y.inside[j]) continue;
+        const int64_t pixel = y.index[j] * l.in_w + x.index[i];
+        scatter.offset[4 * j + i] = pixel;
+        scatter.weight[4 * j + i] = x.weight[i] * y.weight[j];
+        if (coordinate) {
+          coordinate->add(pixel, x.weight_grad[i] * y.weight[j], x.weight[i] * y.weight_grad[j]);
+        }
+      }
+    }
+  } else if (a.interpolation == Interpolation::kNearest) {
+    // One tap, weight 1 (1 * g == g exactly, NaN and inf included); no coordinate gradient.
+    if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) {
+      scatter.offset[0] = p.y0 * l.in_w + p.x0;
+      scatter.weight[0] = 1;
+    }
+  } else {
+    const BilinearTaps<double, kFault> taps(p, l.in_h, l.in_w);
+    double weight[4];
+    for (int k = 0; k < 4; ++k) weight[k] = static_cast<PlaneAcc>(taps.weight[k]);
+    if constexpr (kFault == Fault::kBackwardSwapsTapWeights) std::swap(weight[1], weight[2]);
+    const double dwx[4] = {-(1 - p.ty), 1 - p.ty, -p.ty, p.ty};
+    const double dwy[4] = {-(1 - p.tx), -p.tx, 1 - p.tx, p.tx};
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      if (!taps.inside[k]) continue;
+      scatter.offset[k] = taps.y[k] * l.in_w + taps.x[k];
+      scatter.weight[k] = weight[k];
+      if (coordinate) coordinate->add(scatter.offset[k], dwx[k], dwy[k]);
     }
   }
-  double gx = 0, gy = 0;
-  const T* in_batch = &input(n, 0, 0, 0);
-  const T* go_batch = &grad_output(n, 0, h, w);
-  for (int64_t c = 0; c < l.channels; ++c) {
-    const T* in_plane = in_batch + c * input.strides[1];
-    const double g = static_cast<double>(go_batch[c * grad_output.strides[1]]);
-    double sx = 0, sy = 0;
-    for (int k = 0; k < taps; ++k) {
-      const double v = static_cast<double>(in_plane[offset[k]]);
-      sx += v * dwx[k];
-      sy += v * dwy[k];
-    }
-    gx += g * sx;
-    gy += g * sy;
-  }
-  return {gx, gy};
 }
 
-/// Scatters gradOutput(n, c, ., .) into the accumulator plane `acc` through each point's taps, in
-/// point order (gradOutput walked row by row: no division per point).
-template <typename PlaneAcc, typename Taps, typename T>
-void scatter_plane(PlaneAcc* acc, const Taps* batch_taps, const T* go_plane, int64_t go_row,
-                   int64_t go_col, const BackwardLayout& l, bool nearest) {
-  for (int64_t i = 0, h = 0, w = 0; i < l.points(); ++i, w = w + 1 == l.out_w ? (++h, 0) : w + 1) {
-    const PlaneAcc g = static_cast<PlaneAcc>(go_plane[h * go_row + w * go_col]);
-    const Taps& t = batch_taps[i];
+/// Four doubles: one AVX2 register, or two SSE2 ones. GCC handles wider generic vectors of
+/// doubles poorly on AVX2 (they went through the stack).
+typedef double Double4 __attribute__((vector_size(4 * sizeof(double))));
+
+template <typename Val>
+GRADCONF_ALWAYS_INLINE Double4 load_double4(const Val* p) {
+  typedef Val Val4 __attribute__((vector_size(4 * sizeof(Val))));
+  Val4 v;
+  std::memcpy(&v, p, sizeof v);
+  return __builtin_convertvector(v, Double4);
+}
+
+/// Points whose coordinate gradients are computed together: their channel sums are separate
+/// dependency chains, which the core then runs side by side.
+inline constexpr int kPointGroup = 4;
+
+/// d loss / d(ix, iy) of kPointGroup points: for each, the sum over channels c, in channel order,
+/// of gradOutput(c) * (sum over taps k, in tap order, of input(c, tap k) * dw_k). `pixels[p]`:
+/// point p's batch's channels-last input rows; `grad[p]`: its channels-last gradOutput row.
+template <typename T, Fault kFault, typename Val>
+GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPointGroup],
+                                             const Val* const (&pixels)[kPointGroup],
+                                             const Val* const (&grad)[kPointGroup], int64_t row,
+                                             int64_t channels, double (&gx)[kPointGroup],
+                                             double (&gy)[kPointGroup]) {
+  using Part = compute_t<T>;
+  Part part_x[kPointGroup][8] = {}, part_y[kPointGroup][8] = {};  // kThreadDependentSum only
+  const int parts = kFault == Fault::kThreadDependentSum ? std::min(num_threads(), 8) : 1;
+  for (int p = 0; p < kPointGroup; ++p) gx[p] = gy[p] = 0;
+  for (int64_t c = 0; c < channels; c += 4) {
+    Double4 tx[kPointGroup], ty[kPointGroup];
+#pragma GCC unroll 4
+    for (int p = 0; p < kPointGroup; ++p) {
+      Double4 sx{}, sy{};
+      for (int k = 0; k < taps[p].count; ++k) {
+        const Double4 v = load_double4(pixels[p] + taps[p].pixel[k] * row + c);
+        sx += v * taps[p].dwx[k];
+        sy += v * taps[p].dwy[k];
+      }
+      Double4 g = load_double4(grad[p] + c);
+      if constexpr (kFault == Fault::kAbsIncomingGradient) g = g < 0 ? -g : g;
+      tx[p] = g * sx;
+      ty[p] = g * sy;
+    }
+    const int lanes = static_cast<int>(std::min<int64_t>(4, channels - c));
+    for (int j = 0; j < lanes; ++j) {
+#pragma GCC unroll 4
+      for (int p = 0; p < kPointGroup; ++p) {
+        if constexpr (kFault == Fault::kThreadDependentSum) {
+          // Mutant: per-thread partial sums in the compute type, combined at the end.
+          const auto part = static_cast<int>((c + j) * parts / channels);
+          part_x[p][part] += static_cast<Part>(tx[p][j]);
+          part_y[p][part] += static_cast<Part>(ty[p][j]);
+        } else {
+          gx[p] += tx[p][j];
+          gy[p] += ty[p][j];
+        }
+      }
+    }
+  }
+  for (int p = 0; p < kPointGroup && kFault == Fault::kThreadDependentSum; ++p) {
+    for (int k = 0; k < parts; ++k) gx[p] += part_x[p][k], gy[p] += part_y[p][k];
+  }
+}
+
+/// One inputGrad task: scatters gradOutput rows of one batch and channel block (`grad`, row by
+/// row) through each point's taps, in point order, into the accumulator's pixels
+/// [first, first + count); every other tap lands in a trash slot.
+template <typename PlaneAcc, typename Taps, typename Val>
+GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps* taps,
+                                          const Val* grad, int64_t row, int64_t points,
+                                          int64_t first, int64_t count, bool nearest) {
+  const auto slot = [&](int64_t pixel, int64_t i, int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    const auto at = static_cast<uint64_t>(pixel - first);
+    return at < static_cast<uint64_t>(count) ? static_cast<int64_t>(at)
+                                             : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
+  };
+  for (int64_t i = 0; i < points; ++i) {
+    const LaneVector<PlaneAcc> g = load_block<PlaneAcc>(grad + i * row);
+    const Taps& t = taps[i];
     if (nearest) {
-      // One tap (weight 1): the three trash taps would only chain adds on the trash slot.
-      acc[t.offset[0]] += g;
+      // One tap, weight 1: 1 * g == g exactly, NaN and inf included.
+      acc[slot(t.offset[0], i, 0)] += g;
       continue;
     }
 #pragma GCC unroll 16
     for (int k = 0; k < Taps::kCount; ++k)
-      acc[t.offset[k]] += static_cast<PlaneAcc>(t.weight[k]) * g;
+      acc[slot(t.offset[k], i, k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
   }
 }
 
-template <typename T, Fault kFault>
-void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
-  using Acc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, compute_t<T>>;
-  // inputGrad sums over every grid point of the batch (thousands of terms, cancelling), so its
-  // accumulator plane is double for every dtype (spec README §3).
-  using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
-  const BackwardLayout l(plan);
-  const auto grad_output = view_of<const T, 4>(plan.grad_output);
-  const auto input = view_of<const T, 4>(plan.input);
-  const auto grid = view_of<const T, 4>(plan.grid);
+/// Writes input rows [y0, y1) of channels c0 .. c0 + kLanes (those that exist) of batch n from
+/// the accumulator, whose pixel 0 is (y0, 0).
+template <typename T, typename PlaneAcc>
+GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
+                                        const LaneVector<PlaneAcc>* acc, int64_t n, int64_t c0,
+                                        int64_t y0, int64_t y1) {
+  const int64_t width = input_grad.dims[3];
+  const int lanes = static_cast<int>(std::min<int64_t>(kLanes, input_grad.dims[1] - c0));
+  T* planes[kLanes];
+  for (int j = 0; j < lanes; ++j) planes[j] = &input_grad(n, c0 + j, 0, 0);
+  for (int64_t y = y0; y < y1; ++y) {
+    const int64_t row_offset = y * input_grad.strides[2];
+    for (int64_t x = 0; x < width; ++x, ++acc) {
+      const int64_t offset = row_offset + x * input_grad.strides[3];
+      for (int j = 0; j < lanes; ++j) planes[j][offset] = static_cast<T>((*acc)[j]);
+    }
+  }
+}
+
+template <typename T>
+void zero_empty_outputs(const BackwardPlan& plan, const BackwardLayout& l) {
   const auto input_grad = view_of<T, 4>(plan.input_grad);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
-  const Attributes& a = plan.attrs;
-  const bool nearest = a.interpolation == Interpolation::kNearest;
   const int64_t points = l.points();
-
-  if (l.empty()) {
-    // Empty problems: whatever wanted output still has elements is zero (spec, E-GS-8).
-    if (plan.want_grid_grad && l.channels == 0) {
-      parallel_for(0, l.n_batch * points, 4096, [&](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) {
-          grid_grad(i / points, (i % points) / l.out_w, i % l.out_w, 0) = T(0);
-          grid_grad(i / points, (i % points) / l.out_w, i % l.out_w, 1) = T(0);
-        }
-      });
-    }
-    if (plan.want_input_grad && points == 0) {
-      parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
-        for (int64_t nc = lo; nc < hi; ++nc) {
-          for (int64_t y = 0; y < l.in_h; ++y) {
-            for (int64_t x = 0; x < l.in_w; ++x)
-              input_grad(nc / l.channels, nc % l.channels, y, x) = T(0);
-          }
-        }
-      });
-    }
-    return;
-  }
-
-  const bool bicubic = a.interpolation == Interpolation::kBicubic;
-  const BackwardWorkspace ws =
-      *backward_workspace(l, a.interpolation, plan.want_input_grad, plan.workers);
-  auto* located = reinterpret_cast<SourcePoint*>(workspace);
-  auto* scatter = reinterpret_cast<ScatterTaps*>(workspace + ws.points_bytes);
-  auto* bicubic_scatter = reinterpret_cast<BicubicScatterTaps*>(workspace + ws.points_bytes);
-  parallel_for(0, l.n_batch * points, 1024, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const int64_t n = i / points, h = (i % points) / l.out_w, w = i % l.out_w;
-      located[i] = locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
-                                         static_cast<compute_t<T>>(grid(n, h, w, 1)), l.in_h,
-                                         l.in_w, a.interpolation, a.padding, a.align_corners);
-      if (!plan.want_input_grad) continue;
-      if (bicubic) {
-        bicubic_scatter[i] = bicubic_scatter_taps<T, kFault>(located[i], l, a);
-      } else {
-        scatter[i] = scatter_taps<PlaneAcc, kFault>(located[i], l, nearest);
-      }
-    }
-  });
-
-  if (plan.want_grid_grad || kFault == Fault::kIgnoresOutputMask) {
-    const int64_t grain = std::max<int64_t>(1, 4096 / l.channels);
-    parallel_for(0, l.n_batch * points, grain, [&](int64_t lo, int64_t hi) {
+  // Empty problems: whatever wanted output still has elements is zero (spec, E-GS-8).
+  if (plan.wants.grid_grad && l.channels == 0) {
+    parallel_for(0, l.n_batch * points, 4096, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) {
-        const int64_t n = i / points, h = (i % points) / l.out_w, w = i % l.out_w;
-        const SourcePoint& p = located[i];
-        double gx = 0, gy = 0;
-        if (p.addressable && bicubic) {
-          std::tie(gx, gy) =
-              bicubic_coordinate_grad<T, kFault>(p, l, a, input, grad_output, n, h, w);
-          gx *= p.mult_x;
-          gy *= p.mult_y;
-        } else if (p.addressable && !nearest) {
-          const BilinearTaps<double, kFault> taps(p, l.in_h, l.in_w);
-          // d weight / d ix and d weight / d iy of the taps, in tap order.
-          const double dwx[4] = {-(1 - p.ty), 1 - p.ty, -p.ty, p.ty};
-          const double dwy[4] = {-(1 - p.tx), -p.tx, 1 - p.tx, p.tx};
-          if constexpr (kFault == Fault::kThreadDependentSum) {
-            // Mutant: per-thread partial sums in the compute type, combined at the end.
-            const int parts = std::min(num_threads(), 8);
-            Acc part_x[8] = {}, part_y[8] = {};
-            for (int64_t c = 0; c < l.channels; ++c) {
-              const int part = static_cast<int>(c * parts / l.channels);
-              const Acc g = static_cast<Acc>(grad_output(n, c, h, w));
-              for (int k = 0; k < 4; ++k) {
-                if (!taps.inside[k]) continue;
-                const Acc v = static_cast<Acc>(input(n, c, taps.y[k], taps.x[k]));
-                part_x[part] += g * v * static_cast<Acc>(dwx[k]);
-                part_y[part] += g * v * static_cast<Acc>(dwy[k]);
-              }
-            }
-            for (int k = 0; k < parts; ++k) gx += part_x[k], gy += part_y[k];
-          } else {
-            // Taps as offsets inside an input plane, planes walked by the channel stride.
-            int64_t tap_offset[4];
-            taps.plane_offsets(input.strides[2], input.strides[3], tap_offset);
-            // Pointers are formed for real channels only: stepping one channel past the last
-            // would leave the storage (a size-1 dim may have any stride).
-            const T* in_batch = &input(n, 0, 0, 0);
-            const T* go_batch = &grad_output(n, 0, h, w);
-            for (int64_t c = 0; c < l.channels; ++c) {
-              const T* in_plane = in_batch + c * input.strides[1];
-              double g = static_cast<double>(go_batch[c * grad_output.strides[1]]);
-              if constexpr (kFault == Fault::kAbsIncomingGradient) g = std::fabs(g);
-              // The channel's tap sums first, then one product: a single dependent add per
-              // channel instead of four (the chain's latency bounded this pass).
-              double sx = 0, sy = 0;
-#pragma GCC unroll 4
-              for (int k = 0; k < 4; ++k) {
-                if (!taps.inside[k]) continue;
-                const double v = static_cast<double>(in_plane[tap_offset[k]]);
-                sx += v * dwx[k];
-                sy += v * dwy[k];
-              }
-              gx += g * sx;
-              gy += g * sy;
-            }
-          }
-          gx *= p.mult_x;
-          gy *= p.mult_y;
-        }
-        if constexpr (kFault == Fault::kSwappedGridGradXY) std::swap(gx, gy);
-        if constexpr (kFault == Fault::kGridGradRoundedToFloat) {
-          gx = static_cast<float>(gx);
-          gy = static_cast<float>(gy);
-        }
-        grid_grad(n, h, w, 0) = static_cast<T>(gx);
-        if constexpr (kFault == Fault::kIgnoredGridGradStride) {
-          (&grid_grad(n, h, w, 0))[1] = static_cast<T>(gy);
-        } else {
-          grid_grad(n, h, w, 1) = static_cast<T>(gy);
+        grid_grad(i / points, (i % points) / l.out_w, i % l.out_w, 0) = T(0);
+        grid_grad(i / points, (i % points) / l.out_w, i % l.out_w, 1) = T(0);
+      }
+    });
+  }
+  if (plan.wants.input_grad && points == 0) {
+    parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t nc = lo; nc < hi; ++nc) {
+        for (int64_t y = 0; y < l.in_h; ++y) {
+          for (int64_t x = 0; x < l.in_w; ++x)
+            input_grad(nc / l.channels, nc % l.channels, y, x) = T(0);
         }
       }
     });
   }
+}
 
-  if (plan.want_input_grad) {
-    std::byte* planes = workspace + ws.points_bytes + ws.scatter_bytes;
-    const int64_t plane_slots = l.in_h * l.in_w + 1;  // the last one is the trash slot
-    parallel_for(
-        0, l.n_batch * l.channels, 1,
-        [&](int64_t lo, int64_t hi) {
-          auto* acc = reinterpret_cast<PlaneAcc*>(planes + ws.plane_bytes * worker_index());
-          for (int64_t nc = lo; nc < hi; ++nc) {
-            const int64_t n = nc / l.channels, c = nc % l.channels;
+template <Fault kFault, typename T>
+void write_grid_grad(const StridedView<T, 4>& grid_grad, int64_t n, int64_t h, int64_t w, double gx,
+                     double gy) {
+  if constexpr (kFault == Fault::kSwappedGridGradXY) std::swap(gx, gy);
+  if constexpr (kFault == Fault::kGridGradRoundedToFloat) {
+    gx = static_cast<float>(gx);
+    gy = static_cast<float>(gy);
+  }
+  grid_grad(n, h, w, 0) = static_cast<T>(gx);
+  if constexpr (kFault == Fault::kIgnoredGridGradStride) {
+    (&grid_grad(n, h, w, 0))[1] = static_cast<T>(gy);
+  } else {
+    grid_grad(n, h, w, 1) = static_cast<T>(gy);
+  }
+}
+
+/// (n, h, w) of grid point i, and a step to the next one without a division.
+struct PointIndex {
+  int64_t n, h, w;
+  PointIndex(int64_t i, const BackwardLayout& l)
+      : n(i / l.points()), h(i % l.points() / l.out_w), w(i % l.out_w) {}
+  GRADCONF_ALWAYS_INLINE void next(const BackwardLayout& l) {
+    if (++w < l.out_w) return;
+    w = 0;
+    if (++h < l.out_h) return;
+    h = 0;
+    ++n;
+  }
+};
+
+/// Pass 3: every point located; its scatter taps stored (inputGrad) and its gridGrad computed
+/// from the channels-last copies and written (gridGrad), kPointGroup points at a time.
+template <typename T, Fault kFault, typename Taps, typename Val>
+void point_pass(const BackwardPlan& plan, const BackwardLayout& l, const Val* grad_rows,
+                const Val* pixel_rows, Taps* scatter) {
+  const auto grid = view_of<const T, 4>(plan.grid);
+  const auto grid_grad = view_of<T, 4>(plan.grid_grad);
+  const Attributes& a = plan.attrs;
+  const int64_t row = l.padded_channels();
+  const bool reads = plan.wants.grid_reads();
+  parallel_for(0, l.n_batch * l.points(), grain_for_work(8.0 * row), [&](int64_t lo, int64_t hi) {
+    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      PointIndex next(lo, l);
+      for (int64_t i0 = lo; i0 < hi; i0 += kPointGroup) {
+        const int group = static_cast<int>(std::min<int64_t>(kPointGroup, hi - i0));
+        static_assert(kPointGroup == 4);
+        PointIndex at[kPointGroup] = {next, next, next, next};
+        SourcePoint located[kPointGroup];
+        CoordinateTaps taps[kPointGroup];
+        const Val* pixels[kPointGroup] = {};
+        const Val* grad[kPointGroup] = {};
+        // A short group repeats its last point (computed, never written).
+        for (int p = 0; p < kPointGroup; ++p) {
+          if (p < group) at[p] = next, next.next(l);
+          const auto [n, h, w] = p < group ? at[p] : at[group - 1];
+          const int64_t i = i0 + std::min(p, group - 1);
+          located[p] = locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
+                                             static_cast<compute_t<T>>(grid(n, h, w, 1)), l.in_h,
+                                             l.in_w, a.interpolation, a.padding, a.align_corners);
+          Taps point_scatter;
+          point_taps<T, kFault>(located[p], l, a, point_scatter, reads ? &taps[p] : nullptr);
+          if (plan.wants.input_grad) scatter[i] = point_scatter;
+          if (!reads) continue;
+          pixels[p] = pixel_rows + n * l.pixels() * row;
+          grad[p] = grad_rows + i * row;
+        }
+        if (!plan.wants.grid_grad) continue;
+        double gx[kPointGroup] = {}, gy[kPointGroup] = {};
+        if (reads) coordinate_grads<T, kFault>(taps, pixels, grad, row, l.channels, gx, gy);
+        for (int p = 0; p < group; ++p) {
+          const bool sums = reads && located[p].addressable;
+          write_grid_grad<kFault>(grid_grad, at[p].n, at[p].h, at[p].w,
+                                  sums ? gx[p] * located[p].mult_x : 0.0,
+                                  sums ? gy[p] * located[p].mult_y : 0.0);
+        }
+      }
+    });
+  });
+}
+
+/// Pass 4: inputGrad, one task per (batch, channel block, row range).
+template <typename T, Fault kFault, typename Val>
+void input_grad_pass(const BackwardPlan& plan, const BackwardLayout& l, const std::byte* scatter,
+                     const Val* grad_rows, std::byte* accumulators, uint64_t accumulator_bytes) {
+  // inputGrad sums over every grid point of the batch (thousands of terms, cancelling), so its
+  // accumulator is double for every dtype (spec README §3).
+  using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
+  const auto input_grad = view_of<T, 4>(plan.input_grad);
+  const int64_t points = l.points(), row = l.padded_channels(), blocks = l.channel_blocks();
+  const int64_t ranges = pixel_ranges(l, plan.workers);
+  const Interpolation interpolation = plan.attrs.interpolation;
+  parallel_for(
+      0, l.n_batch * blocks * ranges, 1,
+      [&](int64_t lo, int64_t hi) {
+        auto* acc = reinterpret_cast<LaneVector<PlaneAcc>*>(accumulators +
+                                                            accumulator_bytes * worker_index());
+        on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+          for (int64_t task = lo; task < hi; ++task) {
+            const int64_t n = task / (blocks * ranges), b = task / ranges % blocks;
+            const int64_t r = task % ranges;
+            const int64_t y0 = r * l.in_h / ranges, y1 = (r + 1) * l.in_h / ranges;
+            const int64_t first = y0 * l.in_w, count = (y1 - y0) * l.in_w;
             if constexpr (kFault != Fault::kWorkspaceAssumedZero)
-              std::fill(acc, acc + plane_slots, PlaneAcc(0));
-            const int64_t first = kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points;
-            const T* go_plane = &grad_output(n, c, 0, 0);
-            const int64_t go_row = grad_output.strides[2], go_col = grad_output.strides[3];
-            if (bicubic) {
-              scatter_plane(acc, bicubic_scatter + first, go_plane, go_row, go_col, l, false);
+              std::fill(acc, acc + count + kTrashSlots, LaneVector<PlaneAcc>{});
+            const int64_t batch = kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points;
+            const Val* grad = grad_rows + n * points * row + b * kLanes;
+            if (interpolation == Interpolation::kBicubic) {
+              scatter_block<PlaneAcc>(acc,
+                                      reinterpret_cast<const BicubicScatterTaps*>(scatter) + batch,
+                                      grad, row, points, first, count, false);
             } else {
-              scatter_plane(acc, scatter + first, go_plane, go_row, go_col, l, nearest);
+              scatter_block<PlaneAcc>(acc, reinterpret_cast<const ScatterTaps*>(scatter) + batch,
+                                      grad, row, points, first, count,
+                                      interpolation == Interpolation::kNearest);
             }
-            for (int64_t y = 0; y < l.in_h; ++y) {
-              for (int64_t x = 0; x < l.in_w; ++x)
-                input_grad(n, c, y, x) = static_cast<T>(acc[y * l.in_w + x]);
-            }
+            write_block<T, PlaneAcc>(input_grad, acc, n, b * kLanes, y0, y1);
           }
-        },
-        plan.workers);
+        });
+      },
+      plan.workers);
+}
+
+template <typename T, Fault kFault>
+void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
+  const BackwardLayout l(plan);
+  if (l.empty()) return zero_empty_outputs<T>(plan, l);
+  using Val = compute_t<T>;
+  const BackwardWorkspace ws = *backward_workspace(l, plan.wants, plan.workers);
+  auto* grad_rows = reinterpret_cast<Val*>(workspace + ws.grad_output);
+  auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
+  if (plan.wants.input_grad || plan.wants.grid_reads())
+    to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels());
+  if (plan.wants.grid_reads())
+    to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels());
+  if (plan.attrs.interpolation == Interpolation::kBicubic) {
+    point_pass<T, kFault>(plan, l, grad_rows, pixel_rows,
+                          reinterpret_cast<BicubicScatterTaps*>(workspace + ws.scatter));
+  } else {
+    point_pass<T, kFault>(plan, l, grad_rows, pixel_rows,
+                          reinterpret_cast<ScatterTaps*>(workspace + ws.scatter));
+  }
+  if (plan.wants.input_grad) {
+    input_grad_pass<T, kFault>(plan, l, workspace + ws.scatter, grad_rows,
+                               workspace + ws.accumulators, ws.accumulator_bytes);
   }
 }
 

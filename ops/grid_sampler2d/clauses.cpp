@@ -213,8 +213,7 @@ Check workspace_representable(const CallArgs& a) {
   const bool want_input_grad = a.output_mask->values[0];
   const BackwardLayout layout(*a.input, *a.grid);
   const int workers = accumulator_workers(layout, num_threads());
-  const auto interpolation = static_cast<Interpolation>(a.interpolation_mode);
-  if (backward_workspace(layout, interpolation, want_input_grad, workers)) return std::nullopt;
+  if (backward_workspace(layout, wants_of(a), workers)) return std::nullopt;
   std::string got = std::to_string(a.input->view_dims[0]) + " x " +
                     std::to_string(a.grid->view_dims[1]) + " x " +
                     std::to_string(a.grid->view_dims[2]) + " grid points";

@@ -62,9 +62,15 @@ aclnnStatus backward_phase1(const CallArgs& args) {
                     *args.input_grad,
                     *args.grid_grad,
                     attributes_of(args),
-                    bool(args.output_mask->values[0]),
-                    bool(args.output_mask->values[1]),
+                    wants_of(args),
                     accumulator_workers(BackwardLayout(*args.input, *args.grid), num_threads())};
+  const BackwardLayout layout(plan);
+  if constexpr (kFault == Fault::kIgnoresOutputMask) {
+    // Mutant: computes gridGrad whatever the mask says (where its workspace fits).
+    BackwardWants all = plan.wants;
+    all.grid_grad = true;
+    if (backward_workspace(layout, all, plan.workers)) plan.wants = all;
+  }
   if constexpr (kFault == Fault::kPhase1WritesOutputs) {
     // Mutant: "helpfully" clears gridGrad while planning.
     dispatch_floating(plan.grid_grad.dtype, [&](auto tag) {
@@ -77,8 +83,7 @@ aclnnStatus backward_phase1(const CallArgs& args) {
     });
   }
   // GS-LIMIT-01 sized this call with the same thread count, so the plan fits.
-  const auto workspace = backward_workspace(BackwardLayout(plan), plan.attrs.interpolation,
-                                            plan.want_input_grad, plan.workers);
+  const auto workspace = backward_workspace(layout, plan.wants, plan.workers);
   return make_executor(
       workspace->total,
       [plan](std::byte* scratch) {

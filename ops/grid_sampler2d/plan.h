@@ -8,6 +8,7 @@
 
 #include "core/tensor.h"
 #include "grid_sampler2d/coords.h"
+#include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
 
@@ -25,9 +26,8 @@ struct ForwardPlan {
 struct BackwardPlan {
   aclTensor grad_output, input, grid, input_grad, grid_grad;
   Attributes attrs;
-  bool want_input_grad = true;
-  bool want_grid_grad = true;
-  int workers = 1;  ///< workspace slices planned in phase 1; phase 2 uses at most this many
+  BackwardWants wants;  ///< the outputs phase 2 computes, as the workspace was sized for them
+  int workers = 1;      ///< workspace slices planned in phase 1; phase 2 uses at most this many
 };
 
 }  // namespace gradconf::grid_sampler2d

@@ -4,12 +4,15 @@
 #define GRADCONF_OPS_GRID_SAMPLER2D_WORKSPACE_H_
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 
 #include "core/checked_math.h"
 #include "core/executor.h"
+#include "core/lanes.h"
 #include "core/tensor.h"
+#include "grid_sampler2d/clauses.h"
 #include "grid_sampler2d/coords.h"
 
 namespace gradconf::grid_sampler2d {
@@ -26,13 +29,17 @@ struct BackwardLayout {
   template <typename Plan>
   explicit BackwardLayout(const Plan& plan) : BackwardLayout(plan.input, plan.grid) {}
   int64_t points() const { return out_h * out_w; }
+  int64_t pixels() const { return in_h * in_w; }
   bool empty() const { return n_batch == 0 || channels == 0 || points() == 0; }
+  /// Channels-last rows hold whole blocks of kLanes channels (the last one zero-padded).
+  int64_t channel_blocks() const { return (channels + kLanes - 1) / kLanes; }
+  int64_t padded_channels() const { return channel_blocks() * kLanes; }
 };
 
-/// Where a located point sends its gradOutput in the inputGrad scatter: accumulator-plane
-/// offsets with their weights, fixed tap order (4 bilinear and nearest, 16 bicubic). Taps that
-/// fall outside the input (and all taps of nearest beyond the first) point at the plane's trash
-/// slot, so the scatter needs no branch.
+/// Where a located point sends its gradOutput in the inputGrad scatter: pixel offsets inside an
+/// input plane (y * W + x) with their weights, fixed tap order (4 bilinear and nearest, 16
+/// bicubic). Taps outside the input, and all taps of nearest beyond the first, have an offset
+/// past the plane: the scatter sends them to a trash slot, without a branch.
 template <int kTaps>
 struct ScatterTapsOf {
   static constexpr int kCount = kTaps;
@@ -42,66 +49,99 @@ struct ScatterTapsOf {
 using ScatterTaps = ScatterTapsOf<4>;
 using BicubicScatterTaps = ScatterTapsOf<16>;
 
-/// Bytes per grid point: its located record, and (inputGrad wanted) its scatter taps.
-inline constexpr int64_t kPointBytes = sizeof(SourcePoint);
+/// Trash slots after an accumulator's pixels. Consecutive trash taps go to different slots: one
+/// slot would chain every one of them through a store and a load.
+inline constexpr int64_t kTrashSlots = 16;
+
 inline constexpr int64_t scatter_bytes_per_point(Interpolation interpolation) {
   return interpolation == Interpolation::kBicubic ? sizeof(BicubicScatterTaps)
                                                   : sizeof(ScatterTaps);
 }
 
-/// Byte sizes of the workspace regions, in order:
-/// [located points | scatter taps (inputGrad) | one accumulator plane per worker (inputGrad)].
+/// Which outputs a backward call computes, and in what it computes.
+struct BackwardWants {
+  bool input_grad = true;
+  bool grid_grad = true;
+  Interpolation interpolation = Interpolation::kBilinear;
+  int64_t value_bytes = sizeof(float);  ///< of the channels-last copies: compute_t of the dtype
+  /// gridGrad reads input and gradOutput (nearest's gridGrad is zero and reads nothing).
+  bool grid_reads() const { return grid_grad && interpolation != Interpolation::kNearest; }
+};
+
+/// What a validated backward call asks for.
+inline BackwardWants wants_of(const CallArgs& a) {
+  return {.input_grad = bool(a.output_mask->values[0]),
+          .grid_grad = bool(a.output_mask->values[1]),
+          .interpolation = static_cast<Interpolation>(a.interpolation_mode),
+          .value_bytes = a.input->dtype == ACL_DOUBLE ? 8 : 4};
+}
+
+/// Byte offsets of the workspace regions, in this order:
+///   scatter       the scatter taps of every point (inputGrad);
+///   grad_output   gradOutput channels-last, one padded row per point (inputGrad or gridGrad);
+///   input         input channels-last, one padded row per pixel (gridGrad);
+///   accumulators  one accumulator per worker (inputGrad): kLanes double lanes per pixel of a
+///                 plane, then kTrashSlots trash slots.
 struct BackwardWorkspace {
-  uint64_t points_bytes = 0;
-  uint64_t scatter_bytes = 0;
-  uint64_t plane_bytes = 0;  ///< one worker's double accumulator plane, plus its trash slot
+  uint64_t scatter = 0, grad_output = 0, input = 0, accumulators = 0;
+  uint64_t accumulator_bytes = 0;  ///< of one worker's accumulator
   uint64_t total = 0;
 };
 
-/// Accumulator planes the inputGrad pass can use: one per worker, and no more workers than there
-/// are (n, c) planes to compute, whatever the thread count.
-inline int accumulator_workers(const BackwardLayout& l, int threads) {
-  const int64_t planes = l.empty() ? 1 : checked_mul(l.n_batch, l.channels).value_or(INT64_MAX);
-  return static_cast<int>(std::clamp<int64_t>(planes, 1, std::max(threads, 1)));
+/// inputGrad tasks: one per (batch, channel block, pixel range); the plane is split into ranges
+/// only when there are fewer (batch, block) pairs than threads. Any split gives the same bits.
+inline int64_t pixel_ranges(const BackwardLayout& l, int threads) {
+  const int64_t blocks = l.n_batch * l.channel_blocks();
+  if (blocks >= threads || l.in_h <= 1) return 1;
+  return std::min<int64_t>(l.in_h, (threads + blocks - 1) / blocks);
 }
 
-/// nullopt when the total exceeds kMaxWorkspaceBytes (clause GS-LIMIT-01). Without inputGrad no
-/// accumulator plane is sized at all (its size may not even be representable).
+/// Accumulators the inputGrad pass can use: one per worker, and no more workers than tasks.
+inline int accumulator_workers(const BackwardLayout& l, int threads) {
+  if (l.empty()) return 1;
+  const auto tasks = checked_mul(l.n_batch, l.channel_blocks());
+  const int64_t count = tasks ? *tasks * pixel_ranges(l, threads) : INT64_MAX;
+  return static_cast<int>(std::clamp<int64_t>(count, 1, std::max(threads, 1)));
+}
+
+/// nullopt when the total exceeds kMaxWorkspaceBytes (clause GS-LIMIT-01). Regions a call does
+/// not use are not sized at all (their size may not even be representable).
 inline std::optional<BackwardWorkspace> backward_workspace(const BackwardLayout& l,
-                                                           Interpolation interpolation,
-                                                           bool want_input_grad, int workers) {
+                                                           const BackwardWants& wants,
+                                                           int workers) {
   BackwardWorkspace ws;
   if (l.empty()) return ws;
-  auto points = checked_mul(l.n_batch, l.points());
-  auto points_bytes = points ? checked_mul(*points, kPointBytes) : std::nullopt;
-  auto scatter_bytes = points && want_input_grad
-                           ? checked_mul(*points, scatter_bytes_per_point(interpolation))
-                           : std::optional<int64_t>(0);
-  std::optional<int64_t> plane_bytes = 0;
-  if (want_input_grad) {
-    auto plane = checked_mul(l.in_h, l.in_w);
-    auto plane_slots = plane ? checked_add(*plane, 1) : std::nullopt;  // + the trash slot
-    plane_bytes = plane_slots ? checked_mul(*plane_slots, int64_t{sizeof(double)}) : std::nullopt;
-  }
-  if (!points_bytes || !scatter_bytes || !plane_bytes) return std::nullopt;
-  auto aligned = [](int64_t bytes) -> std::optional<int64_t> {
-    auto up = checked_align_up(static_cast<uint64_t>(bytes), kWorkspaceAlignment);
-    if (!up || *up > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-    return static_cast<int64_t>(*up);
+  const auto points = checked_mul(l.n_batch, l.points());
+  const auto times = [](std::optional<int64_t> a, int64_t b) {
+    return a ? checked_mul(*a, b) : std::nullopt;
   };
-  auto points_aligned = aligned(*points_bytes);
-  auto scatter_aligned = aligned(*scatter_bytes);
-  auto plane_aligned = aligned(*plane_bytes);
-  if (!points_aligned || !scatter_aligned || !plane_aligned) return std::nullopt;
-  auto planes =
-      want_input_grad ? checked_mul(*plane_aligned, int64_t{workers}) : std::optional<int64_t>(0);
-  auto head = checked_add(*points_aligned, *scatter_aligned);
-  auto total = planes && head ? checked_add(*head, *planes) : std::nullopt;
-  if (!total || static_cast<uint64_t>(*total) > kMaxWorkspaceBytes) return std::nullopt;
-  ws.scatter_bytes = static_cast<uint64_t>(*scatter_aligned);
-  ws.points_bytes = static_cast<uint64_t>(*points_aligned);
-  ws.plane_bytes = static_cast<uint64_t>(*plane_aligned);
-  ws.total = static_cast<uint64_t>(*total);
+  const auto if_used = [](bool used, std::optional<int64_t> bytes) {
+    return used ? bytes : std::optional<int64_t>(0);
+  };
+  const auto row_bytes = checked_mul(l.padded_channels(), wants.value_bytes);
+  const auto pixels = checked_mul(l.n_batch, l.pixels());
+  const auto slots = checked_add(l.pixels(), kTrashSlots);
+  const std::array<std::optional<int64_t>, 4> sizes = {
+      if_used(wants.input_grad, times(points, scatter_bytes_per_point(wants.interpolation))),
+      if_used(wants.input_grad || wants.grid_reads(),
+              row_bytes ? times(points, *row_bytes) : std::nullopt),
+      if_used(wants.grid_reads(), row_bytes ? times(pixels, *row_bytes) : std::nullopt),
+      if_used(wants.input_grad, times(times(slots, kLanes * int64_t{sizeof(double)}), workers))};
+  std::array<uint64_t, 4> offsets{};
+  uint64_t total = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (!sizes[i]) return std::nullopt;
+    const auto aligned = checked_align_up(static_cast<uint64_t>(*sizes[i]), kWorkspaceAlignment);
+    if (!aligned || *aligned > kMaxWorkspaceBytes - total) return std::nullopt;
+    offsets[i] = total;
+    total += *aligned;
+  }
+  ws.scatter = offsets[0];
+  ws.grad_output = offsets[1];
+  ws.input = offsets[2];
+  ws.accumulators = offsets[3];
+  ws.accumulator_bytes = wants.input_grad ? static_cast<uint64_t>(*sizes[3]) / workers : 0;
+  ws.total = total;
   return ws;
 }
 

@@ -47,13 +47,13 @@ BoolArray bool_array(std::vector<bool> values) {
 aclnnStatus declared_backward_phase1(const DeclaredTensor& grad_output, const DeclaredTensor& input,
                                      const DeclaredTensor& grid, const DeclaredTensor& input_grad,
                                      const DeclaredTensor& grid_grad, std::vector<bool> mask_values,
-                                     std::string* message) {
+                                     std::string* message, int64_t interpolation = 0) {
   const BoolArray mask = bool_array(std::move(mask_values));
   uint64_t ws = 0;
   aclOpExecutor* executor = nullptr;
   const aclnnStatus status = aclnnGridSampler2DBackwardGetWorkspaceSize(
-      grad_output.tensor, input.tensor, grid.tensor, 0, 0, false, mask.get(), input_grad.tensor,
-      grid_grad.tensor, &ws, &executor);
+      grad_output.tensor, input.tensor, grid.tensor, interpolation, 0, false, mask.get(),
+      input_grad.tensor, grid_grad.tensor, &ws, &executor);
   *message = aclGetRecentErrMsg();
   if (status == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
   return status;
@@ -204,21 +204,24 @@ aclnnStatus grid_grad_only_phase1(int64_t wout, std::string* message) {
                                   message);
 }
 
-// GS-LIMIT-01 at its exact boundary: with inputGrad masked off the workspace is one located-point
-// record per grid point, so Wout = 2^62 / record size is the largest accepted grid.
+// GS-LIMIT-01 at its exact boundary. With inputGrad masked off, a float16 bilinear call's
+// workspace is gradOutput and input copied channels-last, one row of kLanes float values (C = 1
+// padded to a block) per grid point and per input pixel: Wout * 32 bytes plus 4 * 32, each region
+// rounded up to 64 bytes. Wout = (2^62 - 128) / 32 (even, so its region needs no rounding) is
+// the largest accepted grid; one more point rounds its region up by 32 bytes, past 2^62.
 TEST(GridSampler2DValidation, limit_01_workspace_boundary_is_exact) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
-  const int64_t largest =
-      static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) / gradconf::grid_sampler2d::kPointBytes;
+  static_assert(gradconf::kLanes * sizeof(float) == 32);
+  const int64_t largest = (static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) - 4 * 32) / 32;
   std::string message;
   EXPECT_EQ(grid_grad_only_phase1(largest, &message), ACLNN_SUCCESS) << message;
   EXPECT_EQ(grid_grad_only_phase1(largest + 1, &message), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(message.rfind("GS-LIMIT-01: ", 0), 0u) << message;
 }
 
-// GS-LIMIT-01 sizes accumulator planes only for a wanted inputGrad: an input plane of 2^60 pixels
-// (whose double plane no workspace could hold) is fine when outputMask[0] is false, and refused,
-// by name, when it is true.
+// GS-LIMIT-01 sizes only what a call uses: an input plane of 2^60 pixels (whose accumulator and
+// channels-last copy no workspace could hold) is fine for nearest's gridGrad alone, which reads
+// neither, and refused, by name, when inputGrad is wanted too.
 TEST(GridSampler2DValidation, limit_01_ignores_accumulator_planes_that_are_not_wanted) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
   const int64_t side = int64_t{1} << 30;  // 2^60 pixels: 8-byte accumulators overflow int64
@@ -232,7 +235,8 @@ TEST(GridSampler2DValidation, limit_01_ignores_accumulator_planes_that_are_not_w
     ASSERT_NE(input_grad.tensor, nullptr);
     std::string message;
     const aclnnStatus status = declared_backward_phase1(
-        grad_output, input, grid, input_grad, grid_grad, {want_input_grad, true}, &message);
+        grad_output, input, grid, input_grad, grid_grad, {want_input_grad, true}, &message,
+        /*interpolation=*/1);
     if (want_input_grad) {
       EXPECT_EQ(status, ACLNN_ERR_PARAM_INVALID);
       EXPECT_EQ(message.rfind("GS-LIMIT-01: ", 0), 0u) << message;
@@ -242,12 +246,13 @@ TEST(GridSampler2DValidation, limit_01_ignores_accumulator_planes_that_are_not_w
   }
 }
 
-// The workspace holds one accumulator plane per worker that can have work: with a single (n, c)
-// plane it is the same at 1 and at 8 threads.
+// The workspace holds one accumulator per worker that can have work. inputGrad tasks are (batch,
+// block of kLanes channels, range of input rows): one batch of 3 channels over 2 input rows has
+// work for two workers, however many threads there are.
 TEST(GridSampler2DValidation, workspace_is_sized_by_the_workers_that_can_work) {
-  auto workspace_at = [](int threads, int64_t channels) {
+  auto workspace_at = [](int threads, int64_t in_h) {
     gradconf::grid_sampler2d::Problem p;
-    p.n = 1, p.c = channels, p.in_h = 40, p.in_w = 50, p.out_h = 3, p.out_w = 4;
+    p.n = 1, p.c = 3, p.in_h = in_h, p.in_w = 50, p.out_h = 3, p.out_w = 4;
     gradconf::props::RunOptions options;
     options.threads = threads;
     const auto outcome = gradconf::props::run(gradconf::props::gs::make_call(p), options,
@@ -255,9 +260,9 @@ TEST(GridSampler2DValidation, workspace_is_sized_by_the_workers_that_can_work) {
     EXPECT_EQ(outcome.status, ACLNN_SUCCESS) << outcome.message;
     return outcome.workspace_size;
   };
-  EXPECT_EQ(workspace_at(1, 1), workspace_at(8, 1));
-  EXPECT_LT(workspace_at(2, 3), workspace_at(3, 3));  // 3 planes can use a third worker
-  EXPECT_EQ(workspace_at(3, 3), workspace_at(8, 3));
+  EXPECT_LT(workspace_at(1, 2), workspace_at(2, 2));  // two row ranges
+  EXPECT_EQ(workspace_at(2, 2), workspace_at(8, 2));
+  EXPECT_LT(workspace_at(2, 40), workspace_at(8, 40));  // eight row ranges
 }
 
 // GS-LIMIT-02: two interleaved axes are decided in closed form at any span (strides 4097/4099
