@@ -84,19 +84,25 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row)
           for (int64_t nh = lo; nh < hi; ++nh) {
             const int64_t n = nh / height, h = nh % height;
             Val* rows = dst + nh * width * row;
-            // Channel blocks outside: each reads kLanes input lines front to back (streams the
-            // prefetcher follows) into rows that stay in L1.
+            // Two tiles of columns at a time, all channel blocks: the rows written stay in L1.
+            // Each block reads one line of each of its kLanes planes, lines that no prefetcher
+            // sees coming (too few per plane): they are prefetched two blocks ahead.
             const int64_t tiled = width / kLanes * kLanes;
-            for (int64_t c = 0; c < row; c += kLanes) {
-              for (int64_t x = 0; x < tiled; x += kLanes) {
-                LaneVector<Val> tile[kLanes];
-                for (int i = 0; i < kLanes; ++i) {
-                  tile[i] = c + i < channels ? load_lanes<Val>(&src(n, c + i, h, x), xs)
-                                             : LaneVector<Val>{};
+            for (int64_t x0 = 0; x0 < tiled; x0 += 2 * kLanes) {
+              const int64_t x_end = std::min(tiled, x0 + 2 * kLanes);
+              for (int64_t c = 0; c < row; c += kLanes) {
+                for (int64_t i = c + 2 * kLanes; i < std::min(channels, c + 3 * kLanes); ++i)
+                  __builtin_prefetch(&src(n, i, h, x0));
+                for (int64_t x = x0; x < x_end; x += kLanes) {
+                  LaneVector<Val> tile[kLanes];
+                  for (int i = 0; i < kLanes; ++i) {
+                    tile[i] = c + i < channels ? load_lanes<Val>(&src(n, c + i, h, x), xs)
+                                               : LaneVector<Val>{};
+                  }
+                  transpose_lanes(tile);
+                  for (int j = 0; j < kLanes; ++j)
+                    std::memcpy(rows + (x + j) * row + c, &tile[j], sizeof tile[j]);
                 }
-                transpose_lanes(tile);
-                for (int j = 0; j < kLanes; ++j)
-                  std::memcpy(rows + (x + j) * row + c, &tile[j], sizeof tile[j]);
               }
             }
             for (int64_t x = tiled; x < width; ++x) {
@@ -261,21 +267,47 @@ GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps*
   }
 }
 
+/// An accumulator slot rounded to float, four lanes at a time (a whole 8-double vector went
+/// through the stack).
+template <typename PlaneAcc>
+GRADCONF_ALWAYS_INLINE LaneVector<float> float_lanes(const LaneVector<PlaneAcc>& v) {
+  if constexpr (std::is_same_v<PlaneAcc, float>) {
+    return v;
+  } else {
+    typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
+    Double4 low, high;
+    std::memcpy(&low, &v, sizeof low);
+    std::memcpy(&high, reinterpret_cast<const std::byte*>(&v) + sizeof low, sizeof high);
+    return __builtin_shufflevector(__builtin_convertvector(low, Float4),
+                                   __builtin_convertvector(high, Float4), 0, 1, 2, 3, 4, 5, 6, 7);
+  }
+}
+
 /// Writes input rows [y0, y1) of channels c0 .. c0 + kLanes (those that exist) of batch n from
-/// the accumulator, whose pixel 0 is (y0, 0).
+/// the accumulator, whose pixel 0 is (y0, 0). Below double, 8 x 8 tiles of (pixels, channels)
+/// are transposed in registers, through float: Eigen rounds double to half and bfloat16 through
+/// float too, so the bits are the scalar cast's.
 template <typename T, typename PlaneAcc>
 GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
                                         const LaneVector<PlaneAcc>* acc, int64_t n, int64_t c0,
                                         int64_t y0, int64_t y1) {
-  const int64_t width = input_grad.dims[3];
+  const int64_t width = input_grad.dims[3], xs = input_grad.strides[3];
   const int lanes = static_cast<int>(std::min<int64_t>(kLanes, input_grad.dims[1] - c0));
+  constexpr bool kTiles = !std::is_same_v<T, double>;
   T* planes[kLanes];
   for (int j = 0; j < lanes; ++j) planes[j] = &input_grad(n, c0 + j, 0, 0);
-  for (int64_t y = y0; y < y1; ++y) {
+  for (int64_t y = y0; y < y1; ++y, acc += width) {
     const int64_t row_offset = y * input_grad.strides[2];
-    for (int64_t x = 0; x < width; ++x, ++acc) {
-      const int64_t offset = row_offset + x * input_grad.strides[3];
-      for (int j = 0; j < lanes; ++j) planes[j][offset] = static_cast<T>((*acc)[j]);
+    int64_t x = 0;
+    for (; kTiles && x + kLanes <= width; x += kLanes) {
+      LaneVector<float> tile[kLanes];
+      for (int i = 0; i < kLanes; ++i) tile[i] = float_lanes<PlaneAcc>(acc[x + i]);
+      transpose_lanes(tile);
+      for (int j = 0; j < lanes; ++j)
+        store_lanes<float>(planes[j] + row_offset + x * xs, xs, tile[j]);
+    }
+    for (; x < width; ++x) {
+      for (int j = 0; j < lanes; ++j) planes[j][row_offset + x * xs] = static_cast<T>(acc[x][j]);
     }
   }
 }

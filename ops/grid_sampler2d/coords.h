@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/isa.h"
 #include "grid_sampler2d/faults.h"
 
 namespace gradconf::grid_sampler2d {
@@ -83,7 +84,8 @@ Coord reflect_coordinates(Coord coord, int64_t size, bool align_corners, double*
 /// then clamps (alignCorners false folds into [-0.5, size - 0.5]); zeros leaves it. *grad is
 /// the derivative, 0 at and beyond a clamp.
 template <Fault kFault = Fault::kNone, typename Coord>
-Coord pad_coordinate(Coord coord, int64_t size, Padding padding, bool align_corners, double* grad) {
+GRADCONF_ALWAYS_INLINE Coord pad_coordinate(Coord coord, int64_t size, Padding padding,
+                                            bool align_corners, double* grad) {
   *grad = 1;
   if (padding == Padding::kZeros) return coord;
   if (padding == Padding::kReflection) {
@@ -149,9 +151,12 @@ void set_floors_and_fractions(Coord ix, Coord iy, SourcePoint& p) {
 }
 
 /// x, y: the grid point in the coordinate type (float, or double for DOUBLE problems).
+/// Always inlined: a kernel locates every point, and the call (its record returned through
+/// memory) cost more than the arithmetic.
 template <Fault kFault = Fault::kNone, typename Coord>
-SourcePoint locate_source(Coord x, Coord y, int64_t in_h, int64_t in_w, Interpolation interpolation,
-                          Padding padding, bool align_corners) {
+GRADCONF_ALWAYS_INLINE SourcePoint locate_source(Coord x, Coord y, int64_t in_h, int64_t in_w,
+                                                 Interpolation interpolation, Padding padding,
+                                                 bool align_corners) {
   SourcePoint p;
   Coord ix = unnormalize(x, in_w, align_corners);
   Coord iy = unnormalize(y, in_h, align_corners);
