@@ -354,20 +354,6 @@ void write_grid_grad(const StridedView<T, 4>& grid_grad, int64_t n, int64_t h, i
   }
 }
 
-/// (n, h, w) of grid point i, and a step to the next one without a division.
-struct PointIndex {
-  int64_t n, h, w;
-  PointIndex(int64_t i, const BackwardLayout& l)
-      : n(i / l.points()), h(i % l.points() / l.out_w), w(i % l.out_w) {}
-  GRADCONF_ALWAYS_INLINE void next(const BackwardLayout& l) {
-    if (++w < l.out_w) return;
-    w = 0;
-    if (++h < l.out_h) return;
-    h = 0;
-    ++n;
-  }
-};
-
 /// Pass 3: every point located; its scatter taps stored (inputGrad) and its gridGrad computed
 /// from the channels-last copies and written (gridGrad), kPointGroup points at a time.
 template <typename T, Fault kFault, typename Taps, typename Val>
@@ -380,7 +366,7 @@ void point_pass(const BackwardPlan& plan, const BackwardLayout& l, const Val* gr
   const bool reads = plan.wants.grid_reads();
   parallel_for(0, l.n_batch * l.points(), grain_for_work(8.0 * row), [&](int64_t lo, int64_t hi) {
     on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-      PointIndex next(lo, l);
+      PointIndex next(lo, l.out_h, l.out_w);
       for (int64_t i0 = lo; i0 < hi; i0 += kPointGroup) {
         const int group = static_cast<int>(std::min<int64_t>(kPointGroup, hi - i0));
         static_assert(kPointGroup == 4);
@@ -391,8 +377,9 @@ void point_pass(const BackwardPlan& plan, const BackwardLayout& l, const Val* gr
         const Val* grad[kPointGroup] = {};
         // A short group repeats its last point (computed, never written).
         for (int p = 0; p < kPointGroup; ++p) {
-          if (p < group) at[p] = next, next.next(l);
-          const auto [n, h, w] = p < group ? at[p] : at[group - 1];
+          if (p < group) at[p] = next, next.next();
+          const PointIndex& point = p < group ? at[p] : at[group - 1];
+          const int64_t n = point.n, h = point.h, w = point.w;
           const int64_t i = i0 + std::min(p, group - 1);
           located[p] = locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
                                              static_cast<compute_t<T>>(grid(n, h, w, 1)), l.in_h,

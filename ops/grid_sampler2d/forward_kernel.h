@@ -10,12 +10,32 @@
 #include <iterator>
 
 #include "core/dtype.h"
+#include "core/isa.h"
 #include "core/parallel.h"
 #include "core/view.h"
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/plan.h"
 
 namespace gradconf::grid_sampler2d {
+
+/// (n, h, w) of grid point i of a grid of out_h x out_w points per batch, and a step to the next
+/// point without a division.
+struct PointIndex {
+  int64_t n, h, w, out_h, out_w;
+  PointIndex(int64_t i, int64_t rows, int64_t columns)
+      : n(i / (rows * columns)),
+        h(i % (rows * columns) / columns),
+        w(i % columns),
+        out_h(rows),
+        out_w(columns) {}
+  GRADCONF_ALWAYS_INLINE void next() {
+    if (++w < out_w) return;
+    w = 0;
+    if (++h < out_h) return;
+    h = 0;
+    ++n;
+  }
+};
 
 /// The four bilinear taps of a located point with their weights, in the fixed order
 /// (y0,x0) (y0,x1) (y1,x0) (y1,x1). Out-of-bounds taps are flagged, never read.
@@ -127,32 +147,35 @@ void bicubic_forward_kernel(const ForwardPlan& plan) {
   const Attributes& a = plan.attrs;
   const int64_t grain = std::max<int64_t>(1, 1024 / std::max<int64_t>(1, channels));
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
-    constexpr int64_t kBlock = 32;
-    int64_t out_offset[kBlock];
-    BicubicTaps<Acc> taps[kBlock];
-    for (int64_t start = lo; start < hi;) {
-      const int64_t n = start / points;
-      const int64_t end = std::min({hi, start + kBlock, (n + 1) * points});
-      for (int64_t i = start; i < end; ++i) {
-        const int64_t h = (i % points) / out_w, w = i % out_w;
-        const SourcePoint p =
-            locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
-                                  static_cast<compute_t<T>>(grid(n, h, w, 1)), in_h, in_w,
-                                  a.interpolation, a.padding, a.align_corners);
-        out_offset[i - start] = h * out.strides[2] + w * out.strides[3];
-        taps[i - start] =
-            bicubic_taps<T, Acc, kFault>(p, in_h, in_w, a, input.strides[2], input.strides[3]);
+    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      constexpr int64_t kBlock = 32;
+      int64_t out_offset[kBlock];
+      BicubicTaps<Acc> taps[kBlock];
+      PointIndex at(lo, grid.dims[1], out_w);
+      for (int64_t start = lo; start < hi;) {
+        const int64_t n = start / points;
+        const int64_t end = std::min({hi, start + kBlock, (n + 1) * points});
+        for (int64_t i = start; i < end; ++i, at.next()) {
+          const int64_t h = at.h, w = at.w;
+          const SourcePoint p =
+              locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
+                                    static_cast<compute_t<T>>(grid(n, h, w, 1)), in_h, in_w,
+                                    a.interpolation, a.padding, a.align_corners);
+          out_offset[i - start] = h * out.strides[2] + w * out.strides[3];
+          taps[i - start] =
+              bicubic_taps<T, Acc, kFault>(p, in_h, in_w, a, input.strides[2], input.strides[3]);
+        }
+        const T* in_batch = &input(n, 0, 0, 0);
+        T* out_batch = &out(n, 0, 0, 0);
+        for (int64_t c = 0; c < channels; ++c) {
+          const T* in_plane = in_batch + c * input.strides[1];
+          T* out_plane = out_batch + c * out.strides[1];
+          for (int64_t j = 0; j < end - start; ++j)
+            out_plane[out_offset[j]] = static_cast<T>(taps[j].sample(in_plane));
+        }
+        start = end;
       }
-      const T* in_batch = &input(n, 0, 0, 0);
-      T* out_batch = &out(n, 0, 0, 0);
-      for (int64_t c = 0; c < channels; ++c) {
-        const T* in_plane = in_batch + c * input.strides[1];
-        T* out_plane = out_batch + c * out.strides[1];
-        for (int64_t j = 0; j < end - start; ++j)
-          out_plane[out_offset[j]] = static_cast<T>(taps[j].sample(in_plane));
-      }
-      start = end;
-    }
+    });
   });
 }
 
@@ -175,61 +198,66 @@ void forward_kernel(const ForwardPlan& plan) {
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
   const bool nearest = a.interpolation == Interpolation::kNearest;
   parallel_for(0, n_batch * points, grain, [&](int64_t lo, int64_t hi) {
-    // Points are located a block at a time, then each channel writes the block's outputs: the
-    // writes walk one output plane instead of striding across all C planes per point.
-    struct Located {
-      int64_t out_offset;              // of (h, w) inside an output plane
-      BilinearTaps<Acc, kFault> taps;  // none inside for an unaddressable point; nearest: [0] only
-      int64_t tap_offset[4];           // of the taps inside an input plane
-    };
-    constexpr int64_t kBlock = 32;
-    for (int64_t start = lo; start < hi;) {
-      const int64_t n = start / points;
-      const int64_t end = std::min({hi, start + kBlock, (n + 1) * points});  // one batch per block
-      Located block[kBlock];
-      for (int64_t i = start; i < end; ++i) {
-        const int64_t h = (i % points) / out_w, w = i % out_w;
-        Located& b = block[i - start];
-        const SourcePoint p =
-            locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
-                                  static_cast<compute_t<T>>(grid(n, h, w, 1)), in_h, in_w,
-                                  a.interpolation, a.padding, a.align_corners);
-        b.out_offset = h * out.strides[2] + w * out.strides[3];
-        b.taps = BilinearTaps<Acc, kFault>(p, in_h, in_w);
-        if (nearest) {
-          // The nearest pixel is the (y0, x0) tap; the others are never read.
-          b.taps.inside[0] = in_bounds(p.y0, p.x0, in_h, in_w);
-          b.taps.inside[1] = b.taps.inside[2] = b.taps.inside[3] = false;
-        }
-        // An unaddressable point (NaN, +-inf, far outside) samples 0: no tap is read.
-        if (!p.addressable) std::fill(std::begin(b.taps.inside), std::end(b.taps.inside), false);
-        b.taps.plane_offsets(input.strides[2], input.strides[3], b.tap_offset);
-      }
-      // Pointers are formed for real channels only (a size-1 dim may have any stride).
-      const T* in_batch = &input(n, 0, 0, 0);
-      T* out_batch = &out(n, 0, 0, 0);
-      for (int64_t c = 0; c < channels; ++c) {
-        const T* in_plane = in_batch + c * input.strides[1];
-        T* out_plane = out_batch + c * out.strides[1];
-        for (int64_t j = 0; j < end - start; ++j) {
-          const Located& b = block[j];
-          T value = T(0);
+    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      // Points are located a block at a time, then each channel writes the block's outputs: the
+      // writes walk one output plane instead of striding across all C planes per point.
+      struct Located {
+        int64_t out_offset;  // of (h, w) inside an output plane
+        BilinearTaps<Acc, kFault>
+            taps;               // none inside for an unaddressable point; nearest: [0] only
+        int64_t tap_offset[4];  // of the taps inside an input plane
+      };
+      constexpr int64_t kBlock = 32;
+      PointIndex at(lo, out_h, out_w);
+      for (int64_t start = lo; start < hi;) {
+        const int64_t n = start / points;
+        const int64_t end =
+            std::min({hi, start + kBlock, (n + 1) * points});  // one batch per block
+        Located block[kBlock];
+        for (int64_t i = start; i < end; ++i, at.next()) {
+          const int64_t h = at.h, w = at.w;
+          Located& b = block[i - start];
+          const SourcePoint p =
+              locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
+                                    static_cast<compute_t<T>>(grid(n, h, w, 1)), in_h, in_w,
+                                    a.interpolation, a.padding, a.align_corners);
+          b.out_offset = h * out.strides[2] + w * out.strides[3];
+          b.taps = BilinearTaps<Acc, kFault>(p, in_h, in_w);
           if (nearest) {
-            if (b.taps.inside[0]) value = in_plane[b.tap_offset[0]];
-          } else {
-            Acc sum = 0;
-#pragma GCC unroll 4
-            for (int k = 0; k < 4; ++k) {
-              if (b.taps.inside[k])
-                sum += b.taps.weight[k] * static_cast<Acc>(in_plane[b.tap_offset[k]]);
-            }
-            value = static_cast<T>(sum);
+            // The nearest pixel is the (y0, x0) tap; the others are never read.
+            b.taps.inside[0] = in_bounds(p.y0, p.x0, in_h, in_w);
+            b.taps.inside[1] = b.taps.inside[2] = b.taps.inside[3] = false;
           }
-          out_plane[b.out_offset] = value;
+          // An unaddressable point (NaN, +-inf, far outside) samples 0: no tap is read.
+          if (!p.addressable) std::fill(std::begin(b.taps.inside), std::end(b.taps.inside), false);
+          b.taps.plane_offsets(input.strides[2], input.strides[3], b.tap_offset);
         }
+        // Pointers are formed for real channels only (a size-1 dim may have any stride).
+        const T* in_batch = &input(n, 0, 0, 0);
+        T* out_batch = &out(n, 0, 0, 0);
+        for (int64_t c = 0; c < channels; ++c) {
+          const T* in_plane = in_batch + c * input.strides[1];
+          T* out_plane = out_batch + c * out.strides[1];
+          for (int64_t j = 0; j < end - start; ++j) {
+            const Located& b = block[j];
+            T value = T(0);
+            if (nearest) {
+              if (b.taps.inside[0]) value = in_plane[b.tap_offset[0]];
+            } else {
+              Acc sum = 0;
+#pragma GCC unroll 4
+              for (int k = 0; k < 4; ++k) {
+                if (b.taps.inside[k])
+                  sum += b.taps.weight[k] * static_cast<Acc>(in_plane[b.tap_offset[k]]);
+              }
+              value = static_cast<T>(sum);
+            }
+            out_plane[b.out_offset] = value;
+          }
+        }
+        start = end;
       }
-      start = end;
-    }
+    });
   });
 }
 
