@@ -31,6 +31,7 @@
 #include "core/lanes.h"
 #include "core/parallel.h"
 #include "core/view.h"
+#include "grid_sampler2d/channels_last.h"
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/plan.h"
@@ -48,70 +49,6 @@ GRADCONF_ALWAYS_INLINE LaneVector<Acc> load_block(const Val* p) {
   } else {
     return __builtin_convertvector(v, LaneVector<Acc>);
   }
-}
-
-/// Transposes 8 x 8 values: on return v[j][i] is what v[i][j] was (AVX's unpack, shuffle and
-/// 128-bit permute steps).
-template <typename V>
-GRADCONF_ALWAYS_INLINE void transpose_lanes(V (&v)[kLanes]) {
-  static_assert(kLanes == 8);
-  V t[8], s[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = __builtin_shufflevector(v[i], v[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-    t[i + 1] = __builtin_shufflevector(v[i], v[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    s[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-    s[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-    s[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
-    s[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
-  }
-  for (int i = 0; i < 4; ++i) {
-    v[i] = __builtin_shufflevector(s[i], s[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-    v[i + 4] = __builtin_shufflevector(s[i], s[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-  }
-}
-
-/// Copies src (N, C, H, W) to dst as N * H * W rows of `row` values (channel c at c), the lanes
-/// past C zero: 8 x 8 tiles of (channels, columns), transposed in registers.
-template <typename Val, typename T>
-void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row) {
-  const int64_t channels = src.dims[1], height = src.dims[2], width = src.dims[3];
-  const int64_t xs = src.strides[3];
-  parallel_for(
-      0, src.dims[0] * height, grain_for_work(double(width) * row), [&](int64_t lo, int64_t hi) {
-        on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-          for (int64_t nh = lo; nh < hi; ++nh) {
-            const int64_t n = nh / height, h = nh % height;
-            Val* rows = dst + nh * width * row;
-            // Two tiles of columns at a time, all channel blocks: the rows written stay in L1.
-            // Each block reads one line of each of its kLanes planes, lines that no prefetcher
-            // sees coming (too few per plane): they are prefetched two blocks ahead.
-            const int64_t tiled = width / kLanes * kLanes;
-            for (int64_t x0 = 0; x0 < tiled; x0 += 2 * kLanes) {
-              const int64_t x_end = std::min(tiled, x0 + 2 * kLanes);
-              for (int64_t c = 0; c < row; c += kLanes) {
-                for (int64_t i = c + 2 * kLanes; i < std::min(channels, c + 3 * kLanes); ++i)
-                  __builtin_prefetch(&src(n, i, h, x0));
-                for (int64_t x = x0; x < x_end; x += kLanes) {
-                  LaneVector<Val> tile[kLanes];
-                  for (int i = 0; i < kLanes; ++i) {
-                    tile[i] = c + i < channels ? load_lanes<Val>(&src(n, c + i, h, x), xs)
-                                               : LaneVector<Val>{};
-                  }
-                  transpose_lanes(tile);
-                  for (int j = 0; j < kLanes; ++j)
-                    std::memcpy(rows + (x + j) * row + c, &tile[j], sizeof tile[j]);
-                }
-              }
-            }
-            for (int64_t x = tiled; x < width; ++x) {
-              for (int64_t c = 0; c < row; ++c)
-                rows[x * row + c] = c < channels ? static_cast<Val>(src(n, c, h, x)) : Val(0);
-            }
-          }
-        });
-      });
 }
 
 /// The taps a point's coordinate gradient reads, inside the input only, in tap order: the pixel,

@@ -36,12 +36,13 @@ aclnnStatus forward_phase1(const CallArgs& args) {
   clear_last_error();
   const Verdict verdict = validate<kFault>(args);
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
-  ForwardPlan plan{*args.input, *args.grid, *args.out, attributes_of(args)};
+  const uint64_t workspace = forward_workspace(args);
+  ForwardPlan plan{*args.input, *args.grid, *args.out, attributes_of(args), workspace > 0};
   return make_executor(
-      0,
-      [plan](std::byte*) {
+      workspace,
+      [plan](std::byte* scratch) {
         dispatch_floating(plan.input.dtype, [&](auto tag) {
-          forward_kernel<typename decltype(tag)::type, kFault>(plan);
+          forward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
         });
       },
       args.workspace_size, args.executor);

@@ -13,6 +13,7 @@
 #include "core/isa.h"
 #include "core/parallel.h"
 #include "core/view.h"
+#include "grid_sampler2d/channels_last.h"
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/plan.h"
 
@@ -179,8 +180,97 @@ void bicubic_forward_kernel(const ForwardPlan& plan) {
   });
 }
 
+/// Bilinear and bicubic on the channels-last float copy of the input in `workspace`: points a tile
+/// of kLanes at a time, each tap adding kLanes channels per vector operation in the scalar
+/// kernels' order (so the same bits), the tile's rows transposed back into the output planes.
 template <typename T, Fault kFault>
-void forward_kernel(const ForwardPlan& plan) {
+void channels_last_forward(const ForwardPlan& plan, float* pixels) {
+  const auto input = view_of<const T, 4>(plan.input);
+  const auto grid = view_of<const T, 4>(plan.grid);
+  const auto out = view_of<T, 4>(plan.out);
+  const int64_t channels = input.dims[1], in_h = input.dims[2], in_w = input.dims[3];
+  const int64_t out_h = grid.dims[1], out_w = grid.dims[2];
+  const int64_t row = (channels + kLanes - 1) / kLanes * kLanes, plane = in_h * in_w * row;
+  const Attributes& a = plan.attrs;
+  const bool bicubic = a.interpolation == Interpolation::kBicubic;
+  to_channels_last(input, pixels, row);
+  parallel_for(
+      0, input.dims[0] * out_h * out_w, grain_for_work((bicubic ? 16.0 : 4.0) * row),
+      [&](int64_t lo, int64_t hi) {
+        on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+          PointIndex next(lo, out_h, out_w);
+          for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
+            const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
+            PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
+            BilinearTaps<float, kFault> bilinear[kLanes];
+            BicubicTaps<float> cubic[kLanes];
+            const float* batch[kLanes];
+            for (int p = 0; p < count; ++p, next.next()) {
+              at[p] = next;
+              const SourcePoint s =
+                  locate_source<kFault>(static_cast<float>(grid(next.n, next.h, next.w, 0)),
+                                        static_cast<float>(grid(next.n, next.h, next.w, 1)), in_h,
+                                        in_w, a.interpolation, a.padding, a.align_corners);
+              batch[p] = pixels + next.n * plane;
+              if (bicubic) {
+                cubic[p] = bicubic_taps<T, float, kFault>(s, in_h, in_w, a, in_w * row, row);
+              } else {
+                bilinear[p] = BilinearTaps<float, kFault>(s, in_h, in_w);
+                if (!s.addressable)
+                  std::fill(std::begin(bilinear[p].inside), std::end(bilinear[p].inside), false);
+              }
+            }
+            // One point's kLanes channels from c, in the scalar kernels' order.
+            const auto sample = [&](int p, int64_t c) GRADCONF_ALWAYS_INLINE_LAMBDA {
+              LaneVector<float> value{};
+              if (bicubic) {
+                const BicubicTaps<float>& t = cubic[p];
+                for (int jj = 0; jj < t.row_count; ++jj) {
+                  const int j = t.rows_inside[jj];
+                  LaneVector<float> line{};
+                  for (int ii = 0; ii < t.column_count; ++ii) {
+                    const int i = t.columns_inside[ii];
+                    line += t.wx[i] * load_lanes<float>(
+                                          batch[p] + t.row_offset[j] + t.column_offset[i] + c, 1);
+                  }
+                  value += t.wy[j] * line;
+                }
+                return value;
+              }
+              const BilinearTaps<float, kFault>& t = bilinear[p];
+#pragma GCC unroll 4
+              for (int k = 0; k < 4; ++k) {
+                if (t.inside[k]) {
+                  value += t.weight[k] *
+                           load_lanes<float>(batch[p] + (t.y[k] * in_w + t.x[k]) * row + c, 1);
+                }
+              }
+              return value;
+            };
+            // The tile's points are consecutive: one output row, or scattered past its end.
+            const bool one_row = count == kLanes && at[0].w + kLanes <= out_w;
+            for (int64_t c = 0; c < channels; c += kLanes) {
+              LaneVector<float> tile[kLanes] = {};
+              for (int p = 0; p < count; ++p) tile[p] = sample(p, c);
+              transpose_lanes(tile);
+              const int lanes = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
+              for (int j = 0; j < lanes; ++j) {
+                if (one_row) {
+                  store_lanes<float>(&out(at[0].n, c + j, at[0].h, at[0].w), out.strides[3],
+                                     tile[j]);
+                  continue;
+                }
+                for (int p = 0; p < count; ++p)
+                  out(at[p].n, c + j, at[p].h, at[p].w) = static_cast<T>(tile[j][p]);
+              }
+            }
+          }
+        });
+      });
+}
+
+template <typename T, Fault kFault>
+void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
   using Acc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, compute_t<T>>;
   const auto input = view_of<const T, 4>(plan.input);
   const auto grid = view_of<const T, 4>(plan.grid);
@@ -192,6 +282,10 @@ void forward_kernel(const ForwardPlan& plan) {
   const Attributes& a = plan.attrs;
   // Nothing to write; and empty tensors may have no storage to form pointers into.
   if (channels == 0 || n_batch * points == 0) return;
+  if constexpr (std::is_same_v<Acc, float>) {
+    if (plan.channels_last)
+      return channels_last_forward<T, kFault>(plan, reinterpret_cast<float*>(workspace));
+  }
   if (a.interpolation == Interpolation::kBicubic)
     return bicubic_forward_kernel<T, Acc, kFault>(plan);
   // ~4k channel samples per task keeps the pool busy without drowning small problems in overhead.

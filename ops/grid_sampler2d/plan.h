@@ -21,6 +21,7 @@ struct Attributes {
 struct ForwardPlan {
   aclTensor input, grid, out;
   Attributes attrs;
+  bool channels_last = false;  ///< the workspace holds the input channels-last (forward_workspace)
 };
 
 struct BackwardPlan {

@@ -68,6 +68,21 @@ struct BackwardWants {
   bool grid_reads() const { return grid_grad && interpolation != Interpolation::kNearest; }
 };
 
+/// The forward's workspace: bilinear and bicubic below double sample a channels-last float copy
+/// of the input; 0 (the direct kernel, which reads the input where it is) for nearest, double, or
+/// a copy whose size is not representable.
+inline uint64_t forward_workspace(const CallArgs& a) {
+  const BackwardLayout l(*a.input, *a.grid);
+  const auto interpolation = static_cast<Interpolation>(a.interpolation_mode);
+  if (l.empty() || interpolation == Interpolation::kNearest || a.input->dtype == ACL_DOUBLE)
+    return 0;
+  const auto pixels = checked_mul(l.n_batch, l.pixels());
+  const auto values = pixels ? checked_mul(*pixels, l.padded_channels()) : std::nullopt;
+  const auto bytes = values ? checked_mul(*values, int64_t{sizeof(float)}) : std::nullopt;
+  if (!bytes || static_cast<uint64_t>(*bytes) > kMaxWorkspaceBytes) return 0;
+  return static_cast<uint64_t>(*bytes);
+}
+
 /// What a validated backward call asks for.
 inline BackwardWants wants_of(const CallArgs& a) {
   return {.input_grad = bool(a.output_mask->values[0]),
