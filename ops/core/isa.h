@@ -39,9 +39,15 @@ void run_baseline(Body& body) {
 }
 
 /// Runs `body`, a lambda declared GRADCONF_ALWAYS_INLINE_LAMBDA, compiled for the path
-/// kernel_isa() names: the lambda's body is inlined into one function per path.
-template <typename Body>
+/// kernel_isa() names: the lambda's body is inlined into one function per path. kBothPaths
+/// false compiles the baseline path only: a planted-fault variant passes it (both paths give the
+/// same bits, and compiling two of every fault's kernels doubled the planted library's build).
+template <bool kBothPaths = true, typename Body>
 void on_widest_isa(Body&& body) {
+  if constexpr (!kBothPaths) {
+    run_baseline(body);
+    return;
+  }
   if (kernel_isa() == Isa::kAvx2) {
     run_avx2(body);
   } else {

@@ -1,15 +1,14 @@
 // NOTE [GridSampler2D backward kernel]
-// Four passes over a workspace laid out as workspace.h lists it:
-//   1. locate: every grid point (n, h, w) is located once (coords.h, in the coordinate type)
-//      into `points`, and, when inputGrad is wanted, its tap offsets and weights (4, or 16 for
-//      bicubic) into `scatter`;
-//   2. channels last: gradOutput (and, for gridGrad, input) are copied so that a point's (or a
-//      pixel's) channels are contiguous, in blocks of kLanes: the later passes then handle
-//      kLanes channels per vector operation instead of striding across planes;
-//   3. gridGrad: one task per point; each channel's tap sums are vector lanes, and the channel
-//      terms are then added one by one in channel order (in double for every dtype: C can be
-//      long) before both components are written;
-//   4. inputGrad: one task per (batch n, block of kLanes channels, range of input rows) clears
+// Three passes over a workspace laid out as workspace.h lists it:
+//   1. channels last: gradOutput (and, for gridGrad, input) are copied so that a point's (or a
+//      pixel's) channels are contiguous, in blocks of kLanes (channels_last.h): the later passes
+//      handle several channels per vector operation instead of striding across planes;
+//   2. points: every grid point (n, h, w) is located once (coords.h, in the coordinate type) and
+//      its taps computed once. When inputGrad is wanted its scatter taps (1 nearest, 4 bilinear,
+//      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms (4
+//      channels per vector operation) are added one by one in channel order (in double for every
+//      dtype: C can be long), four points' chains side by side, and both components written;
+//   3. inputGrad: one task per (batch n, block of kLanes channels, range of input rows) clears
 //      its worker's accumulator (kLanes double lanes per pixel), scatters every point of batch n
 //      into it in point order (taps outside the input or the range land in trash slots past the
 //      pixels, so the loop has no branch), then writes its pixels out.
@@ -90,7 +89,7 @@ GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const BackwardLayou
         }
       }
     }
-  } else if (a.interpolation == Interpolation::kNearest) {
+  } else if constexpr (Taps::kCount == 1) {
     // One tap, weight 1 (1 * g == g exactly, NaN and inf included); no coordinate gradient.
     if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) {
       scatter.offset[0] = p.y0 * l.in_w + p.x0;
@@ -184,7 +183,7 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
 template <typename PlaneAcc, typename Taps, typename Val>
 GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps* taps,
                                           const Val* grad, int64_t row, int64_t points,
-                                          int64_t first, int64_t count, bool nearest) {
+                                          int64_t first, int64_t count) {
   const auto slot = [&](int64_t pixel, int64_t i, int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
     const auto at = static_cast<uint64_t>(pixel - first);
     return at < static_cast<uint64_t>(count) ? static_cast<int64_t>(at)
@@ -193,8 +192,8 @@ GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps*
   for (int64_t i = 0; i < points; ++i) {
     const LaneVector<PlaneAcc> g = load_block<PlaneAcc>(grad + i * row);
     const Taps& t = taps[i];
-    if (nearest) {
-      // One tap, weight 1: 1 * g == g exactly, NaN and inf included.
+    if constexpr (Taps::kCount == 1) {
+      // Nearest: weight 1, and 1 * g == g exactly, NaN and inf included.
       acc[slot(t.offset[0], i, 0)] += g;
       continue;
     }
@@ -291,7 +290,7 @@ void write_grid_grad(const StridedView<T, 4>& grid_grad, int64_t n, int64_t h, i
   }
 }
 
-/// Pass 3: every point located; its scatter taps stored (inputGrad) and its gridGrad computed
+/// Pass 2: every point located; its scatter taps stored (inputGrad) and its gridGrad computed
 /// from the channels-last copies and written (gridGrad), kPointGroup points at a time.
 template <typename T, Fault kFault, typename Taps, typename Val>
 void point_pass(const BackwardPlan& plan, const BackwardLayout& l, const Val* grad_rows,
@@ -302,7 +301,7 @@ void point_pass(const BackwardPlan& plan, const BackwardLayout& l, const Val* gr
   const int64_t row = l.padded_channels();
   const bool reads = plan.wants.grid_reads();
   parallel_for(0, l.n_batch * l.points(), grain_for_work(8.0 * row), [&](int64_t lo, int64_t hi) {
-    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       PointIndex next(lo, l.out_h, l.out_w);
       for (int64_t i0 = lo; i0 < hi; i0 += kPointGroup) {
         const int group = static_cast<int>(std::min<int64_t>(kPointGroup, hi - i0));
@@ -342,7 +341,7 @@ void point_pass(const BackwardPlan& plan, const BackwardLayout& l, const Val* gr
   });
 }
 
-/// Pass 4: inputGrad, one task per (batch, channel block, row range).
+/// Pass 3: inputGrad, one task per (batch, channel block, row range).
 template <typename T, Fault kFault, typename Val>
 void input_grad_pass(const BackwardPlan& plan, const BackwardLayout& l, const std::byte* scatter,
                      const Val* grad_rows, std::byte* accumulators, uint64_t accumulator_bytes) {
@@ -358,7 +357,7 @@ void input_grad_pass(const BackwardPlan& plan, const BackwardLayout& l, const st
       [&](int64_t lo, int64_t hi) {
         auto* acc = reinterpret_cast<LaneVector<PlaneAcc>*>(accumulators +
                                                             accumulator_bytes * worker_index());
-        on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+        on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
           for (int64_t task = lo; task < hi; ++task) {
             const int64_t n = task / (blocks * ranges), b = task / ranges % blocks;
             const int64_t r = task % ranges;
@@ -368,15 +367,11 @@ void input_grad_pass(const BackwardPlan& plan, const BackwardLayout& l, const st
               std::fill(acc, acc + count + kTrashSlots, LaneVector<PlaneAcc>{});
             const int64_t batch = kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points;
             const Val* grad = grad_rows + n * points * row + b * kLanes;
-            if (interpolation == Interpolation::kBicubic) {
-              scatter_block<PlaneAcc>(acc,
-                                      reinterpret_cast<const BicubicScatterTaps*>(scatter) + batch,
-                                      grad, row, points, first, count, false);
-            } else {
-              scatter_block<PlaneAcc>(acc, reinterpret_cast<const ScatterTaps*>(scatter) + batch,
-                                      grad, row, points, first, count,
-                                      interpolation == Interpolation::kNearest);
-            }
+            with_scatter_taps(interpolation, [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
+              using Taps = std::remove_pointer_t<decltype(type)>;
+              scatter_block<PlaneAcc>(acc, reinterpret_cast<const Taps*>(scatter) + batch, grad,
+                                      row, points, first, count);
+            });
             write_block<T, PlaneAcc>(input_grad, acc, n, b * kLanes, y0, y1);
           }
         });
@@ -396,13 +391,11 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels());
   if (plan.wants.grid_reads())
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels());
-  if (plan.attrs.interpolation == Interpolation::kBicubic) {
+  with_scatter_taps(plan.attrs.interpolation, [&](auto* type) {
+    using Taps = std::remove_pointer_t<decltype(type)>;
     point_pass<T, kFault>(plan, l, grad_rows, pixel_rows,
-                          reinterpret_cast<BicubicScatterTaps*>(workspace + ws.scatter));
-  } else {
-    point_pass<T, kFault>(plan, l, grad_rows, pixel_rows,
-                          reinterpret_cast<ScatterTaps*>(workspace + ws.scatter));
-  }
+                          reinterpret_cast<Taps*>(workspace + ws.scatter));
+  });
   if (plan.wants.input_grad) {
     input_grad_pass<T, kFault>(plan, l, workspace + ws.scatter, grad_rows,
                                workspace + ws.accumulators, ws.accumulator_bytes);

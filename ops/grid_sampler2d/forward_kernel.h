@@ -148,7 +148,7 @@ void bicubic_forward_kernel(const ForwardPlan& plan) {
   const Attributes& a = plan.attrs;
   const int64_t grain = std::max<int64_t>(1, 1024 / std::max<int64_t>(1, channels));
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
-    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       constexpr int64_t kBlock = 32;
       int64_t out_offset[kBlock];
       BicubicTaps<Acc> taps[kBlock];
@@ -197,7 +197,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   parallel_for(
       0, input.dims[0] * out_h * out_w, grain_for_work((bicubic ? 16.0 : 4.0) * row),
       [&](int64_t lo, int64_t hi) {
-        on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+        on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
           PointIndex next(lo, out_h, out_w);
           for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
             const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
@@ -292,7 +292,7 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
   const bool nearest = a.interpolation == Interpolation::kNearest;
   parallel_for(0, n_batch * points, grain, [&](int64_t lo, int64_t hi) {
-    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       // Points are located a block at a time, then each channel writes the block's outputs: the
       // writes walk one output plane instead of striding across all C planes per point.
       struct Located {

@@ -10,6 +10,7 @@
 
 #include "core/checked_math.h"
 #include "core/executor.h"
+#include "core/isa.h"
 #include "core/lanes.h"
 #include "core/tensor.h"
 #include "grid_sampler2d/clauses.h"
@@ -37,25 +38,41 @@ struct BackwardLayout {
 };
 
 /// Where a located point sends its gradOutput in the inputGrad scatter: pixel offsets inside an
-/// input plane (y * W + x) with their weights, fixed tap order (4 bilinear and nearest, 16
-/// bicubic). Taps outside the input, and all taps of nearest beyond the first, have an offset
-/// past the plane: the scatter sends them to a trash slot, without a branch.
+/// input plane (y * W + x) with their weights, fixed tap order (1 nearest, 4 bilinear, 16
+/// bicubic). Taps outside the input have an offset past the plane: the scatter sends them to a
+/// trash slot, without a branch.
 template <int kTaps>
 struct ScatterTapsOf {
   static constexpr int kCount = kTaps;
   int64_t offset[kTaps];
   double weight[kTaps];
 };
+using NearestScatterTaps = ScatterTapsOf<1>;
 using ScatterTaps = ScatterTapsOf<4>;
 using BicubicScatterTaps = ScatterTapsOf<16>;
+
+/// Calls body with a null pointer of the interpolation's scatter-tap type. Always inlined, so a
+/// body on the widest ISA stays there.
+template <typename Body>
+GRADCONF_ALWAYS_INLINE void with_scatter_taps(Interpolation interpolation, Body&& body) {
+  switch (interpolation) {
+    case Interpolation::kNearest:
+      return body(static_cast<NearestScatterTaps*>(nullptr));
+    case Interpolation::kBicubic:
+      return body(static_cast<BicubicScatterTaps*>(nullptr));
+    default:
+      return body(static_cast<ScatterTaps*>(nullptr));
+  }
+}
 
 /// Trash slots after an accumulator's pixels. Consecutive trash taps go to different slots: one
 /// slot would chain every one of them through a store and a load.
 inline constexpr int64_t kTrashSlots = 16;
 
-inline constexpr int64_t scatter_bytes_per_point(Interpolation interpolation) {
-  return interpolation == Interpolation::kBicubic ? sizeof(BicubicScatterTaps)
-                                                  : sizeof(ScatterTaps);
+inline int64_t scatter_bytes_per_point(Interpolation interpolation) {
+  int64_t bytes = 0;
+  with_scatter_taps(interpolation, [&](auto* taps) { bytes = sizeof(*taps); });
+  return bytes;
 }
 
 /// Which outputs a backward call computes, and in what it computes.
