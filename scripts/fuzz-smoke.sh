@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # scripts/fuzz-smoke.sh [SECONDS_PER_TARGET]: builds the `fuzz` preset (clang-14, libFuzzer,
 # ASan+UBSan) and runs every fuzz target (the one list CMake writes, build/fuzz/fuzz/targets.txt)
-# from its corpus and regressions. Default time per target: a 160 s budget shared by all targets,
+# from its corpus and regressions. Default time per target: a 130 s budget shared by all targets,
 # at least 8 s each, so CI time stays flat as ops are added. New inputs go to a scratch directory,
 # so the checked-in corpus is not modified. Any crash fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset fuzz >/dev/null
 mapfile -t targets < build/fuzz/fuzz/targets.txt
-seconds=${1:-$(( 160 / ${#targets[@]} > 8 ? 160 / ${#targets[@]} : 8 ))}
+seconds=${1:-$(( 130 / ${#targets[@]} > 8 ? 130 / ${#targets[@]} : 8 ))}
 cmake --build --preset fuzz -j2 --target "${targets[@]}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
