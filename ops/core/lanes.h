@@ -18,6 +18,10 @@ namespace gradconf {
 
 inline constexpr int kLanes = 8;
 
+/// n rounded up to whole lane vectors (channel rows padded with zeros to this length run their
+/// sums in whole vectors; a zero lane adds 0 * 0, which changes no bit of a sum).
+constexpr int64_t lane_padded(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
+
 /// ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
 template <typename Acc>
 Acc combine_lanes(const Acc (&lanes)[kLanes]) {
@@ -128,7 +132,7 @@ inline __attribute__((always_inline)) RawLanes float_lanes_to_bfloat16(LaneVecto
 /// Loads kLanes elements p[0], p[stride], ... converted to Acc.
 template <typename Acc, typename T>
 inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int64_t stride) {
-  LaneVector<Acc> v;
+  LaneVector<Acc> v = {};  // every lane is written below; {} only quiets -Wmaybe-uninitialized
   if constexpr (std::is_same_v<T, Acc>) {
     if (stride == 1) {
       std::memcpy(&v, p, sizeof v);
@@ -149,9 +153,44 @@ inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int
       std::memcpy(&raw, p, sizeof raw);
       return half_lanes_to_float(raw);
     }
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (stride == 1) {
+      // float <-> double: one vector conversion (element by element went through the stack).
+      LaneVector<T> raw;
+      std::memcpy(&raw, p, sizeof raw);
+      return __builtin_convertvector(raw, LaneVector<Acc>);
+    }
   }
   for (int j = 0; j < kLanes; ++j) v[j] = static_cast<Acc>(p[j * stride]);
   return v;
+}
+
+/// Four doubles: one AVX2 register, or two SSE2 ones. GCC lowers 8-double vectors poorly on AVX2
+/// (they went through the stack), so kernels that hold doubles in registers use halves.
+typedef double Double4 __attribute__((vector_size(4 * sizeof(double))));
+
+/// p[0..4) converted to double.
+template <typename T>
+inline __attribute__((always_inline)) Double4 load_double4(const T* p) {
+  typedef T T4 __attribute__((vector_size(4 * sizeof(T))));
+  T4 v;
+  std::memcpy(&v, p, sizeof v);
+  return __builtin_convertvector(v, Double4);
+}
+
+/// kLanes values rounded to float (as static_cast does), four at a time.
+template <typename Acc>
+inline __attribute__((always_inline)) LaneVector<float> float_lanes(const LaneVector<Acc>& v) {
+  if constexpr (std::is_same_v<Acc, float>) {
+    return v;
+  } else {
+    typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
+    Double4 low, high;
+    std::memcpy(&low, &v, sizeof low);
+    std::memcpy(&high, reinterpret_cast<const unsigned char*>(&v) + sizeof low, sizeof high);
+    return __builtin_shufflevector(__builtin_convertvector(low, Float4),
+                                   __builtin_convertvector(high, Float4), 0, 1, 2, 3, 4, 5, 6, 7);
+  }
 }
 
 /// combine_lanes' tree, ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)), in registers: each

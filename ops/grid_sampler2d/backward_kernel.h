@@ -38,18 +38,6 @@
 
 namespace gradconf::grid_sampler2d {
 
-/// kLanes values at p, converted to Acc (p holds channels-last rows: always whole blocks).
-template <typename Acc, typename Val>
-GRADCONF_ALWAYS_INLINE LaneVector<Acc> load_block(const Val* p) {
-  LaneVector<Val> v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::is_same_v<Acc, Val>) {
-    return v;
-  } else {
-    return __builtin_convertvector(v, LaneVector<Acc>);
-  }
-}
-
 /// The taps a point's coordinate gradient reads, inside the input only, in tap order: the pixel,
 /// and d weight / d ix, d weight / d iy.
 struct CoordinateTaps {
@@ -69,7 +57,7 @@ struct CoordinateTaps {
 /// plane, weights in the accumulator's type) and, when `coordinate` is given, its coordinate
 /// taps (gridGrad). Bicubic taps are padded one by one, so several may land on one pixel.
 template <typename T, Fault kFault, typename Taps>
-GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const BackwardLayout& l,
+GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout& l,
                                        const Attributes& a, Taps& scatter,
                                        CoordinateTaps* coordinate) {
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
@@ -110,18 +98,6 @@ GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const BackwardLayou
       if (coordinate) coordinate->add(scatter.offset[k], dwx[k], dwy[k]);
     }
   }
-}
-
-/// Four doubles: one AVX2 register, or two SSE2 ones. GCC handles wider generic vectors of
-/// doubles poorly on AVX2 (they went through the stack).
-typedef double Double4 __attribute__((vector_size(4 * sizeof(double))));
-
-template <typename Val>
-GRADCONF_ALWAYS_INLINE Double4 load_double4(const Val* p) {
-  typedef Val Val4 __attribute__((vector_size(4 * sizeof(Val))));
-  Val4 v;
-  std::memcpy(&v, p, sizeof v);
-  return __builtin_convertvector(v, Double4);
 }
 
 /// Points whose coordinate gradients are computed together: their channel sums are separate
@@ -190,7 +166,7 @@ GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps*
                                              : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
   };
   for (int64_t i = 0; i < points; ++i) {
-    const LaneVector<PlaneAcc> g = load_block<PlaneAcc>(grad + i * row);
+    const LaneVector<PlaneAcc> g = load_lanes<PlaneAcc>(grad + i * row, 1);
     const Taps& t = taps[i];
     if constexpr (Taps::kCount == 1) {
       // Nearest: weight 1, and 1 * g == g exactly, NaN and inf included.
@@ -200,22 +176,6 @@ GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps*
 #pragma GCC unroll 16
     for (int k = 0; k < Taps::kCount; ++k)
       acc[slot(t.offset[k], i, k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
-  }
-}
-
-/// An accumulator slot rounded to float, four lanes at a time (a whole 8-double vector went
-/// through the stack).
-template <typename PlaneAcc>
-GRADCONF_ALWAYS_INLINE LaneVector<float> float_lanes(const LaneVector<PlaneAcc>& v) {
-  if constexpr (std::is_same_v<PlaneAcc, float>) {
-    return v;
-  } else {
-    typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
-    Double4 low, high;
-    std::memcpy(&low, &v, sizeof low);
-    std::memcpy(&high, reinterpret_cast<const std::byte*>(&v) + sizeof low, sizeof high);
-    return __builtin_shufflevector(__builtin_convertvector(low, Float4),
-                                   __builtin_convertvector(high, Float4), 0, 1, 2, 3, 4, 5, 6, 7);
   }
 }
 
@@ -249,7 +209,7 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
 }
 
 template <typename T>
-void zero_empty_outputs(const BackwardPlan& plan, const BackwardLayout& l) {
+void zero_empty_outputs(const BackwardPlan& plan, const SamplerLayout& l) {
   const auto input_grad = view_of<T, 4>(plan.input_grad);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
   const int64_t points = l.points();
@@ -293,7 +253,7 @@ void write_grid_grad(const StridedView<T, 4>& grid_grad, int64_t n, int64_t h, i
 /// Pass 2: every point located; its scatter taps stored (inputGrad) and its gridGrad computed
 /// from the channels-last copies and written (gridGrad), kPointGroup points at a time.
 template <typename T, Fault kFault, typename Taps, typename Val>
-void point_pass(const BackwardPlan& plan, const BackwardLayout& l, const Val* grad_rows,
+void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* grad_rows,
                 const Val* pixel_rows, Taps* scatter) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
@@ -343,7 +303,7 @@ void point_pass(const BackwardPlan& plan, const BackwardLayout& l, const Val* gr
 
 /// Pass 3: inputGrad, one task per (batch, channel block, row range).
 template <typename T, Fault kFault, typename Val>
-void input_grad_pass(const BackwardPlan& plan, const BackwardLayout& l, const std::byte* scatter,
+void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std::byte* scatter,
                      const Val* grad_rows, std::byte* accumulators, uint64_t accumulator_bytes) {
   // inputGrad sums over every grid point of the batch (thousands of terms, cancelling), so its
   // accumulator is double for every dtype (spec README §3).
@@ -381,7 +341,7 @@ void input_grad_pass(const BackwardPlan& plan, const BackwardLayout& l, const st
 
 template <typename T, Fault kFault>
 void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
-  const BackwardLayout l(plan);
+  const SamplerLayout l(plan);
   if (l.empty()) return zero_empty_outputs<T>(plan, l);
   using Val = compute_t<T>;
   const BackwardWorkspace ws = *backward_workspace(l, plan.wants, plan.workers);

@@ -211,7 +211,7 @@ Check outputs_decidable(const CallArgs& a) {
 Check workspace_representable(const CallArgs& a) {
   if (!backward(a)) return std::nullopt;
   const bool want_input_grad = a.output_mask->values[0];
-  const BackwardLayout layout(*a.input, *a.grid);
+  const SamplerLayout layout(*a.input, *a.grid);
   const int workers = accumulator_workers(layout, num_threads());
   if (backward_workspace(layout, wants_of(a), workers)) return std::nullopt;
   std::string got = std::to_string(a.input->view_dims[0]) + " x " +

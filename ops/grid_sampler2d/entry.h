@@ -64,8 +64,8 @@ aclnnStatus backward_phase1(const CallArgs& args) {
                     *args.grid_grad,
                     attributes_of(args),
                     wants_of(args),
-                    accumulator_workers(BackwardLayout(*args.input, *args.grid), num_threads())};
-  const BackwardLayout layout(plan);
+                    accumulator_workers(SamplerLayout(*args.input, *args.grid), num_threads())};
+  const SamplerLayout layout(plan);
   if constexpr (kFault == Fault::kIgnoresOutputMask) {
     // Mutant: computes gridGrad whatever the mask says (where its workspace fits).
     BackwardWants all = plan.wants;

@@ -190,7 +190,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const auto out = view_of<T, 4>(plan.out);
   const int64_t channels = input.dims[1], in_h = input.dims[2], in_w = input.dims[3];
   const int64_t out_h = grid.dims[1], out_w = grid.dims[2];
-  const int64_t row = (channels + kLanes - 1) / kLanes * kLanes, plane = in_h * in_w * row;
+  const int64_t row = lane_padded(channels), plane = in_h * in_w * row;
   const Attributes& a = plan.attrs;
   const bool bicubic = a.interpolation == Interpolation::kBicubic;
   to_channels_last(input, pixels, row);

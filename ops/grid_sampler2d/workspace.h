@@ -18,9 +18,11 @@
 
 namespace gradconf::grid_sampler2d {
 
-struct BackwardLayout {
+/// The sizes both passes' channels-last copies are laid out by (the forward's input copy, the
+/// backward's gradOutput and input copies).
+struct SamplerLayout {
   int64_t n_batch, channels, in_h, in_w, out_h, out_w;
-  BackwardLayout(const aclTensor& input, const aclTensor& grid)
+  SamplerLayout(const aclTensor& input, const aclTensor& grid)
       : n_batch(input.view_dims[0]),
         channels(input.view_dims[1]),
         in_h(input.view_dims[2]),
@@ -28,13 +30,13 @@ struct BackwardLayout {
         out_h(grid.view_dims[1]),
         out_w(grid.view_dims[2]) {}
   template <typename Plan>
-  explicit BackwardLayout(const Plan& plan) : BackwardLayout(plan.input, plan.grid) {}
+  explicit SamplerLayout(const Plan& plan) : SamplerLayout(plan.input, plan.grid) {}
   int64_t points() const { return out_h * out_w; }
   int64_t pixels() const { return in_h * in_w; }
   bool empty() const { return n_batch == 0 || channels == 0 || points() == 0; }
   /// Channels-last rows hold whole blocks of kLanes channels (the last one zero-padded).
-  int64_t channel_blocks() const { return (channels + kLanes - 1) / kLanes; }
-  int64_t padded_channels() const { return channel_blocks() * kLanes; }
+  int64_t padded_channels() const { return lane_padded(channels); }
+  int64_t channel_blocks() const { return padded_channels() / kLanes; }
 };
 
 /// Where a located point sends its gradOutput in the inputGrad scatter: pixel offsets inside an
@@ -89,7 +91,7 @@ struct BackwardWants {
 /// of the input; 0 (the direct kernel, which reads the input where it is) for nearest, double, or
 /// a copy whose size is not representable.
 inline uint64_t forward_workspace(const CallArgs& a) {
-  const BackwardLayout l(*a.input, *a.grid);
+  const SamplerLayout l(*a.input, *a.grid);
   const auto interpolation = static_cast<Interpolation>(a.interpolation_mode);
   if (l.empty() || interpolation == Interpolation::kNearest || a.input->dtype == ACL_DOUBLE)
     return 0;
@@ -122,14 +124,14 @@ struct BackwardWorkspace {
 
 /// inputGrad tasks: one per (batch, channel block, pixel range); the plane is split into ranges
 /// only when there are fewer (batch, block) pairs than threads. Any split gives the same bits.
-inline int64_t pixel_ranges(const BackwardLayout& l, int threads) {
+inline int64_t pixel_ranges(const SamplerLayout& l, int threads) {
   const int64_t blocks = l.n_batch * l.channel_blocks();
   if (blocks >= threads || l.in_h <= 1) return 1;
   return std::min<int64_t>(l.in_h, (threads + blocks - 1) / blocks);
 }
 
 /// Accumulators the inputGrad pass can use: one per worker, and no more workers than tasks.
-inline int accumulator_workers(const BackwardLayout& l, int threads) {
+inline int accumulator_workers(const SamplerLayout& l, int threads) {
   if (l.empty()) return 1;
   const auto tasks = checked_mul(l.n_batch, l.channel_blocks());
   const int64_t count = tasks ? *tasks * pixel_ranges(l, threads) : INT64_MAX;
@@ -138,7 +140,7 @@ inline int accumulator_workers(const BackwardLayout& l, int threads) {
 
 /// nullopt when the total exceeds kMaxWorkspaceBytes (clause GS-LIMIT-01). Regions a call does
 /// not use are not sized at all (their size may not even be representable).
-inline std::optional<BackwardWorkspace> backward_workspace(const BackwardLayout& l,
+inline std::optional<BackwardWorkspace> backward_workspace(const SamplerLayout& l,
                                                            const BackwardWants& wants,
                                                            int workers) {
   BackwardWorkspace ws;

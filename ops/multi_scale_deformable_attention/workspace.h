@@ -21,10 +21,8 @@ inline int scatter_workers(const Sizes& s, int threads) {
   return static_cast<int>(std::clamp<int64_t>(slices, 1, std::max(threads, 1)));
 }
 
-/// C rounded up to whole lane vectors. The backward's value rows and gradOutput rows are padded
-/// with zeros to it, so its channel sums run in whole lane vectors for any C (extended accepts
-/// C % 8 != 0): a zero lane adds 0 * 0 to a sum, which changes no bit of it.
-inline int64_t lane_padded(int64_t channels) { return (channels + kLanes - 1) / kLanes * kLanes; }
+// The backward's value rows and gradOutput rows are lane_padded (core/lanes.h) with zeros, so its
+// channel sums run in whole lane vectors for any C (extended accepts C % 8 != 0).
 
 /// Bytes of one key's row in a worker's slice block: the key's value row in the compute type
 /// (`compute_bytes` per element), then its double gradValue accumulator row, both lane-padded.
