@@ -21,11 +21,10 @@ inline int scatter_workers(const Sizes& s, int threads) {
   return static_cast<int>(std::clamp<int64_t>(slices, 1, std::max(threads, 1)));
 }
 
-// The backward's value rows and gradOutput rows are lane_padded (core/lanes.h) with zeros, so its
-// channel sums run in whole lane vectors for any C (extended accepts C % 8 != 0).
-
 /// Bytes of one key's row in a worker's slice block: the key's value row in the compute type
-/// (`compute_bytes` per element), then its double gradValue accumulator row, both lane-padded.
+/// (`compute_bytes` per element), then its double gradValue accumulator row, both lane_padded
+/// with zeros (core/lanes.h), so the backward's channel sums run in whole lane vectors for any C
+/// (extended accepts C % 8 != 0).
 /// Without overflow: C <= 256 (MSDA-LIMIT-01) is checked before this clause.
 inline int64_t slice_row_bytes(const Sizes& s, int64_t compute_bytes) {
   return lane_padded(s.channels) * (compute_bytes + int64_t{sizeof(double)});

@@ -8,6 +8,7 @@ set -uo pipefail
 gradconf=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
+has_round() { grep -qs '"cases": [1-9]' "$1"; }
 
 # 1. The budget is spent, within 85%..135% (the last round is sized to fit what is left). The
 # budget is 12 s, or three times the self-test and pace round on a machine where those take longer.
@@ -43,11 +44,11 @@ for jobs in 1 2; do
   # Killed a moment after its first report with a round in it: mid-run on any machine (a fixed
   # 25 s came before the self-test and the first round had finished on a slower one).
   for _ in $(seq 300); do
-    grep -qs '"cases": [1-9]' "$out/report.json" && break
+    has_round "$out/report.json" && break
     kill -0 "$leader" 2> /dev/null || break
     sleep 1
   done
-  grep -qs '"cases": [1-9]' "$out/report.json" ||
+  has_round "$out/report.json" ||
     { kill -9 -- -"$leader" 2> /dev/null; fail "--jobs $jobs: no report of a round within 300 s"; }
   sleep 2
   if [ $jobs -eq 1 ]; then
@@ -66,7 +67,7 @@ for jobs in 1 2; do
   "$gradconf" merge-reports "$out" --out "$out-read" > /dev/null
   status=$?
   [ $status -eq 0 ] || [ $status -eq 3 ] || fail "--jobs $jobs: the killed campaign's report does not read back ($status)"
-  grep -q '"cases": [1-9]' "$out/report.json" || fail "--jobs $jobs: the killed report has no round"
+  has_round "$out/report.json" || fail "--jobs $jobs: the killed report has no round"
 done
 
 # 4. trend over three reports.
