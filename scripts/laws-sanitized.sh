@@ -3,9 +3,9 @@
 # (default 100; the host-process laws keep their own smaller counts) with AddressSanitizer and
 # UndefinedBehaviorSanitizer. The law suite is built in the `fuzz` preset's tree (clang-14,
 # ASan+UBSan), whose backend, harness and generators the fuzz targets share, so only the test
-# objects and the planted-fault library are extra. A kernel that reads or writes a byte outside
-# its tensors fails here even where the values it computes look right, which the unsanitized
-# `property` label cannot see.
+# objects are extra (the preset leaves out the planted-fault library, which no law loads). A
+# kernel that reads or writes a byte outside its tensors fails here even where the values it
+# computes look right, which the unsanitized `property` label cannot see.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-100}

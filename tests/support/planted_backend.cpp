@@ -16,7 +16,9 @@ const props::Backend& planted_backend() {
     std::string error;
     auto loaded = props::Backend::load(path, &error);
     if (!loaded || !loaded->can_select_faults()) {
-      throw std::runtime_error("cannot load the planted-fault backend " + path + ": " + error);
+      // A tree configured with GRADCONF_BUILD_PLANTED=OFF (the fuzz preset) builds it on request.
+      throw std::runtime_error("cannot load the planted-fault backend " + path + ": " + error +
+                               " (build it: cmake --build <tree> --target gradconf_aclnn_planted)");
     }
     return loaded;
   }();
