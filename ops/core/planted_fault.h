@@ -78,6 +78,18 @@ bool core_fault_planted(CoreFault fault);
 constexpr bool core_fault_planted(CoreFault) { return false; }
 #endif
 
+/// The Fault a kernel is instantiated for: `kFault`, or kNone when `kFault` is one of the op's
+/// kPhase1Faults (planted in phase 1 only, so no kernel branches on it). Their kernels are then
+/// the kNone ones: the planted-fault library compiles every kernel once less per such fault.
+/// tests/core/phase1_faults_test.cmake checks that no kernel source names a listed fault.
+template <auto kFault, auto kPhase1Faults>
+consteval decltype(kFault) kernel_fault() {
+  for (auto fault : kPhase1Faults) {
+    if (fault == kFault) return decltype(kFault)::kNone;
+  }
+  return kFault;
+}
+
 /// The selected fault's full name, or "" when none is (the planted library then behaves as the
 /// shipped one). Initialised from GRADCONF_PLANTED_FAULT; changed by gradconfSelectPlantedFault.
 std::string selected_planted_fault();

@@ -42,7 +42,8 @@ aclnnStatus forward_phase1(const CallArgs& args) {
       workspace,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.input.dtype, [&](auto tag) {
-          forward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+          forward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
+              plan, scratch);
         });
       },
       args.workspace_size, args.executor);
@@ -89,7 +90,8 @@ aclnnStatus backward_phase1(const CallArgs& args) {
       workspace->total,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.input.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+          backward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
+              plan, scratch);
         });
       },
       args.workspace_size, args.executor);

@@ -70,7 +70,8 @@ aclnnStatus phase1(const CallArgs& args) {
         0,
         [plan](std::byte*) {
           dispatch_floating(plan.value.dtype, [&](auto tag) {
-            forward_kernel<typename decltype(tag)::type, kFault>(plan);
+            forward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
+                plan);
           });
         },
         args.workspace_size, args.executor);
@@ -88,7 +89,8 @@ aclnnStatus phase1(const CallArgs& args) {
       workspace,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.value.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+          backward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
+              plan, scratch);
         });
       },
       args.workspace_size, args.executor);

@@ -43,6 +43,9 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
 };
 static_assert(all_named(kFaultNames));
 
+/// Faults planted in phase 1 (entry.h) only: their kernels are the kNone ones (kernel_fault).
+inline constexpr std::array kPhase1Faults = {Fault::kFormatUnchecked, Fault::kEqualWindowsRefused};
+
 inline constexpr std::string_view fault_name(Fault fault) {
   return fault_name_in(kFaultNames, fault);
 }

@@ -54,8 +54,9 @@ const EntrySpec* find_entry(std::string_view name) {
   return nullptr;
 }
 
-namespace {
 int case_size(int index) { return (index * 37) % 101; }
+
+namespace {
 uint64_t case_random(int index, uint64_t seed) {
   return (seed + static_cast<uint64_t>(index)) * 0x9E3779B97F4A7C15ull + 1;
 }

@@ -153,6 +153,9 @@ const OpFamily* find_family(std::string_view family);
 /// The entry named `name` ("GridSampler2DBackward") in any family.
 const EntrySpec* find_entry(std::string_view name);
 
+/// The generator size of case `index` (0..100): 0, 37, 74, 10, ... (37 is prime to 101, so
+/// any 101 consecutive cases take every size once).
+int case_size(int index);
 /// Draws case `index` of a binding deterministically (fixed seed, sizes spread over 0..100).
 LawResult run_law_case(const LawBinding& binding, const Backend& backend, int index,
                        uint64_t seed = 0);
