@@ -27,14 +27,11 @@
 
 namespace gradconf::fuzz {
 
-/// The entry point an API target binary fuzzes: its CMake target defines GRADCONF_FUZZ_BACKWARD
-/// for the backward (fuzz_<op>_grad_api), not for the forward (fuzz_<op>_api); internal
-/// linkage, so the common library compiled without the define holds no other definition.
-#ifdef GRADCONF_FUZZ_BACKWARD
-constexpr Direction kFuzzedEntry = Direction::kBackward;
-#else
-constexpr Direction kFuzzedEntry = Direction::kForward;
-#endif
+/// The entry point an API target binary fuzzes, defined by the one-line object its CMake target
+/// links (fuzzed_entry.cpp, compiled with and without GRADCONF_FUZZ_BACKWARD): an op's API target
+/// source is compiled once for its forward (fuzz_<op>_api) and backward (fuzz_<op>_grad_api)
+/// binaries.
+extern const Direction kFuzzedEntry;
 
 template <typename Traits>
 struct ApiTarget {

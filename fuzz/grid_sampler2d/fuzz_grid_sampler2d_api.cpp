@@ -1,4 +1,4 @@
-// fuzz_grid_sampler2d_api / fuzz_grid_sampler2d_backward_api (GRADCONF_FUZZ_BACKWARD): the API
+// fuzz_grid_sampler2d_api / fuzz_grid_sampler2d_backward_api (kFuzzedEntry): the API
 // target of fuzz/common/api_target.h for one GridSampler2D entry point.
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// fuzz_msda_api / fuzz_msda_grad_api (GRADCONF_FUZZ_BACKWARD): the API target of
+// fuzz_msda_api / fuzz_msda_grad_api (kFuzzedEntry): the API target of
 // fuzz/common/api_target.h for one MultiScaleDeformableAttention entry point.
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// fuzz_nc_api / fuzz_nc_grad_api (GRADCONF_FUZZ_BACKWARD): the API target of
+// fuzz_nc_api / fuzz_nc_grad_api (kFuzzedEntry): the API target of
 // fuzz/common/api_target.h for one NsaCompress entry point.
 #include "common/api_target.h"
 #include "families/nsa_compress/gen.h"

@@ -1,4 +1,4 @@
-// fuzz_nsa_api / fuzz_nsa_grad_api (GRADCONF_FUZZ_BACKWARD): the API target of
+// fuzz_nsa_api / fuzz_nsa_grad_api (kFuzzedEntry): the API target of
 // fuzz/common/api_target.h for one NsaSelectedAttention entry point.
 #include "common/api_target.h"
 #include "families/nsa_selected_attention/entries.h"
