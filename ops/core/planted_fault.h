@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -78,16 +79,19 @@ bool core_fault_planted(CoreFault fault);
 constexpr bool core_fault_planted(CoreFault) { return false; }
 #endif
 
-/// The Fault a kernel is instantiated for: `kFault`, or kNone when `kFault` is one of the op's
-/// kPhase1Faults (planted in phase 1 only, so no kernel branches on it). Their kernels are then
-/// the kNone ones: the planted-fault library compiles every kernel once less per such fault.
-/// tests/core/phase1_faults_test.cmake checks that no kernel source names a listed fault.
-template <auto kFault, auto kPhase1Faults>
+/// The Fault a kernel is instantiated for: `kFault`, or kNone when `kFault` is in one of
+/// `kElsewhere`, the op's lists of faults this kernel does not plant: kPhase1Faults (planted in
+/// phase 1 only) for every kernel, and kBackwardOnlyFaults (planted in the backward kernels only)
+/// for the forward. Those kernels are then the kNone ones: the planted-fault library compiles each
+/// kernel once less per such fault. tests/core/fault_lists_test.cmake checks the lists against
+/// the sources.
+template <auto kFault, auto... kElsewhere>
 consteval decltype(kFault) kernel_fault() {
-  for (auto fault : kPhase1Faults) {
-    if (fault == kFault) return decltype(kFault)::kNone;
+  bool elsewhere = false;
+  for (const auto& list : {std::span<const decltype(kFault)>(kElsewhere)...}) {
+    for (auto fault : list) elsewhere = elsewhere || fault == kFault;
   }
-  return kFault;
+  return elsewhere ? decltype(kFault)::kNone : kFault;
 }
 
 /// The selected fault's full name, or "" when none is (the planted library then behaves as the

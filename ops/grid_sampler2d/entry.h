@@ -42,8 +42,8 @@ aclnnStatus forward_phase1(const CallArgs& args) {
       workspace,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.input.dtype, [&](auto tag) {
-          forward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
-              plan, scratch);
+          forward_kernel<typename decltype(tag)::type,
+                         kernel_fault<kFault, kPhase1Faults, kBackwardOnlyFaults>()>(plan, scratch);
         });
       },
       args.workspace_size, args.executor);

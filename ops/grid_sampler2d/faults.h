@@ -63,6 +63,12 @@ static_assert(all_named(kFaultNames));
 inline constexpr std::array kPhase1Faults = {
     Fault::kMissingClauseShape04, Fault::kPhase1WritesOutputs, Fault::kIgnoresOutputMask};
 
+/// Faults planted in the backward kernels only: the forward kernels are the kNone ones for them.
+inline constexpr std::array kBackwardOnlyFaults = {
+    Fault::kSwappedGridGradXY,    Fault::kIgnoredGridGradStride,   Fault::kThreadDependentSum,
+    Fault::kWorkspaceAssumedZero, Fault::kBackwardSwapsTapWeights, Fault::kAbsIncomingGradient,
+    Fault::kGridOfFirstBatchOnly, Fault::kGridGradRoundedToFloat};
+
 inline constexpr std::string_view fault_name(Fault fault) {
   return fault_name_in(kFaultNames, fault);
 }

@@ -58,6 +58,12 @@ static_assert(all_named(kFaultNames));
 inline constexpr std::array kPhase1Faults = {Fault::kEmptyKeepsWorkspace, Fault::kFormatUnchecked,
                                              Fault::kFlatHeadStride};
 
+/// Faults planted in the backward kernels only: the forward kernels are the kNone ones for them.
+inline constexpr std::array kBackwardOnlyFaults = {
+    Fault::kMissingWidthFactor, Fault::kDroppedChannelBlock,    Fault::kThreadDependentScatter,
+    Fault::kAbsGradOutput,      Fault::kIgnoredGradValueStride, Fault::kWorkspaceAssumedZero,
+    Fault::kValueOfFirstBatch,  Fault::kLanePaddingUncleared};
+
 inline constexpr std::string_view fault_name(Fault fault) {
   return fault_name_in(kFaultNames, fault);
 }

@@ -50,8 +50,8 @@ aclnnStatus phase1(const CallArgs& args) {
         0,
         [plan](std::byte*) {
           dispatch_floating(plan.input.dtype, [&](auto tag) {
-            forward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
-                plan);
+            forward_kernel<typename decltype(tag)::type,
+                           kernel_fault<kFault, kPhase1Faults, kBackwardOnlyFaults>()>(plan);
           });
         },
         args.workspace_size, args.executor);

@@ -46,6 +46,11 @@ static_assert(all_named(kFaultNames));
 /// Faults planted in phase 1 (entry.h) only: their kernels are the kNone ones (kernel_fault).
 inline constexpr std::array kPhase1Faults = {Fault::kFormatUnchecked, Fault::kEqualWindowsRefused};
 
+/// Faults planted in the backward kernels only: the forward kernels are the kNone ones for them.
+inline constexpr std::array kBackwardOnlyFaults = {
+    Fault::kLastWriterWins, Fault::kTailUnwritten, Fault::kAbsOutputGrad,
+    Fault::kIgnoredInputGradStride, Fault::kPartialsAssumedZero};
+
 inline constexpr std::string_view fault_name(Fault fault) {
   return fault_name_in(kFaultNames, fault);
 }
