@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/fuzz_support.h"
+#include "common/fuzzed_entry.h"
 #include "gen/boundary.h"
 #include "harness/harness.h"
 #include "laws/laws.h"
@@ -26,12 +27,6 @@
 #include "registry/registry.h"
 
 namespace gradconf::fuzz {
-
-/// The entry point an API target binary fuzzes, defined by the one-line object its CMake target
-/// links (fuzzed_entry.cpp, compiled with and without GRADCONF_FUZZ_BACKWARD): an op's API target
-/// source is compiled once for its forward (fuzz_<op>_api) and backward (fuzz_<op>_grad_api)
-/// binaries.
-extern const Direction kFuzzedEntry;
 
 template <typename Traits>
 struct ApiTarget {

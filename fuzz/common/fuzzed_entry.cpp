@@ -1,6 +1,6 @@
-// kFuzzedEntry (common/api_target.h) of one API target binary: the backward with
+// kFuzzedEntry (common/fuzzed_entry.h) of one API target binary: the backward with
 // GRADCONF_FUZZ_BACKWARD, else the forward.
-#include "common/api_target.h"
+#include "common/fuzzed_entry.h"
 
 namespace gradconf::fuzz {
 
