@@ -50,6 +50,7 @@ Registry& registry() {
   static Registry* instance = new Registry;  // never destroyed: executors may outlive statics
   return *instance;
 }
+[[maybe_unused]] const Registry& registry_at_load = registry();  // fork_safe.h: created at load
 
 std::string null_executor(const std::string& api) {
   return "EXEC-NULL-01: " + api + ": expected executor to be non-null, but got nullptr";

@@ -57,4 +57,10 @@ ForkSafeMutex::ForkSafeMutex(CoreFault unguarded_by) : unguarded_by_(unguarded_b
   ForkHandlers::instance().add(this);
 }
 
+size_t ForkSafeMutex::count() {
+  ForkHandlers& h = ForkHandlers::instance();
+  std::lock_guard lock(h.enrol);
+  return h.count;
+}
+
 }  // namespace gradconf

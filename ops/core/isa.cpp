@@ -23,5 +23,7 @@ Isa kernel_isa() {
   static const Isa isa = detect();
   return isa;
 }
+// Detected while the library loads (core/fork_safe.h: no static is first initialised by a call).
+[[maybe_unused]] const Isa isa_at_load = kernel_isa();
 
 }  // namespace gradconf

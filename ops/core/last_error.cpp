@@ -33,6 +33,7 @@ SharedMessage& shared_message() {
   static auto* shared = new SharedMessage;
   return *shared;
 }
+[[maybe_unused]] const SharedMessage& shared_at_load = shared_message();  // core/fork_safe.h
 
 void store_in_buffer(std::string_view message) {
   if (message.size() < kMessageCapacity) {

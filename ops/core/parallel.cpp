@@ -26,6 +26,7 @@ std::atomic<int>& configured_threads() {
   static std::atomic<int> threads{default_threads()};
   return threads;
 }
+[[maybe_unused]] const std::atomic<int>& threads_at_load = configured_threads();  // fork_safe.h
 
 thread_local int current_worker = 0;
 
@@ -125,6 +126,9 @@ class Pool {
 };
 
 Pool& pool() { return Pool::instance(); }
+// Created at load: its constructor registers fork handlers, which fork() holds a lock against
+// (fork_safe.h).
+[[maybe_unused]] const Pool& pool_at_load = pool();
 
 thread_local bool inside_parallel_region = false;
 }  // namespace

@@ -34,6 +34,7 @@ Selection& selection() {
   static auto* instance = new Selection();
   return *instance;
 }
+[[maybe_unused]] const Selection& selection_at_load = selection();  // fork_safe.h: created at load
 }  // namespace
 
 std::string_view core_fault_name(CoreFault fault) {

@@ -22,6 +22,9 @@ std::atomic<SpecProfile>& active() {
   static std::atomic<SpecProfile> profile{profile_from_environment()};
   return profile;
 }
+// Read while the library loads: a first read racing another thread's fork() would leave the
+// child this static's initialisation in progress forever (core/fork_safe.h).
+[[maybe_unused]] const std::atomic<SpecProfile>& profile_at_load = active();
 }  // namespace
 
 std::span<const SpecProfile> implemented_profiles() {

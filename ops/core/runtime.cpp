@@ -28,6 +28,7 @@ Streams& streams() {
   static Streams* instance = new Streams;
   return *instance;
 }
+[[maybe_unused]] const Streams& streams_at_load = streams();  // fork_safe.h: created at load
 }  // namespace
 
 extern "C" {

@@ -16,6 +16,7 @@
 #include "aclnnop/aclnn_nsa_compress.h"
 #include "aclnnop/aclnn_nsa_compress_grad.h"
 #include "aclnnop/aclnn_nsa_selected_attention.h"
+#include "core/fork_safe.h"
 #include "core/layout.h"
 #include "harness/child_process.h"
 #include "support/device_tensor.h"
@@ -208,6 +209,53 @@ TEST(HostProbes, forked_children_call_while_threads_hammer_the_executor_registry
       },
       ChildExit::kImmediate, std::chrono::seconds(120));
   EXPECT_TRUE(host.ok()) << host.describe();
+}
+
+// 6b. The same in the first moments of a process: the threads make their first calls while the
+// main thread forks. A process-wide static created on first use could then be half-initialised
+// in the child (its initialiser blocked on a lock the fork handlers hold), and the child's own
+// first call would wait for it forever. Each round is a fresh process (forked from the test
+// process, which makes no call of its own first), so each round races the first calls again.
+TEST(HostProbes, children_forked_during_other_threads_first_calls_can_call) {
+  for (int round = 0; round < 200; ++round) {
+    const auto host = run_in_child(
+        [] {
+          std::vector<std::thread> first_calls;
+          for (int t = 0; t < 3; ++t) {
+            first_calls.emplace_back([] {
+              NcGradCall call;
+              call.run();
+            });
+          }
+          int code = 0;
+          for (int f = 0; f < 4 && code == 0; ++f) {
+            const auto child = run_in_child(
+                [] {
+                  NcGradCall call;
+                  return call.run() == ACLNN_SUCCESS ? 0 : 1;
+                },
+                ChildExit::kImmediate, std::chrono::seconds(5));
+            if (!child.ok()) {
+              props::child_report("fork " + std::to_string(f) + ": " + child.describe());
+              code = 3;
+            }
+          }
+          for (std::thread& t : first_calls) t.join();
+          return code;
+        },
+        ChildExit::kImmediate, std::chrono::seconds(60));
+    ASSERT_TRUE(host.ok()) << "round " << round << ": " << host.describe();
+  }
+}
+
+// White-box: every process-wide lock exists before the first call (created while the library
+// loads, core/fork_safe.h), and calls create none.
+TEST(HostProbes, every_process_wide_lock_exists_before_the_first_call) {
+  const size_t at_load = ForkSafeMutex::count();
+  EXPECT_GE(at_load, 3u) << "the executor registry, the streams and the planted-fault selection";
+  NcGradCall call;
+  ASSERT_EQ(call.run(), ACLNN_SUCCESS);
+  EXPECT_EQ(ForkSafeMutex::count(), at_load);
 }
 
 // 7. NsaSelectedAttention: topkIndices changed to 1e8 between the phases. N1 = N2 = 1, D 128,
