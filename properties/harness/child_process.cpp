@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@ namespace {
 int report_fd = -1;
 // A report longer than this is cut (a sanitizer's report can run to many kilobytes).
 constexpr size_t kReportLimit = 8192;
+// Exit code of a child whose parent died before it could ask to die with it; no one reads it.
+constexpr int kOrphaned = 125;
 
 void write_all(int fd, const char* data, size_t size) {
   while (size > 0) {
@@ -59,6 +62,7 @@ ChildResult run_in_child(const std::function<int()>& body, ChildExit how,
     return result;
   }
   std::fflush(nullptr);
+  const pid_t parent = getpid();
   const pid_t child = fork();
   if (child < 0) {
     close(fds[0]);
@@ -69,6 +73,10 @@ ChildResult run_in_child(const std::function<int()>& body, ChildExit how,
     return result;
   }
   if (child == 0) {
+    // The child ends with the process that forked it (killed by a CI timeout, or a `check --jobs`
+    // shard ended with its parent), instead of running on, an orphan, to its deadline or forever.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(kOrphaned);
     close(fds[0]);
     report_fd = fds[1];
     // What the C library or a sanitizer prints when the child dies ("free(): double free
