@@ -133,6 +133,21 @@ bool bitwise_equal(std::span<const double> a, std::span<const double> b) {
          (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
+bool proves_little(std::span<const OutputZeros> outputs) {
+  bool judged = false;
+  for (const OutputZeros& o : outputs) {
+    const int64_t structural = std::min(o.structural, o.zeros);
+    const int64_t reachable = o.compared - structural, reachable_zeros = o.zeros - structural;
+    if (reachable == 0) continue;
+    judged = true;
+    if (static_cast<double>(reachable_zeros) <=
+        kMistrustZeroFraction * static_cast<double>(reachable)) {
+      return false;
+    }
+  }
+  return judged;
+}
+
 std::string Comparison::summary() const {
   std::ostringstream s;
   s << status_name(status) << ": " << matched << "/" << count

@@ -64,6 +64,22 @@ Comparison compare_bounded(std::span<const double> got, std::span<const double> 
 /// True when every element is bitwise equal (NaN payloads included).
 bool bitwise_equal(std::span<const double> a, std::span<const double> b);
 
+/// One output of a passing case: values compared, how many expected values are zero, and how many
+/// of those are zero by construction (elements no input can reach; compared, but no evidence).
+struct OutputZeros {
+  int64_t compared = 0;
+  int64_t zeros = 0;
+  int64_t structural = 0;
+};
+
+/// A passing case proves little (MISTRUSTED) when some output has values that are not zero by
+/// construction and none has more than 1 - kMistrustZeroFraction of those nonzero. Each output is
+/// judged alone: summed, a large output that is sparse by nature (MSDA's gradValue, which only the
+/// sampled pixels reach) drowned the evidence of the others. An output that is empty or zero by
+/// construction throughout (an empty problem's) is not judged: comparing it checks the zero fill,
+/// which is all the spec asks of it.
+bool proves_little(std::span<const OutputZeros> outputs);
+
 }  // namespace gradconf::props
 
 #endif  // GRADCONF_PROPERTIES_COMPARE_COMPARE_H_

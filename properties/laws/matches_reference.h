@@ -36,7 +36,7 @@ LawResult matches_reference_on(const typename Traits::Problem& p, const Call& ca
       result.measured.add_checks(1);
     }
   }
-  int64_t zeros = 0, compared = 0, structural = 0;
+  std::vector<OutputZeros> evidence;
   std::string zero_outputs;
   for (const ExpectedOutput& expected : Traits::reference(p, call)) {
     const auto& got = outcome.values[static_cast<size_t>(expected.tensor)];
@@ -50,26 +50,21 @@ LawResult matches_reference_on(const typename Traits::Problem& p, const Call& ca
       return failed;
     }
     const auto output_zeros = std::llround(c.zero_fraction * static_cast<double>(c.count));
-    zeros += output_zeros;
-    compared += c.count;
-    structural += std::min<int64_t>(expected.structural_zeros, output_zeros);
-    zero_outputs += fmt::format("{}{} {}/{}", zero_outputs.empty() ? "" : ", ", expected.name,
-                                output_zeros, c.count);
+    evidence.push_back(
+        {.compared = c.count, .zeros = output_zeros, .structural = expected.structural_zeros});
+    zero_outputs += fmt::format("{}{} {}/{} ({} by construction)", zero_outputs.empty() ? "" : ", ",
+                                expected.name, output_zeros, c.count,
+                                std::min<int64_t>(expected.structural_zeros, output_zeros));
   }
-  // Mistrusted when the case's expected values that could be nonzero are nearly all zero.
   // Elements zero by construction (keys no query reaches) are still compared element by element
-  // but are left out of the judgement; an output that is zero for the inputs drawn (nearest
-  // sampling's gridGrad) counts, and the case's other outputs carry the evidence.
-  const int64_t reachable = compared - structural, reachable_zeros = zeros - structural;
-  if (compared > 0 &&
-      (reachable == 0 || static_cast<double>(reachable_zeros) >
-                             kMistrustZeroFraction * static_cast<double>(reachable))) {
+  // but carry no evidence; an output that is zero for the inputs drawn (nearest sampling's
+  // gridGrad) counts as zeros, and the case's other outputs carry the evidence.
+  if (proves_little(evidence)) {
     result.mistrusted = true;
     result.mistrust_reason = fmt::format(
-        "{} of the {} expected values that are not zero by construction are zero (more than "
-        "{:.0f}%; per output: {}; zero by construction: {}): agreement on them proves little, in "
-        "'{}'",
-        reachable_zeros, reachable, kMistrustZeroFraction * 100, zero_outputs, structural, repro);
+        "no output has more than {:.0f}% of its expected values nonzero (zeros by construction "
+        "left out; zero/compared per output: {}): agreement on them proves little, in '{}'",
+        (1 - kMistrustZeroFraction) * 100, zero_outputs, repro);
   }
   return result;
 }

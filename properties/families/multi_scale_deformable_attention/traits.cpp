@@ -9,6 +9,23 @@ namespace gradconf::props {
 
 using gradconf::msda::Role;
 
+/// Zero by construction, whatever the inputs hold: value rows before the first level (extra keys)
+/// that no level addresses; all of gradValue when there is no sample (Q or points 0); all of
+/// gradLocation and gradAttnWeight when there is no channel to sum over.
+std::vector<ExpectedOutput> MsdaTraits::reference(const Problem& p, const Call& call) {
+  std::vector<ExpectedOutput> expected = TraitsDefaults::reference(p, call);
+  for (ExpectedOutput& e : expected) {
+    const auto count = static_cast<int64_t>(e.values.size());
+    if (e.name == "gradValue") {
+      e.structural_zeros =
+          p.queries * p.points == 0 ? count : p.batch * p.extra_keys * p.heads * p.channels;
+    } else if (e.name == "gradLocation" || e.name == "gradAttnWeight") {
+      e.structural_zeros = p.channels == 0 ? count : 0;
+    }
+  }
+  return expected;
+}
+
 std::vector<Differentiable> MsdaTraits::differentiable(const Problem&) {
   return {{"value", "output", "gradOutput", "gradValue", true},
           {"attnWeight", "output", "gradOutput", "gradAttnWeight", true},

@@ -25,6 +25,8 @@ struct MsdaTraits : TraitsDefaults<MsdaTraits, gradconf::msda::Problem> {
   static auto reference_magnitudes(const Problem& p, const Call& call) {
     return msda::reference_term_magnitudes(p, call);
   }
+  /// The defaults', with the elements zero by construction counted (ExpectedOutput).
+  static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
   /// DOUBLE is an `extended` dtype.
   static Problem with_dtype(Problem p, aclDataType dtype) {
     p.dtype = dtype;
