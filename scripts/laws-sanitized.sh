@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-100}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j2 --target gradconf_property_tests
+cmake --build --preset fuzz -j2 --target gradconf_law_tests
 # Leaks are the fuzz smoke's to find (LeakSanitizer at exit); here a report would also stop the
 # host-process laws' children, which exit through the host's atexit handlers on purpose. A 32 MB
 # quarantine (default 256) still holds every buffer a law's call frees, and keeps the process small
@@ -28,7 +28,7 @@ for ((shard = 0; shard < shards; ++shard)); do
   # across fork(), so a child forked while another thread is inside malloc can hang in malloc: the
   # law would blame the library for the sanitizer's lock (the unsanitized suite runs it).
   GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard RC_PARAMS="max_success=$cases" \
-    build/fuzz/tests/gradconf_property_tests \
+    build/fuzz/tests/gradconf_law_tests \
     --gtest_filter='Laws/*:-*host_fork_under_load*' --gtest_brief=1 >"$logs/$shard.log" 2>&1 &
   pids+=($!)
 done
