@@ -170,6 +170,24 @@ TEST(HostProbes, calls_work_from_atexit_handlers_and_static_destructors) {
   EXPECT_TRUE(child.ok()) << child.describe();
 }
 
+/// Forks `forks` children one after another, each making one call: 0 when all succeeded, else 3
+/// with the first failure reported (a child that hangs is killed at its deadline).
+int fork_children_that_call(int forks) {
+  for (int f = 0; f < forks; ++f) {
+    const auto child = run_in_child(
+        [] {
+          NcGradCall call;
+          return call.run() == ACLNN_SUCCESS ? 0 : 1;
+        },
+        ChildExit::kImmediate, std::chrono::seconds(5));
+    if (!child.ok()) {
+      props::child_report("fork " + std::to_string(f) + ": " + child.describe());
+      return 3;
+    }
+  }
+  return 0;
+}
+
 // 6. Three threads loop phase 1 + destroy + a full run while the main thread forks; each child
 // calls once. A process-wide lock inherited locked would hang a child.
 TEST(HostProbes, forked_children_call_while_threads_hammer_the_executor_registry) {
@@ -190,19 +208,7 @@ TEST(HostProbes, forked_children_call_while_threads_hammer_the_executor_registry
             }
           });
         }
-        int code = 0;
-        for (int f = 0; f < 300 && code == 0; ++f) {
-          const auto child = run_in_child(
-              [] {
-                NcGradCall call;
-                return call.run() == ACLNN_SUCCESS ? 0 : 1;
-              },
-              ChildExit::kImmediate, std::chrono::seconds(5));
-          if (!child.ok()) {
-            props::child_report("fork " + std::to_string(f) + ": " + child.describe());
-            code = 3;
-          }
-        }
+        const int code = fork_children_that_call(300);
         stop = true;
         for (std::thread& t : hammers) t.join();
         return code;
@@ -227,19 +233,7 @@ TEST(HostProbes, children_forked_during_other_threads_first_calls_can_call) {
               call.run();
             });
           }
-          int code = 0;
-          for (int f = 0; f < 4 && code == 0; ++f) {
-            const auto child = run_in_child(
-                [] {
-                  NcGradCall call;
-                  return call.run() == ACLNN_SUCCESS ? 0 : 1;
-                },
-                ChildExit::kImmediate, std::chrono::seconds(5));
-            if (!child.ok()) {
-              props::child_report("fork " + std::to_string(f) + ": " + child.describe());
-              code = 3;
-            }
-          }
+          const int code = fork_children_that_call(4);
           for (std::thread& t : first_calls) t.join();
           return code;
         },
