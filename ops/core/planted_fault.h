@@ -1,14 +1,16 @@
 // Planted faults (mutation testing). An op's kernels and phase 1 are templates on its own
 // `enum class Fault { kNone, ..., kCount }`, named once by `kFaultNames` (enum order, "none"
-// first) in the op's namespace; fault_name(Fault) and planted_faults<Fault>() derive from it. The
-// shipped backend instantiates Fault::kNone only, so every fault branch is an `if constexpr` that
-// compiles away. The planted-fault backend library (built from the same sources with
-// GRADCONF_PLANTED_FAULTS=1) instantiates every fault and runs the one selected at run time by
-// name, "<family>.<fault_name>" (e.g. "grid_sampler2d.swapped_grid_grad_xy").
+// first) in the op's namespace; fault_name(Fault) and planted_faults<Fault>() derive from it. A
+// fault branch is `if (planted<kFault>(Fault::kX))`. The shipped backend instantiates
+// Fault::kNone only, where every such test is a constant false and compiles away. The
+// planted-fault backend library (built from the same sources with GRADCONF_PLANTED_FAULTS=1)
+// runs the fault selected at run time by name, "<family>.<fault_name>" (e.g.
+// "grid_sampler2d.swapped_grid_grad_xy"), through one more instantiation, kAnyFault.
 #ifndef GRADCONF_OPS_CORE_PLANTED_FAULT_H_
 #define GRADCONF_OPS_CORE_PLANTED_FAULT_H_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -79,19 +81,29 @@ bool core_fault_planted(CoreFault fault);
 constexpr bool core_fault_planted(CoreFault) { return false; }
 #endif
 
-/// The Fault a kernel is instantiated for: `kFault`, or kNone when `kFault` is in one of
-/// `kElsewhere`, the op's lists of faults this kernel does not plant: kPhase1Faults (planted in
-/// phase 1 only) for every kernel, and kBackwardOnlyFaults (planted in the backward kernels only)
-/// for the forward. Those kernels are then the kNone ones: the planted-fault library compiles each
-/// kernel once less per such fault. tests/core/fault_lists_test.cmake checks the lists against
-/// the sources.
-template <auto kFault, auto... kElsewhere>
-consteval decltype(kFault) kernel_fault() {
-  bool elsewhere = false;
-  for (const auto& list : {std::span<const decltype(kFault)>(kElsewhere)...}) {
-    for (auto fault : list) elsewhere = elsewhere || fault == kFault;
+/// The kFault of the one instantiation of an op's phase 1 and kernels that serves every fault in
+/// the planted-fault library (its branches ask planted() at run time): compiling every kernel once
+/// per fault was most of the default tree's compile time. A fault that changes a type (an
+/// accumulator) cannot be asked at run time: the op lists it to with_planted_fault, which gives it
+/// its own instantiation.
+template <typename Fault>
+inline constexpr Fault kAnyFault = Fault::kCount;
+
+/// The fault an op's kAnyFault instantiation runs, stored by with_planted_fault at phase 1.
+/// Constant-initialised: a forked child finds it whole (fork_safe.h).
+template <typename Fault>
+inline std::atomic<Fault> running_fault{Fault::kNone};
+
+/// Whether the kernel instantiated for `kFault` plants `fault`: a constant (false in the shipped
+/// backend, whose branches compile away) except in the kAnyFault instantiation.
+template <auto kFault>
+constexpr bool planted(decltype(kFault) fault) {
+  using Fault = decltype(kFault);
+  if constexpr (kFault == kAnyFault<Fault>) {
+    return running_fault<Fault>.load(std::memory_order_relaxed) == fault;
+  } else {
+    return kFault == fault;
   }
-  return elsewhere ? decltype(kFault)::kNone : kFault;
 }
 
 /// The selected fault's full name, or "" when none is (the planted library then behaves as the
@@ -99,28 +111,44 @@ consteval decltype(kFault) kernel_fault() {
 std::string selected_planted_fault();
 void select_planted_fault(std::string_view name);
 
-/// Calls fn(std::integral_constant<Fault, F>{}) with F = Fault::kNone in the shipped backend, or
-/// with the fault of `family` selected at run time in the planted-fault backend.
-template <typename Fault, typename Fn>
+/// The fault of `family` selected at run time (kNone when none of its faults is).
+template <typename Fault>
+Fault selected_fault_of(std::string_view family) {
+  const std::string selected = selected_planted_fault();
+  if (selected.size() <= family.size() + 1 || !selected.starts_with(family) ||
+      selected[family.size()] != '.') {
+    return Fault::kNone;
+  }
+  const std::string_view wanted = std::string_view(selected).substr(family.size() + 1);
+  for (Fault fault : planted_faults<Fault>()) {
+    if (fault_name(fault) == wanted) return fault;
+  }
+  return Fault::kNone;
+}
+
+/// Calls fn(std::integral_constant<Fault, F>{}) with F = Fault::kNone in the shipped backend. In
+/// the planted-fault backend F is the fault of `family` selected at run time when `kCompiled`
+/// (the op's faults that change a type) lists it, else kAnyFault with running_fault set to it.
+template <typename Fault, auto kCompiled = std::array<Fault, 0>{}, typename Fn>
 decltype(auto) with_planted_fault(std::string_view family, Fn&& fn) {
   if constexpr (GRADCONF_PLANTED_FAULTS) {
-    const std::string selected = selected_planted_fault();
-    const bool ours = selected.size() > family.size() + 1 && selected.starts_with(family) &&
-                      selected[family.size()] == '.';
-    const std::string_view wanted =
-        ours ? std::string_view(selected).substr(family.size() + 1) : std::string_view("none");
+    const Fault fault = selected_fault_of<Fault>(family);
+    if (fault == Fault::kNone) return fn(std::integral_constant<Fault, Fault::kNone>{});
     return [&]<size_t... I>(std::index_sequence<I...>)->decltype(auto) {
       using Result = decltype(fn(std::integral_constant<Fault, Fault::kNone>{}));
       Result result{};
-      const bool matched =
-          ((fault_name(static_cast<Fault>(I)) == wanted
-                ? (result = fn(std::integral_constant<Fault, static_cast<Fault>(I)>{}), true)
+      const bool compiled =
+          ((fault == kCompiled[I]
+                ? (result = fn(std::integral_constant<Fault, kCompiled[I]>{}), true)
                 : false) ||
            ...);
-      if (!matched) result = fn(std::integral_constant<Fault, Fault::kNone>{});
+      if (!compiled) {
+        running_fault<Fault>.store(fault, std::memory_order_relaxed);
+        result = fn(std::integral_constant<Fault, kAnyFault<Fault>>{});
+      }
       return result;
     }
-    (std::make_index_sequence<static_cast<size_t>(Fault::kCount)>{});
+    (std::make_index_sequence<kCompiled.size()>{});
   } else {
     return fn(std::integral_constant<Fault, Fault::kNone>{});
   }

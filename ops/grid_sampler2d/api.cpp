@@ -20,9 +20,9 @@ aclnnStatus aclnnGridSampler2DGetWorkspaceSize(const aclTensor* input, const acl
                                                uint64_t* workspaceSize, aclOpExecutor** executor) {
   const CallArgs args = kForwardParams.pack(input, grid, interpolationMode, paddingMode,
                                             alignCorners, out, workspaceSize, executor);
-  return gradconf::with_planted_fault<Fault>("grid_sampler2d", [&](auto fault) {
-    return gradconf::grid_sampler2d::forward_phase1<fault()>(args);
-  });
+  return gradconf::with_planted_fault<Fault, gradconf::grid_sampler2d::kCompiledFaults>(
+      "grid_sampler2d",
+      [&](auto fault) { return gradconf::grid_sampler2d::forward_phase1<fault()>(args); });
 }
 
 GRADCONF_DEFINE_PHASE2(aclnnGridSampler2D, kForwardParams)
@@ -35,9 +35,9 @@ aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(
   const CallArgs args =
       kBackwardParams.pack(gradOutput, input, grid, interpolationMode, paddingMode, alignCorners,
                            outputMask, inputGrad, gridGrad, workspaceSize, executor);
-  return gradconf::with_planted_fault<Fault>("grid_sampler2d", [&](auto fault) {
-    return gradconf::grid_sampler2d::backward_phase1<fault()>(args);
-  });
+  return gradconf::with_planted_fault<Fault, gradconf::grid_sampler2d::kCompiledFaults>(
+      "grid_sampler2d",
+      [&](auto fault) { return gradconf::grid_sampler2d::backward_phase1<fault()>(args); });
 }
 
 GRADCONF_DEFINE_PHASE2(aclnnGridSampler2DBackward, kBackwardParams)

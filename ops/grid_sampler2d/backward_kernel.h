@@ -87,7 +87,7 @@ GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout
     const BilinearTaps<double, kFault> taps(p, l.in_h, l.in_w);
     double weight[4];
     for (int k = 0; k < 4; ++k) weight[k] = static_cast<PlaneAcc>(taps.weight[k]);
-    if constexpr (kFault == Fault::kBackwardSwapsTapWeights) std::swap(weight[1], weight[2]);
+    if (planted<kFault>(Fault::kBackwardSwapsTapWeights)) std::swap(weight[1], weight[2]);
     const double dwx[4] = {-(1 - p.ty), 1 - p.ty, -p.ty, p.ty};
     const double dwy[4] = {-(1 - p.tx), -p.tx, 1 - p.tx, p.tx};
 #pragma GCC unroll 4
@@ -115,7 +115,7 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
                                              double (&gy)[kPointGroup]) {
   using Part = compute_t<T>;
   Part part_x[kPointGroup][8] = {}, part_y[kPointGroup][8] = {};  // kThreadDependentSum only
-  const int parts = kFault == Fault::kThreadDependentSum ? std::min(num_threads(), 8) : 1;
+  const int parts = planted<kFault>(Fault::kThreadDependentSum) ? std::min(num_threads(), 8) : 1;
   for (int p = 0; p < kPointGroup; ++p) gx[p] = gy[p] = 0;
   for (int64_t c = 0; c < channels; c += 4) {
     Double4 tx[kPointGroup], ty[kPointGroup];
@@ -128,7 +128,7 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
         sy += v * taps[p].dwy[k];
       }
       Double4 g = load_double4(grad[p] + c);
-      if constexpr (kFault == Fault::kAbsIncomingGradient) g = g < 0 ? -g : g;
+      if (planted<kFault>(Fault::kAbsIncomingGradient)) g = g < 0 ? -g : g;
       tx[p] = g * sx;
       ty[p] = g * sy;
     }
@@ -136,7 +136,7 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
     for (int j = 0; j < lanes; ++j) {
 #pragma GCC unroll 4
       for (int p = 0; p < kPointGroup; ++p) {
-        if constexpr (kFault == Fault::kThreadDependentSum) {
+        if (planted<kFault>(Fault::kThreadDependentSum)) {
           // Mutant: per-thread partial sums in the compute type, combined at the end.
           const auto part = static_cast<int>((c + j) * parts / channels);
           part_x[p][part] += static_cast<Part>(tx[p][j]);
@@ -148,7 +148,7 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
       }
     }
   }
-  for (int p = 0; p < kPointGroup && kFault == Fault::kThreadDependentSum; ++p) {
+  for (int p = 0; p < kPointGroup && planted<kFault>(Fault::kThreadDependentSum); ++p) {
     for (int k = 0; k < parts; ++k) gx[p] += part_x[p][k], gy[p] += part_y[p][k];
   }
 }
@@ -237,13 +237,13 @@ void zero_empty_outputs(const BackwardPlan& plan, const SamplerLayout& l) {
 template <Fault kFault, typename T>
 void write_grid_grad(const StridedView<T, 4>& grid_grad, int64_t n, int64_t h, int64_t w, double gx,
                      double gy) {
-  if constexpr (kFault == Fault::kSwappedGridGradXY) std::swap(gx, gy);
-  if constexpr (kFault == Fault::kGridGradRoundedToFloat) {
+  if (planted<kFault>(Fault::kSwappedGridGradXY)) std::swap(gx, gy);
+  if (planted<kFault>(Fault::kGridGradRoundedToFloat)) {
     gx = static_cast<float>(gx);
     gy = static_cast<float>(gy);
   }
   grid_grad(n, h, w, 0) = static_cast<T>(gx);
-  if constexpr (kFault == Fault::kIgnoredGridGradStride) {
+  if (planted<kFault>(Fault::kIgnoredGridGradStride)) {
     (&grid_grad(n, h, w, 0))[1] = static_cast<T>(gy);
   } else {
     grid_grad(n, h, w, 1) = static_cast<T>(gy);
@@ -323,9 +323,9 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
             const int64_t r = task % ranges;
             const int64_t y0 = r * l.in_h / ranges, y1 = (r + 1) * l.in_h / ranges;
             const int64_t first = y0 * l.in_w, count = (y1 - y0) * l.in_w;
-            if constexpr (kFault != Fault::kWorkspaceAssumedZero)
+            if (!planted<kFault>(Fault::kWorkspaceAssumedZero))
               std::fill(acc, acc + count + kTrashSlots, LaneVector<PlaneAcc>{});
-            const int64_t batch = kFault == Fault::kGridOfFirstBatchOnly ? 0 : n * points;
+            const int64_t batch = planted<kFault>(Fault::kGridOfFirstBatchOnly) ? 0 : n * points;
             const Val* grad = grad_rows + n * points * row + b * kLanes;
             with_scatter_taps(interpolation, [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
               using Taps = std::remove_pointer_t<decltype(type)>;

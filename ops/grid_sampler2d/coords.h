@@ -90,9 +90,10 @@ GRADCONF_ALWAYS_INLINE Coord pad_coordinate(Coord coord, int64_t size, Padding p
   if (padding == Padding::kZeros) return coord;
   if (padding == Padding::kReflection) {
     // Mutant: folds at the pixel centres whatever alignCorners says.
-    const bool folds_at_centres = align_corners || kFault == Fault::kReflectionIgnoresAlignCorners;
+    const bool folds_at_centres =
+        align_corners || planted<kFault>(Fault::kReflectionIgnoresAlignCorners);
     coord = reflect_coordinates(coord, size, folds_at_centres, grad);
-  } else if constexpr (kFault == Fault::kDroppedBorderClamp) {
+  } else if (planted<kFault>(Fault::kDroppedBorderClamp)) {
     return coord;
   }
   *grad *= clip_coordinates_grad(coord, size);
@@ -103,9 +104,9 @@ GRADCONF_ALWAYS_INLINE Coord pad_coordinate(Coord coord, int64_t size, Padding p
 /// weights of the taps at floor - 1 .. floor + 2 for a fraction t in [0, 1).
 template <Fault kFault = Fault::kNone>
 void cubic_coefficients(double t, double (&coeffs)[4]) {
-  constexpr double A = kFault == Fault::kWrongCubicCoefficient ? -0.5 : -0.75;
-  const auto near = [](double x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };  // |x| <= 1
-  const auto far = [](double x) {                                                  // 1 < |x| < 2
+  const double A = planted<kFault>(Fault::kWrongCubicCoefficient) ? -0.5 : -0.75;
+  const auto near = [A](double x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };  // |x| <= 1
+  const auto far = [A](double x) {                                                  // 1 < |x| < 2
     return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
   };
   coeffs[0] = far(t + 1);
@@ -117,9 +118,9 @@ void cubic_coefficients(double t, double (&coeffs)[4]) {
 /// d coeffs / d t (PyTorch's get_cubic_coefficients_grad is its negation, which it subtracts).
 template <Fault kFault = Fault::kNone>
 void cubic_coefficients_grad(double t, double (&grads)[4]) {
-  constexpr double A = kFault == Fault::kWrongCubicCoefficient ? -0.5 : -0.75;
-  const auto near = [](double x) { return (3 * (A + 2) * x - 2 * (A + 3)) * x; };
-  const auto far = [](double x) { return (3 * A * x - 10 * A) * x + 8 * A; };
+  const double A = planted<kFault>(Fault::kWrongCubicCoefficient) ? -0.5 : -0.75;
+  const auto near = [A](double x) { return (3 * (A + 2) * x - 2 * (A + 3)) * x; };
+  const auto far = [A](double x) { return (3 * A * x - 10 * A) * x + 8 * A; };
   grads[0] = far(t + 1);
   grads[1] = near(t);
   grads[2] = -near(1 - t);
@@ -178,7 +179,7 @@ GRADCONF_ALWAYS_INLINE SourcePoint locate_source(Coord x, Coord y, int64_t in_h,
   p.addressable = true;
   if (interpolation == Interpolation::kNearest) {
     // nearbyint under the default rounding mode: round half to even (spec, E-GS-6).
-    if constexpr (kFault == Fault::kNearestRoundsHalfUp) {
+    if (planted<kFault>(Fault::kNearestRoundsHalfUp)) {
       p.x0 = static_cast<int64_t>(std::round(ix));
       p.y0 = static_cast<int64_t>(std::round(iy));
     } else {

@@ -16,7 +16,7 @@ template <Fault kFault>
 Verdict validate(const CallArgs& args) {
   const auto table = clause_table();
   Verdict verdict = run_clauses(table, args, spec_profile());
-  if constexpr (kFault == Fault::kMissingClauseShape04) {
+  if (planted<kFault>(Fault::kMissingClauseShape04)) {
     // Mutant: accepts grids with more than two components (never fewer: that would read past
     // the grid).
     if (verdict.clause_id == "GS-SHAPE-04" && args.grid->view_dims[3] > 2) {
@@ -42,8 +42,7 @@ aclnnStatus forward_phase1(const CallArgs& args) {
       workspace,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.input.dtype, [&](auto tag) {
-          forward_kernel<typename decltype(tag)::type,
-                         kernel_fault<kFault, kPhase1Faults, kBackwardOnlyFaults>()>(plan, scratch);
+          forward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
         });
       },
       args.workspace_size, args.executor);
@@ -67,13 +66,13 @@ aclnnStatus backward_phase1(const CallArgs& args) {
                     wants_of(args),
                     accumulator_workers(SamplerLayout(*args.input, *args.grid), num_threads())};
   const SamplerLayout layout(plan);
-  if constexpr (kFault == Fault::kIgnoresOutputMask) {
+  if (planted<kFault>(Fault::kIgnoresOutputMask)) {
     // Mutant: computes gridGrad whatever the mask says (where its workspace fits).
     BackwardWants all = plan.wants;
     all.grid_grad = true;
     if (backward_workspace(layout, all, plan.workers)) plan.wants = all;
   }
-  if constexpr (kFault == Fault::kPhase1WritesOutputs) {
+  if (planted<kFault>(Fault::kPhase1WritesOutputs)) {
     // Mutant: "helpfully" clears gridGrad while planning.
     dispatch_floating(plan.grid_grad.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -90,8 +89,7 @@ aclnnStatus backward_phase1(const CallArgs& args) {
       workspace->total,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.input.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
-              plan, scratch);
+          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
         });
       },
       args.workspace_size, args.executor);

@@ -1,6 +1,6 @@
 // Planted faults for mutation testing (properties/, tests/, reports/). The kernels are templates
 // on a Fault; the shipped entry points instantiate Fault::kNone only, where every fault branch
-// is an `if constexpr` that compiles away. Each fault is memory-safe by construction so a law can
+// compiles away (core/planted_fault.h). Each fault is memory-safe by construction so a law can
 // observe it without a sanitizer report.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_FAULTS_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_FAULTS_H_
@@ -59,15 +59,9 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
 };
 static_assert(all_named(kFaultNames));
 
-/// Faults planted in phase 1 (entry.h) only: their kernels are the kNone ones (kernel_fault).
-inline constexpr std::array kPhase1Faults = {
-    Fault::kMissingClauseShape04, Fault::kPhase1WritesOutputs, Fault::kIgnoresOutputMask};
-
-/// Faults planted in the backward kernels only: the forward kernels are the kNone ones for them.
-inline constexpr std::array kBackwardOnlyFaults = {
-    Fault::kSwappedGridGradXY,    Fault::kIgnoredGridGradStride,   Fault::kThreadDependentSum,
-    Fault::kWorkspaceAssumedZero, Fault::kBackwardSwapsTapWeights, Fault::kAbsIncomingGradient,
-    Fault::kGridOfFirstBatchOnly, Fault::kGridGradRoundedToFloat};
+/// The faults that change a type (the accumulator), so need their own instantiation: every other
+/// fault runs in the kAnyFault one (with_planted_fault).
+inline constexpr std::array kCompiledFaults = {Fault::kDoubleComputedInFloat};
 
 inline constexpr std::string_view fault_name(Fault fault) {
   return fault_name_in(kFaultNames, fault);

@@ -53,7 +53,7 @@ struct BilinearTaps {
     // under a tiny weight must still reach the output).
     const double wx[2] = {1 - p.tx, p.tx};
     const double wy[2] = {1 - p.ty, p.ty};
-    const int64_t last_column = kFault == Fault::kOffByOneTap ? w - 1 : w;
+    const int64_t last_column = planted<kFault>(Fault::kOffByOneTap) ? w - 1 : w;
     // Unrolled so the four taps live in registers (at -O2 GCC keeps a rolled loop in memory).
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
@@ -63,7 +63,7 @@ struct BilinearTaps {
       weight[k] = static_cast<Acc>(wy[dy] * wx[dx]);
       inside[k] = in_bounds(y[k], x[k], h, last_column);
     }
-    if constexpr (kFault == Fault::kWrongBilinearWeight) weight[3] = static_cast<Acc>(p.tx * p.tx);
+    if (planted<kFault>(Fault::kWrongBilinearWeight)) weight[3] = static_cast<Acc>(p.tx * p.tx);
   }
 
   /// Offsets of the taps inside a plane with these row and column strides (0 for taps outside,

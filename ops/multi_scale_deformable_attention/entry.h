@@ -53,12 +53,12 @@ template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
   clear_last_error();
   const Verdict verdict =
-      kFault == Fault::kFormatUnchecked
+      planted<kFault>(Fault::kFormatUnchecked)
           ? run_clauses_without(clause_table(), args, spec_profile(), "MSDA-FORMAT-01")
           : run_clauses(clause_table(), args, spec_profile());
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
   Plan plan = make_plan(args);
-  if constexpr (kFault == Fault::kFlatHeadStride) {
+  if (planted<kFault>(Fault::kFlatHeadStride)) {
     // Mutant: the 3-D view's heads step by one channel instead of C channels.
     aclTensor& flat = args.direction == Direction::kForward ? plan.output : *plan.grad_output;
     const aclTensor& given =
@@ -70,8 +70,7 @@ aclnnStatus phase1(const CallArgs& args) {
         0,
         [plan](std::byte*) {
           dispatch_floating(plan.value.dtype, [&](auto tag) {
-            forward_kernel<typename decltype(tag)::type,
-                           kernel_fault<kFault, kPhase1Faults, kBackwardOnlyFaults>()>(plan);
+            forward_kernel<typename decltype(tag)::type, kFault>(plan);
           });
         },
         args.workspace_size, args.executor);
@@ -79,7 +78,7 @@ aclnnStatus phase1(const CallArgs& args) {
   // MSDA-LIMIT-05 sized this call with the same thread count and the widest compute type, so
   // the plan fits.
   Sizes sized = plan.sizes;
-  if constexpr (kFault == Fault::kEmptyKeepsWorkspace)
+  if (planted<kFault>(Fault::kEmptyKeepsWorkspace))
     sized.queries = std::max<int64_t>(1, sized.queries);
   const uint64_t workspace = dispatch_floating(plan.value.dtype, [&](auto tag) {
     using Acc = compute_t<typename decltype(tag)::type>;
@@ -89,8 +88,7 @@ aclnnStatus phase1(const CallArgs& args) {
       workspace,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.value.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
-              plan, scratch);
+          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
         });
       },
       args.workspace_size, args.executor);

@@ -1,5 +1,5 @@
-// Planted faults of MultiScaleDeformableAttention (ops/core/planted_fault.h), each an
-// `if constexpr` branch of the kernels or phase 1, memory-safe.
+// Planted faults of MultiScaleDeformableAttention (ops/core/planted_fault.h), each a
+// `planted<kFault>` branch of the kernels or phase 1, memory-safe.
 #ifndef GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_FAULTS_H_
 #define GRADCONF_OPS_MULTI_SCALE_DEFORMABLE_ATTENTION_FAULTS_H_
 
@@ -53,16 +53,6 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
     "lane_padding_uncleared",
 };
 static_assert(all_named(kFaultNames));
-
-/// Faults planted in phase 1 (entry.h) only: their kernels are the kNone ones (kernel_fault).
-inline constexpr std::array kPhase1Faults = {Fault::kEmptyKeepsWorkspace, Fault::kFormatUnchecked,
-                                             Fault::kFlatHeadStride};
-
-/// Faults planted in the backward kernels only: the forward kernels are the kNone ones for them.
-inline constexpr std::array kBackwardOnlyFaults = {
-    Fault::kMissingWidthFactor, Fault::kDroppedChannelBlock,    Fault::kThreadDependentScatter,
-    Fault::kAbsGradOutput,      Fault::kIgnoredGradValueStride, Fault::kWorkspaceAssumedZero,
-    Fault::kValueOfFirstBatch,  Fault::kLanePaddingUncleared};
 
 inline constexpr std::string_view fault_name(Fault fault) {
   return fault_name_in(kFaultNames, fault);

@@ -270,7 +270,7 @@ GRADCONF_ALWAYS_INLINE TapSums<Acc> tap_sums(const Acc* const (&rows)[4], const 
     const Lanes t0 = load_lanes<Acc>(rows[0] + c, 1), t1 = load_lanes<Acc>(rows[1] + c, 1);
     const Lanes t2 = load_lanes<Acc>(rows[2] + c, 1), t3 = load_lanes<Acc>(rows[3] + c, 1);
     const Lanes sample = w0 * t0 + w1 * t1 + w2 * t2 + w3 * t3;
-    if (kFault != Fault::kDroppedChannelBlock || c != 0) attn += g * sample;
+    if (!planted<kFault>(Fault::kDroppedChannelBlock) || c != 0) attn += g * sample;
     dx += g * ((t1 - t0) * y0 + (t3 - t2) * y1);
     dy += g * ((t2 - t0) * x0 + (t3 - t1) * x1);
   }
@@ -379,11 +379,20 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   const auto grad_attn = view_of<T, 5>(*plan.grad_attn_weight);
   const int64_t gs = grad_output.strides[3];
   SliceBlock<Acc> slice(workspace, s);
-  const int64_t value_batch = kFault == Fault::kValueOfFirstBatch ? 0 : b;
-  slice.template load<T, kFault != Fault::kWorkspaceAssumedZero,
-                      kFault != Fault::kLanePaddingUncleared>(
-      value.origin + value_batch * value.strides[0] + m * value.strides[2], value.strides[1],
-      value.strides[3], s.keys);
+  const int64_t value_batch = planted<kFault>(Fault::kValueOfFirstBatch) ? 0 : b;
+  const T* value_slice = value.origin + value_batch * value.strides[0] + m * value.strides[2];
+  // The copy loop is hot: its two faults are compile-time variants chosen here.
+  const auto load = [&]<bool kClearSums, bool kPadWithZeros>() {
+    slice.template load<T, kClearSums, kPadWithZeros>(value_slice, value.strides[1],
+                                                      value.strides[3], s.keys);
+  };
+  if (planted<kFault>(Fault::kWorkspaceAssumedZero)) {
+    load.template operator()<false, true>();
+  } else if (planted<kFault>(Fault::kLanePaddingUncleared)) {
+    load.template operator()<true, false>();
+  } else {
+    load.template operator()<true, true>();
+  }
 
   alignas(64) Acc zeros[kMaxChannels] = {};
   const int64_t samples = s.levels * s.points;
@@ -409,7 +418,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
       for (int64_t c = 0; c < channels; ++c) {
         grad[c] = static_cast<Acc>(g[c * gs]);
         grad_wide[c] = static_cast<double>(g[c * gs]);
-        if constexpr (kFault == Fault::kAbsGradOutput) {
+        if (planted<kFault>(Fault::kAbsGradOutput)) {
           grad[c] = std::abs(grad[c]);
           grad_wide[c] = std::abs(grad_wide[c]);
         }
@@ -421,7 +430,7 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
     for (int64_t l = 0; l < s.levels; ++l) {
       for (int64_t j = 0; j < block; ++j) {
         const int64_t q = q0 + j;
-        if constexpr (kFault == Fault::kThreadDependentScatter) {
+        if (planted<kFault>(Fault::kThreadDependentScatter)) {
           // Mutant: rounds the sums to float every Q / threads queries (thread-count dependent).
           if (q % chunk == 0) {
             for (int64_t key = 0; key < s.keys; ++key) {
@@ -455,7 +464,8 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
             }
             sums = tap_sums<Acc, kFault>(rows, grad, t, padded);
             const Level& level = levels.level[static_cast<size_t>(i)];
-            const Acc width = kFault == Fault::kMissingWidthFactor ? Acc(1) : Acc(level.width);
+            const Acc width =
+                planted<kFault>(Fault::kMissingWidthFactor) ? Acc(1) : Acc(level.width);
             sums.x *= Acc(a) * width;
             sums.y *= Acc(a) * Acc(level.height);
             for (int k = 0; k < 4; ++k) {
@@ -474,14 +484,14 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
   for (int64_t key = 0; key < s.keys; ++key) {
     const double* sums = slice.sums(key);
     T* out = &grad_value(b, key, m, 0);
-    if constexpr (kFault == Fault::kWorkspaceAssumedZero) {
+    if (planted<kFault>(Fault::kWorkspaceAssumedZero)) {
       // Mutant: leaves the block zeroed for the next slice, but never clears it before the first.
       for (int64_t c = 0; c < channels; ++c) out[c * out_stride] = static_cast<T>(sums[c]);
       std::fill_n(slice.sums(key), channels, 0.0);
       continue;
     }
     // (The mutant kIgnoredGradValueStride stays inside the view's span: c < C.)
-    if (out_stride == 1 || kFault == Fault::kIgnoredGradValueStride) {
+    if (out_stride == 1 || planted<kFault>(Fault::kIgnoredGradValueStride)) {
       for (int64_t c = 0; c < channels; ++c) out[c] = static_cast<T>(sums[c]);
     } else {
       for (int64_t c = 0; c < channels; ++c) out[c * out_stride] = static_cast<T>(sums[c]);

@@ -36,7 +36,7 @@ GRADCONF_ALWAYS_INLINE LocateLanes unnormalize(LocateLanes location, LocateLanes
 template <Fault kFault>
 GRADCONF_ALWAYS_INLINE LocateMask inside_guard(LocateLanes x, LocateLanes y, LocateLanes height,
                                                LocateLanes width) {
-  if constexpr (kFault == Fault::kGuardInclusive) {
+  if (planted<kFault>(Fault::kGuardInclusive)) {
     return x >= -1 && x <= width && y >= -1 && y <= height;
   }
   return x > -1 && x < width && y > -1 && y < height;
@@ -128,7 +128,7 @@ template <Fault kFault>
 GRADCONF_ALWAYS_INLINE void locate_lanes(LocateLanes location_x, LocateLanes location_y,
                                          const SampleLevels& g, size_t first, LocatedLanes& out) {
   using V = LocateLanes;
-  if constexpr (kFault == Fault::kSwappedXY) std::swap(location_x, location_y);
+  if (planted<kFault>(Fault::kSwappedXY)) std::swap(location_x, location_y);
   V w, h, start;
   std::memcpy(&w, g.width.data() + first, sizeof w);
   std::memcpy(&h, g.height.data() + first, sizeof h);
@@ -166,7 +166,7 @@ GRADCONF_ALWAYS_INLINE void locate_lanes(LocateLanes location_x, LocateLanes loc
       }
     }
   }
-  if constexpr (kFault == Fault::kSwappedTapWeights) std::swap(out.weight[1], out.weight[2]);
+  if (planted<kFault>(Fault::kSwappedTapWeights)) std::swap(out.weight[1], out.weight[2]);
 }
 
 #pragma GCC diagnostic pop
@@ -174,7 +174,7 @@ GRADCONF_ALWAYS_INLINE void locate_lanes(LocateLanes location_x, LocateLanes loc
 /// The level table the kernels read: levelStartIndex as given, or (mutant) recomputed.
 template <Fault kFault>
 std::vector<Level> effective_levels(std::vector<Level> levels) {
-  if constexpr (kFault == Fault::kLevelStartIgnored) {
+  if (planted<kFault>(Fault::kLevelStartIgnored)) {
     int64_t start = 0;
     for (Level& l : levels) {
       l.start = start;

@@ -32,11 +32,11 @@ template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
   clear_last_error();
   const Verdict verdict =
-      kFault == Fault::kFormatUnchecked
+      planted<kFault>(Fault::kFormatUnchecked)
           ? run_clauses_without(clause_table(), args, spec_profile(), "NC-FORMAT-01")
           : run_clauses(clause_table(), args, spec_profile());
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
-  if constexpr (kFault == Fault::kEqualWindowsRefused) {
+  if (planted<kFault>(Fault::kEqualWindowsRefused)) {
     // Mutant: the seed's l > d kept under cann-latest (E-NC-1 missed).
     if (args.block_size == args.stride) {
       return fail(ACLNN_ERR_PARAM_INVALID,
@@ -50,8 +50,7 @@ aclnnStatus phase1(const CallArgs& args) {
         0,
         [plan](std::byte*) {
           dispatch_floating(plan.input.dtype, [&](auto tag) {
-            forward_kernel<typename decltype(tag)::type,
-                           kernel_fault<kFault, kPhase1Faults, kBackwardOnlyFaults>()>(plan);
+            forward_kernel<typename decltype(tag)::type, kFault>(plan);
           });
         },
         args.workspace_size, args.executor);
@@ -67,8 +66,7 @@ aclnnStatus phase1(const CallArgs& args) {
       workspace,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.input.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
-              plan, scratch);
+          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
         });
       },
       args.workspace_size, args.executor);

@@ -1,4 +1,4 @@
-// Planted faults of NsaCompress (ops/core/planted_fault.h), each an `if constexpr` branch of the
+// Planted faults of NsaCompress (ops/core/planted_fault.h), each a `planted<kFault>` branch of the
 // kernels or of the plan, memory-safe.
 #ifndef GRADCONF_OPS_NSA_COMPRESS_FAULTS_H_
 #define GRADCONF_OPS_NSA_COMPRESS_FAULTS_H_
@@ -42,14 +42,6 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
     "equal_windows_refused",
 };
 static_assert(all_named(kFaultNames));
-
-/// Faults planted in phase 1 (entry.h) only: their kernels are the kNone ones (kernel_fault).
-inline constexpr std::array kPhase1Faults = {Fault::kFormatUnchecked, Fault::kEqualWindowsRefused};
-
-/// Faults planted in the backward kernels only: the forward kernels are the kNone ones for them.
-inline constexpr std::array kBackwardOnlyFaults = {
-    Fault::kLastWriterWins, Fault::kTailUnwritten, Fault::kAbsOutputGrad,
-    Fault::kIgnoredInputGradStride, Fault::kPartialsAssumedZero};
 
 inline constexpr std::string_view fault_name(Fault fault) {
   return fault_name_in(kFaultNames, fault);

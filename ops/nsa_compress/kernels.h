@@ -38,7 +38,7 @@ struct Plan {
 /// The batch table the kernels use (a planted fault may misread actSeqLen).
 template <Fault kFault>
 std::vector<Batch> effective_batches(const Plan& plan) {
-  if constexpr (kFault != Fault::kLengthsNotPrefix) {
+  if (!planted<kFault>(Fault::kLengthsNotPrefix)) {
     return plan.batches;
   } else {
     // Mutant: the prefix sums taken as lengths, clamped to the tokens and rows that exist.
@@ -61,7 +61,7 @@ std::vector<Batch> effective_batches(const Plan& plan) {
 template <Fault kFault>
 int64_t window_offset(int64_t i, const Sizes& s, int64_t length) {
   const int64_t offset = i * s.stride;
-  if constexpr (kFault == Fault::kWindowStartOffByOne) {
+  if (planted<kFault>(Fault::kWindowStartOffByOne)) {
     if (offset + 1 + s.block <= length) return offset + 1;
   }
   return offset;
@@ -70,14 +70,14 @@ int64_t window_offset(int64_t i, const Sizes& s, int64_t length) {
 /// Windows of a batch the kernels compute.
 template <Fault kFault>
 int64_t windows_computed(const Batch& b) {
-  if constexpr (kFault == Fault::kLastWindowDropped) return std::max<int64_t>(0, b.windows - 1);
+  if (planted<kFault>(Fault::kLastWindowDropped)) return std::max<int64_t>(0, b.windows - 1);
   return b.windows;
 }
 
 /// weight[j, n] (the mutant reads the (l, N) storage as if it were (N, l)).
 template <Fault kFault, typename View>
 double weight_at(const View& weight, const Sizes& s, int64_t j, int64_t n) {
-  if constexpr (kFault == Fault::kWeightTransposed) {
+  if (planted<kFault>(Fault::kWeightTransposed)) {
     const int64_t flat = n * s.block + j;
     return static_cast<double>(weight(flat / s.heads, flat % s.heads));
   }
@@ -174,8 +174,8 @@ GRADCONF_ALWAYS_INLINE void token_block(const T* x, int64_t x_stride, Acc* g_row
 #pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) {
       LaneVector<Acc> og = load_lanes<Acc>(covers[i].output_grad + d0 + v * kLanes, 1);
-      if constexpr (kFault == Fault::kAbsOutputGrad) og = og < 0 ? -og : og;
-      if constexpr (kFault == Fault::kLastWriterWins) {
+      if (planted<kFault>(Fault::kAbsOutputGrad)) og = og < 0 ? -og : og;
+      if (planted<kFault>(Fault::kLastWriterWins)) {
         g[v] = w * og;
       } else {
         g[v] += w * og;
@@ -194,9 +194,9 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
                                       const StridedView<T, 3>& input_grad, int64_t t, int64_t n,
                                       const std::vector<Cover<Acc>>& covers, std::vector<Acc>& dots,
                                       Acc* g_row, double* partial, int64_t heads, bool streaming) {
-  constexpr bool kUnitStride = kFault == Fault::kIgnoredInputGradStride;
+  const bool unit_stride = planted<kFault>(Fault::kIgnoredInputGradStride);
   const int64_t dim = input.dims[2], x_stride = input.strides[2];
-  const int64_t out_stride = kUnitStride ? 1 : input_grad.strides[2];
+  const int64_t out_stride = unit_stride ? 1 : input_grad.strides[2];
   const T* x = &input(t, n, 0);
   T* out = &input_grad(t, n, 0);
   std::fill(dots.begin(), dots.begin() + static_cast<ptrdiff_t>(covers.size() * kLanes), Acc(0));
@@ -212,8 +212,9 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
     Acc g = 0;
     for (size_t i = 0; i < covers.size(); ++i) {
       Acc og = covers[i].output_grad[d];
-      if constexpr (kFault == Fault::kAbsOutputGrad) og = std::abs(og);
-      g = kFault == Fault::kLastWriterWins ? covers[i].weight * og : g + covers[i].weight * og;
+      if (planted<kFault>(Fault::kAbsOutputGrad)) og = std::abs(og);
+      g = planted<kFault>(Fault::kLastWriterWins) ? covers[i].weight * og
+                                                  : g + covers[i].weight * og;
       dots[i * kLanes + lane] += og * xd;
     }
     g_row[d] = g;
@@ -248,7 +249,7 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
   std::vector<Acc> dots(most_covers * kLanes), g_row(static_cast<size_t>(s.dim));
   for (int64_t chunk = lo; chunk < hi; ++chunk) {
     double* partial = partials + chunk * block_heads;
-    if constexpr (kFault != Fault::kPartialsAssumedZero) {
+    if (!planted<kFault>(Fault::kPartialsAssumedZero)) {
       std::fill(partial, partial + block_heads, 0.0);
     }
     const int64_t t0 = chunk * per_chunk, t1 = std::min(s.tokens, t0 + per_chunk);
@@ -275,7 +276,7 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
           covers.push_back({output_grad_row(first + i, n),
                             static_cast<Acc>(weight_at<kFault>(weight, s, j, n)), j});
         }
-        if constexpr (kFault == Fault::kTailUnwritten) {
+        if (planted<kFault>(Fault::kTailUnwritten)) {
           if (covers.empty() && length > 0 && p >= covered_end) continue;
         }
         if (dots.size() < covers.size() * kLanes) dots.resize(covers.size() * kLanes);

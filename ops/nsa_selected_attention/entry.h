@@ -57,19 +57,18 @@ template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
   clear_last_error();
   const Verdict verdict =
-      kFault == Fault::kFormatUnchecked
+      planted<kFault>(Fault::kFormatUnchecked)
           ? run_clauses_without(clause_table(), args, spec_profile(), "NSA-FORMAT-01")
           : run_clauses(clause_table(), args, spec_profile());
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
   Plan plan = make_plan(args);
-  if constexpr (kFault != Fault::kTopkReadAtRun) snapshot_topk(plan);
+  if (!planted<kFault>(Fault::kTopkReadAtRun)) snapshot_topk(plan);
   if (args.direction == Direction::kForward) {
     return make_executor(
         0,
         [plan](std::byte*) {
           dispatch_floating(plan.query.dtype, [&](auto tag) {
-            forward_kernel<typename decltype(tag)::type,
-                           kernel_fault<kFault, kPhase1Faults, kBackwardOnlyFaults>()>(plan);
+            forward_kernel<typename decltype(tag)::type, kFault>(plan);
           });
         },
         args.workspace_size, args.executor);
@@ -82,8 +81,7 @@ aclnnStatus phase1(const CallArgs& args) {
       workspace,
       [plan](std::byte* scratch) {
         dispatch_floating(plan.query.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kernel_fault<kFault, kPhase1Faults>()>(
-              plan, scratch);
+          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
         });
       },
       args.workspace_size, args.executor);

@@ -1,4 +1,4 @@
-// Planted faults of NsaSelectedAttention (ops/core/planted_fault.h), each an `if constexpr`
+// Planted faults of NsaSelectedAttention (ops/core/planted_fault.h), each a `planted<kFault>`
 // branch of the kernels or phase 1. Memory-safe, except kTopkReadAtRun once topkIndices change
 // between the phases (what the between_phases law exists to see, in a child process).
 #ifndef GRADCONF_OPS_NSA_SELECTED_ATTENTION_FAULTS_H_
@@ -47,14 +47,6 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
     "kv_of_first_batch",
 };
 static_assert(all_named(kFaultNames));
-
-/// Faults planted in phase 1 (entry.h) only: their kernels are the kNone ones (kernel_fault).
-inline constexpr std::array kPhase1Faults = {Fault::kTopkReadAtRun, Fault::kFormatUnchecked};
-
-/// Faults planted in the backward kernels only: the forward kernels are the kNone ones for them.
-inline constexpr std::array kBackwardOnlyFaults = {Fault::kAbsGradOutput, Fault::kDrFromGradGrad,
-                                                   Fault::kCacheAssumedZero, Fault::kDkScaleMissing,
-                                                   Fault::kIgnoredDvStride};
 
 inline constexpr std::string_view fault_name(Fault fault) {
   return fault_name_in(kFaultNames, fault);

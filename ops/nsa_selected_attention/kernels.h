@@ -52,21 +52,21 @@ using Matrix = Eigen::Matrix<Acc, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajo
 /// Query head g of kv head n2's group (the mutant maps n1 -> n1 % N2 instead of n1 / G).
 template <Fault kFault>
 int64_t query_head(const Sizes& s, int64_t n2, int64_t g) {
-  if constexpr (kFault == Fault::kGroupModulo) return g * s.kv_heads + n2;
+  if (planted<kFault>(Fault::kGroupModulo)) return g * s.kv_heads + n2;
   return n2 * s.group + g;
 }
 
 /// Whether kv position `pos` is masked for query position `s` (sparseMode 2: causal).
 template <Fault kFault>
 bool masked(bool causal, int64_t pos, int64_t s) {
-  if constexpr (kFault == Fault::kCausalOffByOne) return causal && pos >= s;
+  if (planted<kFault>(Fault::kCausalOffByOne)) return causal && pos >= s;
   return causal && pos > s;
 }
 
 /// The lane of softmaxMax/softmaxSum the backward reads.
 template <Fault kFault>
 constexpr int64_t stat_lane() {
-  return kFault == Fault::kStatsLane1 ? 1 : 0;
+  return planted<kFault>(Fault::kStatsLane1) ? 1 : 0;
 }
 
 /// softmaxMax/softmaxSum element (t, n1, lane): FLOAT, or DOUBLE under `extended`.
@@ -113,7 +113,7 @@ void selected_slots(const aclTensor& topk, const Sizes& s, int64_t t, int64_t n2
   blocks.clear();
   for (int64_t k = 0; k < s.count; ++k) {
     const int32_t index = topk_at(topk, t, n2, k);
-    if constexpr (kFault == Fault::kDuplicatesMerged) {
+    if (planted<kFault>(Fault::kDuplicatesMerged)) {
       if (std::find(blocks.begin(), blocks.end(), index) != blocks.end()) continue;
     }
     blocks.push_back(index);
@@ -129,11 +129,12 @@ void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count,
   }
 }
 
-/// kUnitStride: a planted fault that ignores the view's last stride (it stays inside the view's
+/// unit_stride: a planted fault that ignores the view's last stride (it stays inside the view's
 /// span: d < D).
-template <bool kUnitStride = false, typename T, typename Acc>
-void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc* values) {
-  store_row_lanes(&v(token, n, 0), kUnitStride ? 1 : v.strides[2], v.dims[2], values, false);
+template <typename T, typename Acc>
+void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc* values,
+                 bool unit_stride = false) {
+  store_row_lanes(&v(token, n, 0), unit_stride ? 1 : v.strides[2], v.dims[2], values, false);
 }
 
 /// The selected key and value blocks of (t, n2), slot by slot, and whether each row is masked.
@@ -175,7 +176,7 @@ struct Selection {
     value_stride = in_place ? value.strides[0] : s.dim_v;
     const int64_t position = t - batch.q.begin;
     // (The mutant kKvOfFirstBatch stays inside the keys: batch 0 starts at token 0.)
-    const int64_t kv_begin = kFault == Fault::kKvOfFirstBatch ? 0 : batch.kv.begin;
+    const int64_t kv_begin = planted<kFault>(Fault::kKvOfFirstBatch) ? 0 : batch.kv.begin;
     for (size_t k = 0; k < blocks.size(); ++k) {
       const int64_t first = static_cast<int64_t>(blocks[k]) * s.block;
       const auto row = static_cast<int64_t>(k) * s.block;
@@ -303,7 +304,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   auto* offsets = reinterpret_cast<int64_t*>(workspace + ws.offsets_offset);
   auto* entries = reinterpret_cast<int64_t*>(workspace + ws.entries_offset);
   const Acc scale = static_cast<Acc>(plan.scale);
-  constexpr int64_t lane = stat_lane<kFault>();
+  const int64_t lane = stat_lane<kFault>();
   // P and dS of every slot, (T1, N2, G, K*B), when the plan keeps them.
   auto* p_cache = reinterpret_cast<Acc*>(workspace + ws.cache_offset);
   Acc* ds_cache = p_cache + ws.cache_elements;
@@ -321,7 +322,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             const int64_t n1 = query_head<kFault>(s, n2, g);
             gather_rows(query, t, 1, n1, q, g);
             gather_rows(grad_out, t, 1, n1, go, g);
-            if constexpr (kFault == Fault::kAbsGradOutput) go.row(g) = go.row(g).cwiseAbs();
+            if (planted<kFault>(Fault::kAbsGradOutput)) go.row(g) = go.row(g).cwiseAbs();
             m[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
             l[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
           }
@@ -344,7 +345,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           sel.products(go, false, dp);  // dP = dO values^T
           for (int64_t g = 0; g < s.group; ++g) {
             const Acc* other =
-                kFault == Fault::kDrFromGradGrad ? go.row(g).data() : o.row(g).data();
+                planted<kFault>(Fault::kDrFromGradGrad) ? go.row(g).data() : o.row(g).data();
             const Acc d = dot_lanes(go.row(g).data(), other, s.dim_v);
             dr[t * s.q_heads + query_head<kFault>(s, n2, g)] = d;
             dp.row(g).array() -= d;
@@ -354,7 +355,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             const int64_t stride = s.count * s.block;
             for (int64_t g = 0; g < s.group; ++g) {
               const int64_t at = ((t * s.kv_heads + n2) * s.group + g) * stride;
-              if constexpr (kFault == Fault::kCacheAssumedZero) {
+              if (planted<kFault>(Fault::kCacheAssumedZero)) {
                 for (int64_t j = 0; j < p.cols(); ++j) p_cache[at + j] += p(g, j);
               } else {
                 std::copy(p.row(g).data(), p.row(g).data() + p.cols(), p_cache + at);
@@ -485,10 +486,11 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             gemm_atb<Acc>(s.block, s.dim_v, rows, sc.data(), s.block, gos.data(), s.dim_v,
                           dvb.data(), s.dim_v, true);
           }
-          if constexpr (kFault != Fault::kDkScaleMissing) dkb *= scale;
+          if (!planted<kFault>(Fault::kDkScaleMissing)) dkb *= scale;
           for (int64_t r = 0; r < s.block; ++r) {
             scatter_row(dk, first + r, n2, dkb.row(r).data());
-            scatter_row<kFault == Fault::kIgnoredDvStride>(dv, first + r, n2, dvb.row(r).data());
+            scatter_row(dv, first + r, n2, dvb.row(r).data(),
+                        planted<kFault>(Fault::kIgnoredDvStride));
           }
         }
       });
