@@ -5,7 +5,9 @@
 # ASan+UBSan), whose backend, harness and generators the fuzz targets share, so only the test
 # objects are extra (the preset leaves out the planted-fault library, which no law loads). A
 # kernel that reads or writes a byte outside its tensors fails here even where the values it
-# computes look right, which the unsanitized `property` label cannot see.
+# computes look right, which the unsanitized `property` label cannot see. The sanitizers
+# instrument the library and the fuzz harnesses; the kit itself is compiled without them
+# (properties/CMakeLists.txt), its allocations still ASan's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-100}
