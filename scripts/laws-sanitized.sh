@@ -6,8 +6,8 @@
 # objects are extra (the preset leaves out the planted-fault library, which no law loads). A
 # kernel that reads or writes a byte outside its tensors fails here even where the values it
 # computes look right, which the unsanitized `property` label cannot see. The sanitizers
-# instrument the library and the fuzz harnesses; the kit itself is compiled without them
-# (properties/CMakeLists.txt), its allocations still ASan's.
+# instrument the library and the fuzz harnesses; the kit and the references (the oracle) are
+# compiled without them (properties/ and ops/CMakeLists.txt), their allocations still ASan's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-100}
