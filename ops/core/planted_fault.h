@@ -85,7 +85,7 @@ constexpr bool core_fault_planted(CoreFault) { return false; }
 /// the planted-fault library (its branches ask planted() at run time): compiling every kernel once
 /// per fault was most of the default tree's compile time. A fault that changes a type (an
 /// accumulator) cannot be asked at run time: the op lists it to with_planted_fault, which gives it
-/// its own instantiation.
+/// its own instantiation (left out, it would never be planted, and its planted-fault row fails).
 template <typename Fault>
 inline constexpr Fault kAnyFault = Fault::kCount;
 
