@@ -7,7 +7,7 @@
 # kernel that reads or writes a byte outside its tensors fails here even where the values it
 # computes look right, which the unsanitized `property` label cannot see. The sanitizers
 # instrument the library and the fuzz harnesses; the kit and the references (the oracle) are
-# compiled without them (properties/ and ops/CMakeLists.txt), their allocations still ASan's.
+# compiled without them (the top CMakeLists.txt), their allocations still ASan's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-100}

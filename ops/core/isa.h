@@ -41,7 +41,7 @@ void run_baseline(Body& body) {
 /// Runs `body`, a lambda declared GRADCONF_ALWAYS_INLINE_LAMBDA, compiled for the path
 /// kernel_isa() names: the lambda's body is inlined into one function per path. kBothPaths
 /// false compiles the baseline path only: the planted-fault instantiations pass it (both paths give
-/// the same bits, and compiling two of every fault's kernels doubled the planted library's build).
+/// the same bits, so one is enough to plant a fault in).
 template <bool kBothPaths = true, typename Body>
 void on_widest_isa(Body&& body) {
   if constexpr (!kBothPaths) {
