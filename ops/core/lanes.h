@@ -29,22 +29,16 @@ Acc combine_lanes(const Acc (&lanes)[kLanes]) {
          ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
 }
 
-/// kLanes consecutive channels held in registers (GCC/Clang vector extension: 8 floats are one
-/// AVX2 register or two SSE registers, the compiler lowers to what the function targets). A loop
-/// over a plain array of accumulators would keep them in memory and chain every add through a
-/// store and a load.
-template <typename Acc>
-struct LaneVectorOf;
-template <>
-struct LaneVectorOf<float> {
-  typedef float type __attribute__((vector_size(kLanes * sizeof(float))));
+/// kLanes (or W) consecutive channels held in registers (GCC/Clang vector extension: 8 floats
+/// are one AVX2 register or two SSE registers, the compiler lowers to what the function targets).
+/// A loop over a plain array of accumulators would keep them in memory and chain every add
+/// through a store and a load.
+template <typename Acc, int W = kLanes>
+struct LaneVectorOf {
+  typedef Acc type __attribute__((vector_size(W * sizeof(Acc))));
 };
-template <>
-struct LaneVectorOf<double> {
-  typedef double type __attribute__((vector_size(kLanes * sizeof(double))));
-};
-template <typename Acc>
-using LaneVector = typename LaneVectorOf<Acc>::type;
+template <typename Acc, int W = kLanes>
+using LaneVector = typename LaneVectorOf<Acc, W>::type;
 
 // Lane vectors are passed by value only between always-inline functions, so the ABI note GCC
 // gives for vector arguments on baseline x86-64 does not concern any real call.
@@ -163,6 +157,15 @@ inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int
   }
   for (int j = 0; j < kLanes; ++j) v[j] = static_cast<Acc>(p[j * stride]);
   return v;
+}
+
+/// W contiguous values p[0..W) converted to Acc (float or double to float or double: one vector
+/// conversion, exact or rounding as static_cast does).
+template <typename Acc, int W, typename Val>
+inline __attribute__((always_inline)) LaneVector<Acc, W> load_row(const Val* p) {
+  LaneVector<Val, W> raw;
+  std::memcpy(&raw, p, sizeof raw);
+  return __builtin_convertvector(raw, LaneVector<Acc, W>);
 }
 
 /// Four doubles: one AVX2 register, or two SSE2 ones. GCC lowers 8-double vectors poorly on AVX2

@@ -1,15 +1,16 @@
 // NOTE [GridSampler2D backward kernel]
 // Three passes over a workspace laid out as workspace.h lists it:
 //   1. channels last: gradOutput (and, for gridGrad, input) are copied so that a point's (or a
-//      pixel's) channels are contiguous, in blocks of kLanes (channels_last.h): the later passes
-//      handle several channels per vector operation instead of striding across planes;
+//      pixel's) channels are contiguous, in blocks of W channels (kLanes, or 4 when C <= 4:
+//      workspace.h; channels_last.h): the later passes handle several channels per vector
+//      operation instead of striding across planes;
 //   2. points: every grid point (n, h, w) is located once (coords.h, in the coordinate type) and
 //      its taps computed once. When inputGrad is wanted its scatter taps (1 nearest, 4 bilinear,
 //      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms (4
 //      channels per vector operation) are added one by one in channel order (in double for every
 //      dtype: C can be long), four points' chains side by side, and both components written;
-//   3. inputGrad: one task per (batch n, block of kLanes channels, range of input rows) clears
-//      its worker's accumulator (kLanes double lanes per pixel), scatters every point of batch n
+//   3. inputGrad: one task per (batch n, block of W channels, range of input rows) clears
+//      its worker's accumulator (W double lanes per pixel), scatters every point of batch n
 //      into it in point order (taps outside the input or the range land in trash slots past the
 //      pixels, so the loop has no branch), then writes its pixels out.
 // Each output element has exactly one writer and a fixed summation order, whatever the blocks,
@@ -153,11 +154,11 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
   }
 }
 
-/// One inputGrad task: scatters gradOutput rows of one batch and channel block (`grad`, row by
-/// row) through each point's taps, in point order, into the accumulator's pixels
+/// One inputGrad task: scatters gradOutput rows of one batch and channel block of W channels
+/// (`grad`, row by row) through each point's taps, in point order, into the accumulator's pixels
 /// [first, first + count); every other tap lands in a trash slot.
-template <typename PlaneAcc, typename Taps, typename Val>
-GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps* taps,
+template <typename PlaneAcc, int W, typename Taps, typename Val>
+GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc, W>* acc, const Taps* taps,
                                           const Val* grad, int64_t row, int64_t points,
                                           int64_t first, int64_t count) {
   const auto slot = [&](int64_t pixel, int64_t i, int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
@@ -166,7 +167,7 @@ GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps*
                                              : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
   };
   for (int64_t i = 0; i < points; ++i) {
-    const LaneVector<PlaneAcc> g = load_lanes<PlaneAcc>(grad + i * row, 1);
+    const LaneVector<PlaneAcc, W> g = load_row<PlaneAcc, W>(grad + i * row);
     const Taps& t = taps[i];
     if constexpr (Taps::kCount == 1) {
       // Nearest: weight 1, and 1 * g == g exactly, NaN and inf included.
@@ -179,28 +180,30 @@ GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc>* acc, const Taps*
   }
 }
 
-/// Writes input rows [y0, y1) of channels c0 .. c0 + kLanes (those that exist) of batch n from
-/// the accumulator, whose pixel 0 is (y0, 0). Below double, 8 x 8 tiles of (pixels, channels)
-/// are transposed in registers, through float: Eigen rounds double to half and bfloat16 through
-/// float too, so the bits are the scalar cast's.
-template <typename T, typename PlaneAcc>
+/// Writes input rows [y0, y1) of channels c0 .. c0 + W (those that exist) of batch n from the
+/// accumulator, whose pixel 0 is (y0, 0). Below double, blocks of 8 channels are written in
+/// 8 x 8 tiles of (pixels, channels) transposed in registers, through float: Eigen rounds double
+/// to half and bfloat16 through float too, so the bits are the scalar cast's.
+template <typename T, typename PlaneAcc, int W>
 GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
-                                        const LaneVector<PlaneAcc>* acc, int64_t n, int64_t c0,
+                                        const LaneVector<PlaneAcc, W>* acc, int64_t n, int64_t c0,
                                         int64_t y0, int64_t y1) {
   const int64_t width = input_grad.dims[3], xs = input_grad.strides[3];
-  const int lanes = static_cast<int>(std::min<int64_t>(kLanes, input_grad.dims[1] - c0));
-  constexpr bool kTiles = !std::is_same_v<T, double>;
-  T* planes[kLanes];
+  const int lanes = static_cast<int>(std::min<int64_t>(W, input_grad.dims[1] - c0));
+  constexpr bool kTiles = !std::is_same_v<T, double> && W == kLanes;
+  T* planes[W];
   for (int j = 0; j < lanes; ++j) planes[j] = &input_grad(n, c0 + j, 0, 0);
   for (int64_t y = y0; y < y1; ++y, acc += width) {
     const int64_t row_offset = y * input_grad.strides[2];
     int64_t x = 0;
-    for (; kTiles && x + kLanes <= width; x += kLanes) {
-      LaneVector<float> tile[kLanes];
-      for (int i = 0; i < kLanes; ++i) tile[i] = float_lanes<PlaneAcc>(acc[x + i]);
-      transpose_lanes(tile);
-      for (int j = 0; j < lanes; ++j)
-        store_lanes<float>(planes[j] + row_offset + x * xs, xs, tile[j]);
+    if constexpr (kTiles) {
+      for (; x + kLanes <= width; x += kLanes) {
+        LaneVector<float> tile[kLanes];
+        for (int i = 0; i < kLanes; ++i) tile[i] = float_lanes<PlaneAcc>(acc[x + i]);
+        transpose_lanes(tile);
+        for (int j = 0; j < lanes; ++j)
+          store_lanes<float>(planes[j] + row_offset + x * xs, xs, tile[j]);
+      }
     }
     for (; x < width; ++x) {
       for (int j = 0; j < lanes; ++j) planes[j][row_offset + x * xs] = static_cast<T>(acc[x][j]);
@@ -267,7 +270,10 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
         const int group = static_cast<int>(std::min<int64_t>(kPointGroup, hi - i0));
         static_assert(kPointGroup == 4);
         PointIndex at[kPointGroup] = {next, next, next, next};
-        SourcePoint located[kPointGroup];
+        // What the gridGrad write needs of each located point (an array of SourcePoint records
+        // was zeroed on every group: 5% of the samples of a C = 4 profile).
+        bool addressable[kPointGroup];
+        double mult_x[kPointGroup], mult_y[kPointGroup];
         CoordinateTaps taps[kPointGroup];
         const Val* pixels[kPointGroup] = {};
         const Val* grad[kPointGroup] = {};
@@ -277,11 +283,15 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
           const PointIndex& point = p < group ? at[p] : at[group - 1];
           const int64_t n = point.n, h = point.h, w = point.w;
           const int64_t i = i0 + std::min(p, group - 1);
-          located[p] = locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
-                                             static_cast<compute_t<T>>(grid(n, h, w, 1)), l.in_h,
-                                             l.in_w, a.interpolation, a.padding, a.align_corners);
+          const SourcePoint located =
+              locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
+                                    static_cast<compute_t<T>>(grid(n, h, w, 1)), l.in_h, l.in_w,
+                                    a.interpolation, a.padding, a.align_corners);
+          addressable[p] = located.addressable;
+          mult_x[p] = located.mult_x;
+          mult_y[p] = located.mult_y;
           Taps point_scatter;
-          point_taps<T, kFault>(located[p], l, a, point_scatter, reads ? &taps[p] : nullptr);
+          point_taps<T, kFault>(located, l, a, point_scatter, reads ? &taps[p] : nullptr);
           if (plan.wants.input_grad) scatter[i] = point_scatter;
           if (!reads) continue;
           pixels[p] = pixel_rows + n * l.pixels() * row;
@@ -291,18 +301,17 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
         double gx[kPointGroup] = {}, gy[kPointGroup] = {};
         if (reads) coordinate_grads<T, kFault>(taps, pixels, grad, row, l.channels, gx, gy);
         for (int p = 0; p < group; ++p) {
-          const bool sums = reads && located[p].addressable;
+          const bool sums = reads && addressable[p];
           write_grid_grad<kFault>(grid_grad, at[p].n, at[p].h, at[p].w,
-                                  sums ? gx[p] * located[p].mult_x : 0.0,
-                                  sums ? gy[p] * located[p].mult_y : 0.0);
+                                  sums ? gx[p] * mult_x[p] : 0.0, sums ? gy[p] * mult_y[p] : 0.0);
         }
       }
     });
   });
 }
 
-/// Pass 3: inputGrad, one task per (batch, channel block, row range).
-template <typename T, Fault kFault, typename Val>
+/// Pass 3: inputGrad, one task per (batch, channel block of W, row range).
+template <typename T, Fault kFault, int W, typename Val>
 void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std::byte* scatter,
                      const Val* grad_rows, std::byte* accumulators, uint64_t accumulator_bytes) {
   // inputGrad sums over every grid point of the batch (thousands of terms, cancelling), so its
@@ -315,8 +324,8 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
   parallel_for(
       0, l.n_batch * blocks * ranges, 1,
       [&](int64_t lo, int64_t hi) {
-        auto* acc = reinterpret_cast<LaneVector<PlaneAcc>*>(accumulators +
-                                                            accumulator_bytes * worker_index());
+        auto* acc = reinterpret_cast<LaneVector<PlaneAcc, W>*>(accumulators +
+                                                               accumulator_bytes * worker_index());
         on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
           for (int64_t task = lo; task < hi; ++task) {
             const int64_t n = task / (blocks * ranges), b = task / ranges % blocks;
@@ -324,15 +333,15 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
             const int64_t y0 = r * l.in_h / ranges, y1 = (r + 1) * l.in_h / ranges;
             const int64_t first = y0 * l.in_w, count = (y1 - y0) * l.in_w;
             if (!planted<kFault>(Fault::kWorkspaceAssumedZero))
-              std::fill(acc, acc + count + kTrashSlots, LaneVector<PlaneAcc>{});
+              std::fill(acc, acc + count + kTrashSlots, LaneVector<PlaneAcc, W>{});
             const int64_t batch = planted<kFault>(Fault::kGridOfFirstBatchOnly) ? 0 : n * points;
-            const Val* grad = grad_rows + n * points * row + b * kLanes;
+            const Val* grad = grad_rows + n * points * row + b * W;
             with_scatter_taps(interpolation, [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
               using Taps = std::remove_pointer_t<decltype(type)>;
-              scatter_block<PlaneAcc>(acc, reinterpret_cast<const Taps*>(scatter) + batch, grad,
-                                      row, points, first, count);
+              scatter_block<PlaneAcc, W>(acc, reinterpret_cast<const Taps*>(scatter) + batch, grad,
+                                         row, points, first, count);
             });
-            write_block<T, PlaneAcc>(input_grad, acc, n, b * kLanes, y0, y1);
+            write_block<T, PlaneAcc, W>(input_grad, acc, n, b * W, y0, y1);
           }
         });
       },
@@ -357,8 +366,10 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
                           reinterpret_cast<Taps*>(workspace + ws.scatter));
   });
   if (plan.wants.input_grad) {
-    input_grad_pass<T, kFault>(plan, l, workspace + ws.scatter, grad_rows,
-                               workspace + ws.accumulators, ws.accumulator_bytes);
+    with_block_lanes(l, [&](auto lanes) {
+      input_grad_pass<T, kFault, lanes()>(plan, l, workspace + ws.scatter, grad_rows,
+                                          workspace + ws.accumulators, ws.accumulator_bytes);
+    });
   }
 }
 

@@ -38,11 +38,28 @@ GRADCONF_ALWAYS_INLINE void transpose_lanes(V (&v)[kLanes]) {
 }
 
 /// Copies src (N, C, H, W) to dst as N * H * W rows of `row` values (channel c at c), the lanes
-/// past C zero: 8 x 8 tiles of (channels, columns), transposed in registers.
+/// past C zero: 8 x 8 tiles of (channels, columns), transposed in registers. A row shorter than
+/// kLanes (a few channels) is copied value by value.
 template <typename Val, typename T>
 void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row) {
   const int64_t channels = src.dims[1], height = src.dims[2], width = src.dims[3];
   const int64_t xs = src.strides[3];
+  if (width == 0) return;
+  if (row < kLanes) {
+    parallel_for(0, src.dims[0] * height, grain_for_work(double(width) * row),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t nh = lo; nh < hi; ++nh) {
+                     Val* rows = dst + nh * width * row;
+                     std::fill(rows, rows + width * row, Val(0));
+                     for (int64_t c = 0; c < channels; ++c) {
+                       const T* line = &src(nh / height, c, nh % height, 0);
+                       for (int64_t x = 0; x < width; ++x)
+                         rows[x * row + c] = static_cast<Val>(line[x * xs]);
+                     }
+                   }
+                 });
+    return;
+  }
   parallel_for(
       0, src.dims[0] * height, grain_for_work(double(width) * row), [&](int64_t lo, int64_t hi) {
         on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {

@@ -205,14 +205,15 @@ aclnnStatus grid_grad_only_phase1(int64_t wout, std::string* message) {
 }
 
 // GS-LIMIT-01 at its exact boundary. With inputGrad masked off, a float16 bilinear call's
-// workspace is gradOutput and input copied channels-last, one row of kLanes float values (C = 1
-// padded to a block) per grid point and per input pixel: Wout * 32 bytes plus 4 * 32, each region
-// rounded up to 64 bytes. Wout = (2^62 - 128) / 32 (even, so its region needs no rounding) is
-// the largest accepted grid; one more point rounds its region up by 32 bytes, past 2^62.
+// workspace is gradOutput and input copied channels-last, one row of kNarrowLanes float values
+// (C = 1 padded to a block) per grid point and per input pixel: Wout * 16 bytes plus 4 * 16, each
+// region rounded up to 64 bytes. Wout = (2^62 - 64) / 16 (its region a multiple of 64) is the
+// largest accepted grid; one more point rounds its region up by 48 bytes, past 2^62.
 TEST(GridSampler2DValidation, limit_01_workspace_boundary_is_exact) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
-  static_assert(gradconf::kLanes * sizeof(float) == 32);
-  const int64_t largest = (static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) - 4 * 32) / 32;
+  constexpr int64_t kRow = gradconf::grid_sampler2d::kNarrowLanes * sizeof(float);
+  static_assert(kRow == 16);
+  const int64_t largest = (static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) - 4 * kRow) / kRow;
   std::string message;
   EXPECT_EQ(grid_grad_only_phase1(largest, &message), ACLNN_SUCCESS) << message;
   EXPECT_EQ(grid_grad_only_phase1(largest + 1, &message), ACLNN_ERR_PARAM_INVALID);
@@ -247,7 +248,7 @@ TEST(GridSampler2DValidation, limit_01_ignores_accumulator_planes_that_are_not_w
 }
 
 // The workspace holds one accumulator per worker that can have work. inputGrad tasks are (batch,
-// block of kLanes channels, range of input rows): one batch of 3 channels over 2 input rows has
+// block of channels, range of input rows): one batch of 3 channels over 2 input rows has
 // work for two workers, however many threads there are.
 TEST(GridSampler2DValidation, workspace_is_sized_by_the_workers_that_can_work) {
   auto workspace_at = [](int threads, int64_t in_h) {
