@@ -156,27 +156,48 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
 
 /// One inputGrad task: scatters gradOutput rows of one batch and channel block of W channels
 /// (`grad`, row by row) through each point's taps, in point order, into the accumulator's pixels
-/// [first, first + count); every other tap lands in a trash slot.
+/// [first, first + count); every other tap lands in a trash slot. A task that holds only a range
+/// of the plane (`filter`) first picks, chunk by chunk and in order, the points with a tap inside
+/// it: the points it skips would only have reached trash, so every pixel still sums the same
+/// points in the same order, while the range's task walks its points rather than all of them.
 template <typename PlaneAcc, int W, typename Taps, typename Val>
 GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc, W>* acc, const Taps* taps,
                                           const Val* grad, int64_t row, int64_t points,
-                                          int64_t first, int64_t count) {
-  const auto slot = [&](int64_t pixel, int64_t i, int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
-    const auto at = static_cast<uint64_t>(pixel - first);
-    return at < static_cast<uint64_t>(count) ? static_cast<int64_t>(at)
-                                             : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
+                                          int64_t first, int64_t count, bool filter) {
+  const auto inside = [&](int64_t pixel) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    return static_cast<uint64_t>(pixel - first) < static_cast<uint64_t>(count);
   };
-  for (int64_t i = 0; i < points; ++i) {
+  const auto slot = [&](int64_t pixel, int64_t i, int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    return inside(pixel) ? pixel - first : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
+  };
+  const auto scatter_point = [&](int64_t i) GRADCONF_ALWAYS_INLINE_LAMBDA {
     const LaneVector<PlaneAcc, W> g = load_row<PlaneAcc, W>(grad + i * row);
     const Taps& t = taps[i];
     if constexpr (Taps::kCount == 1) {
       // Nearest: weight 1, and 1 * g == g exactly, NaN and inf included.
       acc[slot(t.offset[0], i, 0)] += g;
-      continue;
+      return;
     }
 #pragma GCC unroll 16
     for (int k = 0; k < Taps::kCount; ++k)
       acc[slot(t.offset[k], i, k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
+  };
+  if (!filter) {
+    for (int64_t i = 0; i < points; ++i) scatter_point(i);
+    return;
+  }
+  constexpr int64_t kChunk = 256;
+  int64_t picked[kChunk];
+  for (int64_t i0 = 0; i0 < points; i0 += kChunk) {
+    const int64_t end = std::min(points, i0 + kChunk);
+    int64_t count_picked = 0;
+    for (int64_t i = i0; i < end; ++i) {
+      bool hit = false;
+      for (int k = 0; k < Taps::kCount; ++k) hit |= inside(taps[i].offset[k]);
+      picked[count_picked] = i;  // kept only when hit: the next point overwrites it otherwise
+      count_picked += hit;
+    }
+    for (int64_t j = 0; j < count_picked; ++j) scatter_point(picked[j]);
   }
 }
 
@@ -339,7 +360,7 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
             with_scatter_taps(interpolation, [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
               using Taps = std::remove_pointer_t<decltype(type)>;
               scatter_block<PlaneAcc, W>(acc, reinterpret_cast<const Taps*>(scatter) + batch, grad,
-                                         row, points, first, count);
+                                         row, points, first, count, ranges > 1);
             });
             write_block<T, PlaneAcc, W>(input_grad, acc, n, b * W, y0, y1);
           }
