@@ -341,14 +341,20 @@ double input_at(const Dims& d, const std::vector<double>& input, int64_t n, int6
   return input[input_offset(d, n, c, y, x)];
 }
 
+// The taps a point reads (none for an unusable point or nearest, which reads one pixel).
+Taps point_taps(const SourcePoint& p, const Dims& d, const Attrs& attrs, Sums sums) {
+  if (!p.usable || attrs.interpolation == kNearest) return Taps{};
+  return interpolation_taps(p, d, attrs, sums);
+}
+
 double sample(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
-              const SourcePoint& p, int64_t n, int64_t c, Sums sums = Sums::kValues) {
+              const SourcePoint& p, const Taps& taps, int64_t n, int64_t c) {
   if (!p.usable) return 0.0;
   if (attrs.interpolation == kNearest) {
     return input_at(d, input, n, c, nearest_index(p.y.coord), nearest_index(p.x.coord));
   }
   double value = 0.0;
-  for (const Tap& tap : interpolation_taps(p, d, attrs, sums)) {
+  for (const Tap& tap : taps) {
     // Skip rather than multiply by a zero value: an out-of-range tap must not turn a zero weight
     // into NaN, while an in-range inf/NaN pixel must still poison the result (as in PyTorch).
     if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
@@ -361,13 +367,14 @@ double sample(const Dims& d, const Attrs& attrs, const std::vector<double>& inpu
 std::vector<double> sample_all(const Dims& d, const Attrs& attrs, const std::vector<double>& input,
                                const std::vector<double>& grid, Sums sums) {
   std::vector<double> out(count4(d.n, d.c, d.out_h, d.out_w), 0.0);
+  // Each point is located and its taps weighted once, for all its channels.
   for (int64_t n = 0; n < d.n; ++n) {
-    for (int64_t c = 0; c < d.c; ++c) {
-      for (int64_t h = 0; h < d.out_h; ++h) {
-        for (int64_t w = 0; w < d.out_w; ++w) {
-          const SourcePoint p = source_point(d, attrs, grid, n, h, w);
-          out[output_offset(d, n, c, h, w)] = sample(d, attrs, input, p, n, c, sums);
-        }
+    for (int64_t h = 0; h < d.out_h; ++h) {
+      for (int64_t w = 0; w < d.out_w; ++w) {
+        const SourcePoint p = source_point(d, attrs, grid, n, h, w);
+        const Taps taps = point_taps(p, d, attrs, sums);
+        for (int64_t c = 0; c < d.c; ++c)
+          out[output_offset(d, n, c, h, w)] = sample(d, attrs, input, p, taps, n, c);
       }
     }
   }
@@ -405,13 +412,16 @@ Gradients backward_sums(const Dims& d, const Attrs& attrs, const std::vector<dou
   result.grid_grad.assign(count4(d.n, d.out_h, d.out_w, 2), 0.0);
 
   // input_grad is the transpose of the forward in `input`: each output element scatters its
-  // gradient back onto the pixels it read, with the same weights.
+  // gradient back onto the pixels it read, with the same weights. A pixel of channel c gathers
+  // from the points in (h, w) order whichever loop runs outermost, so each point is located and
+  // its taps weighted once, for all its channels.
   for (int64_t n = 0; n < d.n; ++n) {
-    for (int64_t c = 0; c < d.c; ++c) {
-      for (int64_t h = 0; h < d.out_h; ++h) {
-        for (int64_t w = 0; w < d.out_w; ++w) {
-          const SourcePoint p = source_point(d, attrs, grid, n, h, w);
-          if (!p.usable) continue;
+    for (int64_t h = 0; h < d.out_h; ++h) {
+      for (int64_t w = 0; w < d.out_w; ++w) {
+        const SourcePoint p = source_point(d, attrs, grid, n, h, w);
+        if (!p.usable) continue;
+        const Taps taps = point_taps(p, d, attrs, sums);
+        for (int64_t c = 0; c < d.c; ++c) {
           const double g = grad_output[output_offset(d, n, c, h, w)];
           if (attrs.interpolation == kNearest) {
             const int64_t y = nearest_index(p.y.coord);
@@ -421,7 +431,7 @@ Gradients backward_sums(const Dims& d, const Attrs& attrs, const std::vector<dou
             }
             continue;
           }
-          for (const Tap& tap : interpolation_taps(p, d, attrs, sums)) {
+          for (const Tap& tap : taps) {
             if (within_bounds_2d(tap.y, tap.x, d.in_h, d.in_w)) {
               result.input_grad[input_offset(d, n, c, tap.y, tap.x)] += tap.weight * g;
             }
