@@ -147,7 +147,8 @@ double adjoint_bound(aclDataType dtype, int64_t accumulation_length, double magn
                      double output_weights) {
   // Each term w*u is formed with <= 3 roundings (weight product, multiply) and summed into a
   // sum of <= K terms (K roundings, first order) in the compute type, on each side, plus one
-  // rounding of every output to the dtype on each side; the host dot products are in double.
+  // rounding of every output to the dtype on each side; the host dot products are compensated
+  // (laws/law.h `dot`), so their own rounding is below every dtype's, DOUBLE included.
   // An output below the dtype's smallest normal rounds with an absolute error of up to half a
   // subnormal step instead (fp16: 3e-8, reached by small products of O(1) inputs), weighted by
   // |g| or |u| in the dot products.

@@ -197,10 +197,22 @@ inline LawResult law_failure(std::string_view law, const std::string& repro,
   return LawResult::failure(std::string(law) + " failed for '" + repro + "': " + why);
 }
 
+/// sum_i a_i b_i, compensated (Ogita, Rump and Oishi's Dot2: every product's and every sum's
+/// rounding error carried along exactly, via fma and TwoSum): as accurate as if computed in twice
+/// double's precision, then rounded. The laws compare such dots against bounds derived from the
+/// kernels' roundings alone; a plain double dot of n terms adds up to n * 2^-53 of its sum of
+/// |terms|, as large as a DOUBLE kernel's own error.
 inline double dot(std::span<const double> a, std::span<const double> b) {
-  double sum = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) sum += a[i] * b[i];
-  return sum;
+  double sum = 0, error = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const double product = a[i] * b[i];
+    const double product_error = std::fma(a[i], b[i], -product);
+    const double next = sum + product;
+    const double rounded_away = next - sum;
+    error += (sum - (next - rounded_away)) + (product - rounded_away) + product_error;
+    sum = next;
+  }
+  return sum + error;
 }
 
 /// sum_i |a_i b_i|: the scale a dot product's rounding (and a difference of two) grows with.

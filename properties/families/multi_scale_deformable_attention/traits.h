@@ -46,9 +46,11 @@ struct MsdaTraits : TraitsDefaults<MsdaTraits, gradconf::msda::Problem> {
                                   const Differentiable& d);
   /// Double, extended profile, locations 0.1 pixel away from every kink, no broadcast layouts.
   static Problem smooth_double(Problem p);
-  /// gradValue sums every sample of a (batch, head) slice that reaches a key.
+  /// gradValue sums every sample of a (batch, head) slice that reaches a key; gradAttnWeight and
+  /// gradLocation sum a sample's C channels of 4 taps each.
   static int64_t accumulation_length(const Problem& p) {
-    return std::max<int64_t>(4, 4 * p.queries * static_cast<int64_t>(p.levels.size()) * p.points);
+    return std::max<int64_t>(
+        {4, 4 * p.queries * static_cast<int64_t>(p.levels.size()) * p.points, 4 * p.channels});
   }
   static int64_t batch_size(const Problem& p) { return p.batch; }
   /// The level tables are not batched.
