@@ -10,9 +10,9 @@
 //      channels per vector operation) are added one by one in channel order (in double for every
 //      dtype: C can be long), four points' chains side by side, and both components written;
 //   3. inputGrad: one task per (batch n, block of W channels, range of input rows) clears
-//      its worker's accumulator (W double lanes per pixel), scatters every point of batch n
-//      into it in point order (taps outside the input or the range land in trash slots past the
-//      pixels, so the loop has no branch), then writes its pixels out.
+//      its worker's accumulator (W double lanes per pixel), scatters into it, in point order,
+//      every point of batch n with a tap in its range (taps outside the input or the range land
+//      in trash slots past the pixels, so the loop has no branch), then writes its pixels out.
 // Each output element has exactly one writer and a fixed summation order, whatever the blocks,
 // ranges or thread count, so results are bitwise identical for any of them; no atomics. The
 // scatter accumulates in double because a pixel can gather every point of its batch (half
