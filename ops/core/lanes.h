@@ -18,9 +18,11 @@ namespace gradconf {
 
 inline constexpr int kLanes = 8;
 
-/// n rounded up to whole lane vectors (channel rows padded with zeros to this length run their
-/// sums in whole vectors; a zero lane adds 0 * 0, which changes no bit of a sum).
-constexpr int64_t lane_padded(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
+/// n rounded up to whole lane vectors of `lanes` (channel rows padded with zeros to this length
+/// run their sums in whole vectors; a zero lane adds 0 * 0, which changes no bit of a sum).
+constexpr int64_t lane_padded(int64_t n, int64_t lanes = kLanes) {
+  return (n + lanes - 1) / lanes * lanes;
+}
 
 /// ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
 template <typename Acc>

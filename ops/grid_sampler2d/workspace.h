@@ -43,9 +43,7 @@ struct SamplerLayout {
   /// zero-padded): kNarrowLanes for few channels, whose rows, copies and accumulators then take
   /// half the bytes of kLanes (at C <= 4 and many pixels they spill out of L2 otherwise).
   int64_t block_lanes() const { return channels <= kNarrowLanes ? kNarrowLanes : kLanes; }
-  int64_t padded_channels() const {
-    return (channels + block_lanes() - 1) / block_lanes() * block_lanes();
-  }
+  int64_t padded_channels() const { return lane_padded(channels, block_lanes()); }
   int64_t channel_blocks() const { return padded_channels() / block_lanes(); }
 };
 
