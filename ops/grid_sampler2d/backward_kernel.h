@@ -8,7 +8,10 @@
 //      its taps computed once. When inputGrad is wanted its scatter taps (1 nearest, 4 bilinear,
 //      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms (4
 //      channels per vector operation) are added one by one in channel order (in double for every
-//      dtype: C can be long), four points' chains side by side, and both components written;
+//      dtype: C can be long), four points' chains side by side, and both components written.
+//      Bilinear and nearest on float coordinates under zeros or border padding locate kLanes
+//      points at once and form their taps in lanes (source_lanes.h, lanes_point_pass): the same
+//      values, so the same bits;
 //   3. inputGrad: one task per (batch n, block of W channels, range of input rows) clears
 //      its worker's accumulator (W double lanes per pixel), scatters into it, in point order,
 //      every point of batch n with a tap in its range (taps outside the input or the range land
@@ -21,6 +24,7 @@
 #define GRADCONF_OPS_GRID_SAMPLER2D_BACKWARD_KERNEL_H_
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 #include <utility>
 
@@ -35,6 +39,7 @@
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/plan.h"
+#include "grid_sampler2d/source_lanes.h"
 #include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
@@ -331,6 +336,130 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
   });
 }
 
+/// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets in int32
+/// lanes, which the caller checked): the same taps, offsets and weights, point by point.
+template <Fault kFault, typename Taps>
+GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerLayout& l,
+                                            Taps (&scatter)[kLanes],
+                                            CoordinateTaps (*coordinate)[kLanes]) {
+  using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
+  const int64_t outside = l.pixels();
+  const auto width = static_cast<int32_t>(l.in_w);
+  const int32_t rows = lane_bound(l.in_h);
+  for (int j = 0; j < kLanes; ++j) {
+    for (int k = 0; k < Taps::kCount; ++k) scatter[j].offset[k] = outside, scatter[j].weight[k] = 0;
+  }
+  if constexpr (Taps::kCount == 1) {
+    const MaskLanes inside =
+        s.addressable & (s.x0 >= 0) & (s.x0 < width) & (s.y0 >= 0) & (s.y0 < rows);
+    const MaskLanes pixel = (inside & s.y0) * width + (inside & s.x0);
+    for (int j = 0; j < kLanes; ++j) {
+      if (!inside[j]) continue;
+      scatter[j].offset[0] = pixel[j];
+      scatter[j].weight[0] = 1;
+    }
+  } else {
+    const int32_t columns = planted<kFault>(Fault::kOffByOneTap) ? width - 1 : width;
+    const BilinearWeightLanes w(s);
+    MaskLanes inside[4], pixel[4];
+    double weight[4][kLanes];
+    for (int k = 0; k < 4; ++k) {
+      const MaskLanes x = s.x0 + (k & 1), y = s.y0 + (k >> 1);
+      inside[k] = s.addressable & (x >= 0) & (x < columns) & (y >= 0) & (y < rows);
+      pixel[k] = (inside[k] & y) * width + (inside[k] & x);
+      const bool wrong = k == 3 && planted<kFault>(Fault::kWrongBilinearWeight);
+      BilinearWeightLanes::store_product(wrong ? w.x[1] : w.y[k >> 1], w.x[k & 1], weight[k]);
+    }
+    if (planted<kFault>(Fault::kBackwardSwapsTapWeights)) std::swap(weight[1], weight[2]);
+    for (int j = 0; j < kLanes; ++j) {
+      const double tx = s.tx[j], ty = s.ty[j];
+      const double dwx[4] = {-(1 - ty), 1 - ty, -ty, ty};
+      const double dwy[4] = {-(1 - tx), -tx, 1 - tx, tx};
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        if (!inside[k][j]) continue;
+        scatter[j].offset[k] = pixel[k][j];
+        scatter[j].weight[k] = static_cast<PlaneAcc>(weight[k][j]);
+        if (coordinate) (*coordinate)[j].add(pixel[k][j], dwx[k], dwy[k]);
+      }
+    }
+  }
+}
+
+/// Pass 2 for bilinear and nearest on float coordinates under zeros or border padding: point_pass
+/// with kLanes points located at once (source_lanes.h) and their taps formed in lanes; the
+/// gridGrad sums of each kPointGroup of them as point_pass computes them.
+template <typename T, Fault kFault, typename Taps, typename Val>
+void lanes_point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* grad_rows,
+                      const Val* pixel_rows, Taps* scatter) {
+  const auto grid = view_of<const T, 4>(plan.grid);
+  const auto grid_grad = view_of<T, 4>(plan.grid_grad);
+  const Attributes& a = plan.attrs;
+  const int64_t row = l.padded_channels();
+  const bool reads = plan.wants.grid_reads();
+  const double unnormalized_x = unnormalize_grad(l.in_w, a.align_corners);
+  const double unnormalized_y = unnormalize_grad(l.in_h, a.align_corners);
+  static_assert(kLanes % kPointGroup == 0);
+  parallel_for(0, l.n_batch * l.points(), grain_for_work(8.0 * row), [&](int64_t lo, int64_t hi) {
+    on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      PointIndex next(lo, l.out_h, l.out_w);
+      for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
+        const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
+        // A short group repeats its last point (computed, never written).
+        PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
+        FloatLanes x, y;
+        for (int j = 0; j < kLanes; ++j) {
+          if (j < count) at[j] = next, next.next();
+          const PointIndex& p = at[std::min(j, count - 1)];
+          x[j] = static_cast<float>(grid(p.n, p.h, p.w, 0));
+          y[j] = static_cast<float>(grid(p.n, p.h, p.w, 1));
+        }
+        const SourceLanes s =
+            locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
+        Taps taps[kLanes];
+        CoordinateTaps coordinate[kLanes];
+        lane_point_taps<kFault>(s, l, taps, reads ? &coordinate : nullptr);
+        if (plan.wants.input_grad) std::copy(taps, taps + count, scatter + i0);
+        if (!plan.wants.grid_grad) continue;
+        // The taps' pixel rows lie anywhere in the input: all kLanes points' rows are requested
+        // before the first group's sums wait on theirs (rows of one cache line: a longer row's
+        // first line alone did not help).
+        const bool prefetch = reads && row * sizeof(Val) <= 64;
+        for (int j = 0; prefetch && j < count; ++j) {
+          const Val* pixels = pixel_rows + at[j].n * l.pixels() * row;
+          for (int k = 0; k < coordinate[j].count; ++k)
+            __builtin_prefetch(pixels + coordinate[j].pixel[k] * row);
+        }
+        for (int g = 0; g < kLanes; g += kPointGroup) {
+          const int group = std::min(kPointGroup, count - g);
+          if (group <= 0) break;
+          double gx[kPointGroup] = {}, gy[kPointGroup] = {};
+          if (reads) {
+            const Val* pixels[kPointGroup];
+            const Val* grad[kPointGroup];
+            const CoordinateTaps(&group_taps)[kPointGroup] =
+                *reinterpret_cast<const CoordinateTaps(*)[kPointGroup]>(coordinate + g);
+            for (int p = 0; p < kPointGroup; ++p) {
+              const int j = g + std::min(p, group - 1);
+              pixels[p] = pixel_rows + at[j].n * l.pixels() * row;
+              grad[p] = grad_rows + (i0 + j) * row;
+            }
+            coordinate_grads<T, kFault>(group_taps, pixels, grad, row, l.channels, gx, gy);
+          }
+          for (int p = 0; p < group; ++p) {
+            const int j = g + p;
+            const bool sums = reads && s.addressable[j];
+            const double mult_x = unnormalized_x * (s.moves_x[j] ? 1.0 : 0.0);
+            const double mult_y = unnormalized_y * (s.moves_y[j] ? 1.0 : 0.0);
+            write_grid_grad<kFault>(grid_grad, at[j].n, at[j].h, at[j].w,
+                                    sums ? gx[p] * mult_x : 0.0, sums ? gy[p] * mult_y : 0.0);
+          }
+        }
+      }
+    });
+  });
+}
+
 /// Pass 3: inputGrad, one task per (batch, channel block of W, row range).
 template <typename T, Fault kFault, int W, typename Val>
 void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std::byte* scatter,
@@ -383,8 +512,12 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels());
   with_scatter_taps(plan.attrs.interpolation, [&](auto* type) {
     using Taps = std::remove_pointer_t<decltype(type)>;
-    point_pass<T, kFault>(plan, l, grad_rows, pixel_rows,
-                          reinterpret_cast<Taps*>(workspace + ws.scatter));
+    auto* scatter = reinterpret_cast<Taps*>(workspace + ws.scatter);
+    if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
+      if (locates_in_lanes(plan.attrs.interpolation, plan.attrs.padding) && l.pixels() <= INT_MAX)
+        return lanes_point_pass<T, kFault>(plan, l, grad_rows, pixel_rows, scatter);
+    }
+    point_pass<T, kFault>(plan, l, grad_rows, pixel_rows, scatter);
   });
   if (plan.wants.input_grad) {
     with_block_lanes(l, [&](auto lanes) {

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "core/isa.h"
 #include "grid_sampler2d/faults.h"
@@ -22,10 +24,24 @@ enum class Padding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 /// Decision, CANN's and PyTorch CUDA's int-range guard.
 inline constexpr double kMaxCoordinate = 2147483646.0;  // 2^31 - 2
 
+/// The element type of a coordinate: itself, or a lane vector's (source_lanes.h locates kLanes
+/// points at once with these helpers).
+template <typename Coord>
+struct ScalarOfCoord {
+  using type = Coord;
+};
+template <typename Coord>
+requires requires(Coord c) { c[0]; }
+struct ScalarOfCoord<Coord> {
+  using type = std::remove_cvref_t<decltype(std::declval<Coord>()[0])>;
+};
+template <typename Coord>
+using ScalarOf = typename ScalarOfCoord<Coord>::type;
+
 /// alignCorners: -1 and +1 are the centres of the corner pixels; else their outer edges.
 template <typename Coord>
 Coord unnormalize(Coord coord, int64_t size, bool align_corners) {
-  const auto s = static_cast<Coord>(size);
+  const auto s = static_cast<ScalarOf<Coord>>(size);
   return align_corners ? (coord + 1) / 2 * (s - 1) : ((coord + 1) * s - 1) / 2;
 }
 
@@ -38,10 +54,8 @@ inline double unnormalize_grad(int64_t size, bool align_corners) {
 /// Border padding. NaN passes through (and later makes the point out of bounds).
 template <typename Coord>
 Coord clip_coordinates(Coord coord, int64_t size) {
-  const auto high = static_cast<Coord>(size - 1);
-  if (coord <= 0) return 0;
-  if (coord >= high) return high;
-  return coord;
+  const auto high = static_cast<ScalarOf<Coord>>(size - 1);
+  return coord <= 0 ? Coord{} : coord >= high ? Coord{} + high : coord;
 }
 
 /// d clip / d coord: 1 strictly inside (0, size-1), 0 at or beyond either border (PyTorch's

@@ -1,8 +1,12 @@
 // NOTE [GridSampler2D forward kernel]
 // One task per grid point (n, h, w): the point is located once (coords.h, in the coordinate
 // type), then every channel c samples input(n, c, ., .) at it (4 taps bilinear, 1 nearest, 16
-// bicubic) and writes out(n, c, h, w). Each output element has
-// one writer, so any thread count gives the same bits. All tensors are read through their views.
+// bicubic) and writes out(n, c, h, w). Each output element has one writer, so any thread count
+// gives the same bits. All tensors are read through their views. Three forms: below DOUBLE,
+// bilinear with more than 4 channels and bicubic read a channels-last copy of the input, kLanes
+// channels per vector operation; the other bilinear and nearest calls under zeros or border
+// padding locate kLanes points at once (source_lanes.h) and read the planes directly; the rest
+// (DOUBLE, and reflection without the copy) go point by point. All give the same bits.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 
@@ -16,6 +20,7 @@
 #include "grid_sampler2d/channels_last.h"
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/plan.h"
+#include "grid_sampler2d/source_lanes.h"
 
 namespace gradconf::grid_sampler2d {
 
@@ -269,6 +274,93 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
       });
 }
 
+/// Bilinear and nearest on float coordinates under zeros or border padding, straight from the
+/// input planes: kLanes points of one batch at a time, located in lanes (source_lanes.h), then
+/// each channel gathers their taps and adds them in the point kernel's order, a tap outside
+/// adding nothing. Bilinear sums in float as the point kernel does; nearest copies the pixel.
+/// Offsets inside a plane are int32 lanes (the caller checks that they fit).
+template <typename T, Fault kFault>
+void lanes_forward_kernel(const ForwardPlan& plan) {
+  const auto input = view_of<const T, 4>(plan.input);
+  const auto grid = view_of<const T, 4>(plan.grid);
+  const auto out = view_of<T, 4>(plan.out);
+  const int64_t channels = input.dims[1], in_h = input.dims[2], in_w = input.dims[3];
+  const int64_t out_h = grid.dims[1], out_w = grid.dims[2], points = out_h * out_w;
+  const Attributes& a = plan.attrs;
+  const bool nearest = a.interpolation == Interpolation::kNearest;
+  const int taps = nearest ? 1 : 4;
+  const int32_t rows = lane_bound(in_h);
+  const bool off_by_one = planted<kFault>(Fault::kOffByOneTap) && !nearest;
+  const int32_t columns = lane_bound(off_by_one ? in_w - 1 : in_w);
+  const auto row_stride = static_cast<int32_t>(input.strides[2]);
+  const auto column_stride = static_cast<int32_t>(input.strides[3]);
+  const int64_t grain = std::max<int64_t>(kLanes, 4096 / std::max<int64_t>(1, channels));
+  parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
+    on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      PointIndex next(lo, out_h, out_w);
+      for (int64_t start = lo; start < hi;) {
+        const int64_t n = next.n;
+        const int count =
+            static_cast<int>(std::min({hi - start, int64_t{kLanes}, (n + 1) * points - start}));
+        // A short group repeats its last point (located and sampled, never written).
+        int64_t out_offset[kLanes];
+        FloatLanes x, y;
+        for (int j = 0; j < kLanes; ++j) {
+          if (j < count) {
+            out_offset[j] = next.h * out.strides[2] + next.w * out.strides[3];
+            x[j] = static_cast<float>(grid(n, next.h, next.w, 0));
+            y[j] = static_cast<float>(grid(n, next.h, next.w, 1));
+            next.next();
+          } else {
+            x[j] = x[count - 1];
+            y[j] = y[count - 1];
+          }
+        }
+        const SourceLanes s =
+            locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
+        MaskLanes inside[4], offset[4];
+        FloatLanes weight[4];
+        const BilinearWeightLanes w(s);
+        for (int k = 0; k < taps; ++k) {
+          const MaskLanes tx = s.x0 + (k & 1), ty = s.y0 + (k >> 1);
+          inside[k] = s.addressable & (tx >= 0) & (tx < columns) & (ty >= 0) & (ty < rows);
+          // Masked first: a tap outside may lie past int32's range once multiplied.
+          offset[k] = (inside[k] & ty) * row_stride + (inside[k] & tx) * column_stride;
+          weight[k] = k == 3 && planted<kFault>(Fault::kWrongBilinearWeight)
+                          ? BilinearWeightLanes::product(w.x[1], w.x[1])
+                          : BilinearWeightLanes::product(w.y[k >> 1], w.x[k & 1]);
+        }
+        const bool one_row = count == kLanes && out.strides[3] == 1 &&
+                             out_offset[kLanes - 1] == out_offset[0] + kLanes - 1;
+        const T* in_batch = &input(n, 0, 0, 0);
+        T* out_batch = &out(n, 0, 0, 0);
+        for (int64_t c = 0; c < channels; ++c) {
+          const T* plane = in_batch + c * input.strides[1];
+          T* out_plane = out_batch + c * out.strides[1];
+          if (nearest) {
+            for (int j = 0; j < count; ++j)
+              out_plane[out_offset[j]] = inside[0][j] ? plane[offset[0][j]] : T(0);
+            continue;
+          }
+          FloatLanes sum{};
+#pragma GCC unroll 4
+          for (int k = 0; k < 4; ++k) {
+            FloatLanes v;
+            for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[offset[k][j]]);
+            sum += inside[k] ? weight[k] * v : FloatLanes{};
+          }
+          if (one_row) {
+            store_lanes<float>(out_plane + out_offset[0], 1, sum);
+            continue;
+          }
+          for (int j = 0; j < count; ++j) out_plane[out_offset[j]] = static_cast<T>(sum[j]);
+        }
+        start += count;
+      }
+    });
+  });
+}
+
 template <typename T, Fault kFault>
 void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
   using Acc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, compute_t<T>>;
@@ -288,6 +380,10 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
   }
   if (a.interpolation == Interpolation::kBicubic)
     return bicubic_forward_kernel<T, Acc, kFault>(plan);
+  if constexpr (std::is_same_v<compute_t<T>, float>) {
+    if (locates_in_lanes(a.interpolation, a.padding) && plane_fits_lanes(input))
+      return lanes_forward_kernel<T, kFault>(plan);
+  }
   // ~4k channel samples per task keeps the pool busy without drowning small problems in overhead.
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
   const bool nearest = a.interpolation == Interpolation::kNearest;

@@ -1,0 +1,165 @@
+// kLanes grid points located at once, as ATen's vectorised GridSampler does: locate_source's
+// arithmetic (coords.h) lane by lane, for float coordinates (FLOAT, FLOAT16 and BFLOAT16 grids)
+// under bilinear or nearest interpolation with zeros or border padding. Every lane gets the bits
+// locate_source gives its point: the same float operations in the same order (no contraction:
+// -ffp-contract=off), and floor and round-half-even done exactly on the integers a float can
+// hold. Reflection folds with fmod and bicubic pads tap by tap: those stay point by point.
+#ifndef GRADCONF_OPS_GRID_SAMPLER2D_SOURCE_LANES_H_
+#define GRADCONF_OPS_GRID_SAMPLER2D_SOURCE_LANES_H_
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "core/checked_math.h"
+#include "core/lanes.h"
+#include "grid_sampler2d/coords.h"
+
+namespace gradconf::grid_sampler2d {
+
+using FloatLanes = LaneVector<float>;
+
+/// Whether locate_lanes handles the call's attributes.
+inline bool locates_in_lanes(Interpolation interpolation, Padding padding) {
+  return interpolation != Interpolation::kBicubic && padding != Padding::kReflection;
+}
+
+/// kLanes located points (SourcePoint's fields that bilinear and nearest read).
+struct SourceLanes {
+  MaskLanes addressable;  ///< all bits set where the point samples, else 0
+  MaskLanes x0, y0;       ///< top-left tap (bilinear) or nearest pixel; 0 where not addressable
+  FloatLanes tx, ty;      ///< ix - floor(ix), iy - floor(iy) (bilinear)
+  MaskLanes moves_x, moves_y;  ///< d padding / d coordinate is 1 (else 0: clamped)
+};
+
+/// is_addressable for floats: |c| <= 2^31 - 2 holds exactly for the floats up to 2^31 - 128
+/// (the next float is 2^31); NaN is not.
+GRADCONF_ALWAYS_INLINE MaskLanes addressable_lanes(FloatLanes c) {
+  constexpr float kMaxFloatCoordinate = 2147483520.0f;
+  static_assert(double{kMaxFloatCoordinate} <= kMaxCoordinate &&
+                double{kMaxFloatCoordinate} + 128 > kMaxCoordinate);
+  return (c <= kMaxFloatCoordinate) & (c >= -kMaxFloatCoordinate);
+}
+
+/// floor of addressable lanes (others give 0): truncation is exact there, one step down for
+/// negative non-integers, and -0 stays -0 as std::floor keeps it.
+GRADCONF_ALWAYS_INLINE FloatLanes floor_lanes(FloatLanes c, MaskLanes addressable) {
+  const FloatLanes safe = addressable ? c : FloatLanes{};
+  const FloatLanes truncated =
+      __builtin_convertvector(__builtin_convertvector(safe, MaskLanes), FloatLanes);
+  const FloatLanes down = truncated > safe ? truncated - 1 : truncated;
+  return safe == 0 ? safe : down;
+}
+
+/// std::nearbyint (round half to even) of addressable lanes as integers (others give 0): below
+/// 2^23 adding and subtracting 2^23 rounds to an integer under the default rounding mode; from
+/// 2^23 on every float is one.
+template <Fault kFault>
+GRADCONF_ALWAYS_INLINE MaskLanes nearest_lanes(FloatLanes c, MaskLanes addressable) {
+  FloatLanes rounded;
+  if (planted<kFault>(Fault::kNearestRoundsHalfUp)) {
+    for (int j = 0; j < kLanes; ++j) rounded[j] = addressable[j] ? std::round(c[j]) : 0.0f;
+    return __builtin_convertvector(rounded, MaskLanes);
+  }
+  constexpr float kTwo23 = 8388608.0f;
+  const FloatLanes safe = addressable ? c : FloatLanes{};
+  const FloatLanes magnitude = safe < 0 ? -safe : safe;
+  const FloatLanes whole = magnitude < kTwo23 ? (magnitude + kTwo23) - kTwo23 : magnitude;
+  rounded = safe < 0 ? -whole : whole;
+  return __builtin_convertvector(rounded, MaskLanes);
+}
+
+/// pad_coordinate for zeros and border, the derivative as a mask.
+template <Fault kFault>
+GRADCONF_ALWAYS_INLINE FloatLanes pad_lanes(FloatLanes c, int64_t size, Padding padding,
+                                            MaskLanes& moves) {
+  moves = MaskLanes{} - 1;
+  if (padding == Padding::kZeros || planted<kFault>(Fault::kDroppedBorderClamp)) return c;
+  const auto high = static_cast<float>(size - 1);
+  moves = (c > 0) & (c < high);
+  return clip_coordinates(c, size);
+}
+
+/// x, y: kLanes grid points' coordinates as float.
+template <Fault kFault>
+GRADCONF_ALWAYS_INLINE SourceLanes locate_lanes(FloatLanes x, FloatLanes y, int64_t in_h,
+                                                int64_t in_w, Interpolation interpolation,
+                                                Padding padding, bool align_corners) {
+  SourceLanes s;
+  const FloatLanes ix =
+      pad_lanes<kFault>(unnormalize(x, in_w, align_corners), in_w, padding, s.moves_x);
+  const FloatLanes iy =
+      pad_lanes<kFault>(unnormalize(y, in_h, align_corners), in_h, padding, s.moves_y);
+  s.addressable = addressable_lanes(ix) & addressable_lanes(iy);
+  if (interpolation == Interpolation::kNearest) {
+    s.x0 = nearest_lanes<kFault>(ix, s.addressable);
+    s.y0 = nearest_lanes<kFault>(iy, s.addressable);
+    s.tx = s.ty = FloatLanes{};
+    return s;
+  }
+  const FloatLanes fx = floor_lanes(ix, s.addressable);
+  const FloatLanes fy = floor_lanes(iy, s.addressable);
+  s.x0 = __builtin_convertvector(fx, MaskLanes);
+  s.y0 = __builtin_convertvector(fy, MaskLanes);
+  s.tx = ix - fx;
+  s.ty = iy - fy;
+  return s;
+}
+
+/// Bilinear weights in double, as BilinearTaps forms them (1 - tx, tx along x; 1 - ty, ty along
+/// y), each product rounded once to float. Double4 halves: GCC lowers 8-double vectors through
+/// the stack.
+struct BilinearWeightLanes {
+  struct Halves {
+    Double4 low, high;
+  };
+  Halves x[2], y[2];
+
+  explicit BilinearWeightLanes(const SourceLanes& s) {
+    x[1] = halves(s.tx);
+    y[1] = halves(s.ty);
+    x[0] = {1 - x[1].low, 1 - x[1].high};
+    y[0] = {1 - y[1].low, 1 - y[1].high};
+  }
+  static Halves halves(FloatLanes v) {
+    typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
+    const Float4 low = __builtin_shufflevector(v, v, 0, 1, 2, 3);
+    const Float4 high = __builtin_shufflevector(v, v, 4, 5, 6, 7);
+    return {__builtin_convertvector(low, Double4), __builtin_convertvector(high, Double4)};
+  }
+  static FloatLanes product(const Halves& a, const Halves& b) {
+    typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
+    const Float4 low = __builtin_convertvector(a.low * b.low, Float4);
+    const Float4 high = __builtin_convertvector(a.high * b.high, Float4);
+    return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7);
+  }
+  /// a * b lane by lane, in double (the backward's scatter weights are not rounded).
+  static void store_product(const Halves& a, const Halves& b, double (&out)[kLanes]) {
+    const Double4 low = a.low * b.low, high = a.high * b.high;
+    std::memcpy(out, &low, sizeof low);
+    std::memcpy(out + 4, &high, sizeof high);
+  }
+};
+
+/// Whether every element of a plane of the view is an int32 offset from its first (the lanes
+/// kernels index planes with int32 lanes), and the plane has elements.
+template <typename View>
+bool plane_fits_lanes(const View& v) {
+  if (v.dims[2] == 0 || v.dims[3] == 0 || v.strides[2] < 0 || v.strides[3] < 0) return false;
+  const auto rows = checked_mul(v.dims[2] - 1, v.strides[2]);
+  const auto columns = checked_mul(v.dims[3] - 1, v.strides[3]);
+  const auto last = rows && columns ? checked_add(*rows, *columns) : std::nullopt;
+  return last && *last <= INT_MAX;
+}
+
+/// A size as the bound of int32 tap indices: tap indices of addressable points stay below
+/// 2^31 - 126, so a larger size bounds them like INT_MAX does.
+inline int32_t lane_bound(int64_t size) {
+  return static_cast<int32_t>(std::min<int64_t>(size, INT_MAX));
+}
+
+}  // namespace gradconf::grid_sampler2d
+
+#endif  // GRADCONF_OPS_GRID_SAMPLER2D_SOURCE_LANES_H_

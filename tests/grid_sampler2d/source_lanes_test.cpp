@@ -1,0 +1,134 @@
+// locate_lanes (source_lanes.h) against locate_source (coords.h), lane by lane: the kernels that
+// locate kLanes points at once claim the bits of the point-by-point path. Coordinates cover what
+// the float paths must agree on: ties of round-half-even, -0, the integers near 2^23 and 2^31,
+// the addressable limit, NaN and infinities, and random floats of every magnitude; on the baseline
+// path and on the AVX2 one where the CPU has it.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "grid_sampler2d/source_lanes.h"
+
+namespace gradconf::grid_sampler2d {
+namespace {
+
+struct Attrs {
+  Interpolation interpolation;
+  Padding padding;
+  bool align_corners;
+  int64_t size;
+};
+
+std::vector<float> coordinates() {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> c = {0.0f,        -0.0f,        1.0f,          -1.0f,        0.5f,
+                          -0.5f,       1.5f,         -1.5f,         2.5f,         -2.5f,
+                          1e-30f,      -1e-30f,      8388607.5f,    -8388607.5f,  8388608.0f,
+                          16777217.0f, 2147483520.f, -2147483520.f, 2147483648.f, -2147483648.f,
+                          1e30f,       -1e30f,       inf,           -inf,         std::nanf("")};
+  // Grid values whose unnormalized coordinate lands on or next to a pixel edge or centre.
+  for (int k = -40; k <= 40; ++k) {
+    const float v = static_cast<float>(k) / 16;
+    c.insert(c.end(), {v, std::nextafter(v, 2.0f), std::nextafter(v, -2.0f)});
+  }
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(-1.2f, 1.2f);
+  for (int i = 0; i < 4000; ++i) c.push_back(unit(rng));
+  for (int i = 0; i < 4000; ++i) {
+    const auto bits = static_cast<uint32_t>(rng());
+    c.push_back(std::bit_cast<float>(bits));  // every magnitude, NaN payloads included
+  }
+  while (c.size() % kLanes != 0) c.push_back(0.25f);
+  return c;
+}
+
+// Lane vectors cross these calls through memory: baseline and AVX2 functions pass them by value
+// in different places.
+GRADCONF_ALWAYS_INLINE void locate(const FloatLanes& x, const FloatLanes& y, const Attrs& a,
+                                   SourceLanes& out) {
+  out = locate_lanes<Fault::kNone>(x, y, a.size, a.size + 3, a.interpolation, a.padding,
+                                   a.align_corners);
+}
+void locate_baseline(const FloatLanes& x, const FloatLanes& y, const Attrs& a, SourceLanes& out) {
+  locate(x, y, a, out);
+}
+GRADCONF_TARGET_AVX2 void locate_avx2(const FloatLanes& x, const FloatLanes& y, const Attrs& a,
+                                      SourceLanes& out) {
+  locate(x, y, a, out);
+}
+
+void expect_lanes_match_points(const Attrs& a, bool avx2) {
+  const std::vector<float> c = coordinates();
+  const double mult_x = unnormalize_grad(a.size + 3, a.align_corners);
+  const double mult_y = unnormalize_grad(a.size, a.align_corners);
+  for (size_t i = 0; i < c.size(); i += kLanes) {
+    FloatLanes x, y;
+    for (int j = 0; j < kLanes; ++j) {
+      x[j] = c[i + static_cast<size_t>(j)];
+      y[j] = c[(i + static_cast<size_t>(j) * 7 + 3) % c.size()];
+    }
+    SourceLanes lanes;
+    (avx2 ? locate_avx2 : locate_baseline)(x, y, a, lanes);
+    for (int j = 0; j < kLanes; ++j) {
+      const SourcePoint p = locate_source(x[j], y[j], a.size, a.size + 3, a.interpolation,
+                                          a.padding, a.align_corners);
+      SCOPED_TRACE(testing::Message()
+                   << "x " << x[j] << " y " << y[j] << " size " << a.size << " align "
+                   << a.align_corners << " padding " << static_cast<int>(a.padding)
+                   << (avx2 ? " (avx2)" : " (baseline)"));
+      ASSERT_EQ(lanes.addressable[j] != 0, p.addressable);
+      if (!p.addressable) continue;  // no tap, no gradient: the kernels read nothing else
+      ASSERT_EQ(mult_x * (lanes.moves_x[j] ? 1.0 : 0.0), p.mult_x);
+      ASSERT_EQ(mult_y * (lanes.moves_y[j] ? 1.0 : 0.0), p.mult_y);
+      ASSERT_EQ(lanes.x0[j], p.x0);
+      ASSERT_EQ(lanes.y0[j], p.y0);
+      if (a.interpolation == Interpolation::kNearest) continue;
+      ASSERT_EQ(std::bit_cast<uint64_t>(static_cast<double>(lanes.tx[j])),
+                std::bit_cast<uint64_t>(p.tx));
+      ASSERT_EQ(std::bit_cast<uint64_t>(static_cast<double>(lanes.ty[j])),
+                std::bit_cast<uint64_t>(p.ty));
+    }
+  }
+}
+
+TEST(SourceLanes, EveryLaneIsLocatedAsItsPointIs) {
+  const bool has_avx2 = kernel_isa() == Isa::kAvx2;
+  for (Interpolation interpolation : {Interpolation::kBilinear, Interpolation::kNearest}) {
+    for (Padding padding : {Padding::kZeros, Padding::kBorder}) {
+      for (bool align_corners : {false, true}) {
+        for (int64_t size : {1, 2, 7, 64, 1 << 20}) {
+          const Attrs a{interpolation, padding, align_corners, size};
+          expect_lanes_match_points(a, false);
+          if (has_avx2) expect_lanes_match_points(a, true);
+        }
+      }
+    }
+  }
+}
+
+// The bilinear weights as the point kernels form them: the double product, rounded once to float
+// (forward) or kept (backward).
+TEST(SourceLanes, BilinearWeightsAreThePointKernelsProducts) {
+  SourceLanes s{};
+  for (int j = 0; j < kLanes; ++j) {
+    s.tx[j] = std::nextafter(1.0f, 0.0f) / static_cast<float>(j + 1);
+    s.ty[j] = 1.0f / static_cast<float>(3 * j + 7);
+  }
+  const BilinearWeightLanes w(s);
+  double backward[kLanes];
+  BilinearWeightLanes::store_product(w.y[0], w.x[1], backward);
+  const FloatLanes forward = BilinearWeightLanes::product(w.y[1], w.x[0]);
+  for (int j = 0; j < kLanes; ++j) {
+    const double tx = s.tx[j], ty = s.ty[j];
+    EXPECT_EQ(backward[j], (1 - ty) * tx);
+    EXPECT_EQ(forward[j], static_cast<float>(ty * (1 - tx)));
+  }
+}
+
+}  // namespace
+}  // namespace gradconf::grid_sampler2d
