@@ -344,32 +344,22 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
                                             CoordinateTaps (*coordinate)[kLanes]) {
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
   const int64_t outside = l.pixels();
-  const auto width = static_cast<int32_t>(l.in_w);
-  const int32_t rows = lane_bound(l.in_h);
   for (int j = 0; j < kLanes; ++j) {
     for (int k = 0; k < Taps::kCount; ++k) scatter[j].offset[k] = outside, scatter[j].weight[k] = 0;
   }
+  constexpr Interpolation kInterpolation =
+      Taps::kCount == 1 ? Interpolation::kNearest : Interpolation::kBilinear;
+  const BilinearTapLanes<kFault> t(s, l.in_h, l.in_w, kInterpolation, static_cast<int32_t>(l.in_w),
+                                   1);
   if constexpr (Taps::kCount == 1) {
-    const MaskLanes inside =
-        s.addressable & (s.x0 >= 0) & (s.x0 < width) & (s.y0 >= 0) & (s.y0 < rows);
-    const MaskLanes pixel = (inside & s.y0) * width + (inside & s.x0);
     for (int j = 0; j < kLanes; ++j) {
-      if (!inside[j]) continue;
-      scatter[j].offset[0] = pixel[j];
+      if (!t.inside[0][j]) continue;
+      scatter[j].offset[0] = t.offset[0][j];
       scatter[j].weight[0] = 1;
     }
   } else {
-    const int32_t columns = planted<kFault>(Fault::kOffByOneTap) ? width - 1 : width;
-    const BilinearWeightLanes w(s);
-    MaskLanes inside[4], pixel[4];
     double weight[4][kLanes];
-    for (int k = 0; k < 4; ++k) {
-      const MaskLanes x = s.x0 + (k & 1), y = s.y0 + (k >> 1);
-      inside[k] = s.addressable & (x >= 0) & (x < columns) & (y >= 0) & (y < rows);
-      pixel[k] = (inside[k] & y) * width + (inside[k] & x);
-      const bool wrong = k == 3 && planted<kFault>(Fault::kWrongBilinearWeight);
-      BilinearWeightLanes::store_product(wrong ? w.x[1] : w.y[k >> 1], w.x[k & 1], weight[k]);
-    }
+    for (int k = 0; k < 4; ++k) t.double_weight(k, weight[k]);
     if (planted<kFault>(Fault::kBackwardSwapsTapWeights)) std::swap(weight[1], weight[2]);
     for (int j = 0; j < kLanes; ++j) {
       const double tx = s.tx[j], ty = s.ty[j];
@@ -377,10 +367,10 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
       const double dwy[4] = {-(1 - tx), -tx, 1 - tx, tx};
 #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) {
-        if (!inside[k][j]) continue;
-        scatter[j].offset[k] = pixel[k][j];
+        if (!t.inside[k][j]) continue;
+        scatter[j].offset[k] = t.offset[k][j];
         scatter[j].weight[k] = static_cast<PlaneAcc>(weight[k][j]);
-        if (coordinate) (*coordinate)[j].add(pixel[k][j], dwx[k], dwy[k]);
+        if (coordinate) (*coordinate)[j].add(t.offset[k][j], dwx[k], dwy[k]);
       }
     }
   }

@@ -11,6 +11,7 @@
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 
 #include <algorithm>
+#include <climits>
 #include <iterator>
 
 #include "core/dtype.h"
@@ -198,6 +199,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const int64_t row = lane_padded(channels), plane = in_h * in_w * row;
   const Attributes& a = plan.attrs;
   const bool bicubic = a.interpolation == Interpolation::kBicubic;
+  const bool in_lanes = locates_in_lanes(a.interpolation, a.padding) && in_h * in_w <= INT_MAX;
   to_channels_last(input, pixels, row);
   parallel_for(
       0, input.dims[0] * out_h * out_w, grain_for_work((bicubic ? 16.0 : 4.0) * row),
@@ -207,22 +209,44 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
           for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
             const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
             PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
-            BilinearTaps<float, kFault> bilinear[kLanes];
+            FloatLanes x, y;
+            for (int p = 0; p < kLanes; ++p) {
+              if (p < count) at[p] = next, next.next();
+              const PointIndex& point = at[std::min(p, count - 1)];
+              x[p] = static_cast<float>(grid(point.n, point.h, point.w, 0));
+              y[p] = static_cast<float>(grid(point.n, point.h, point.w, 1));
+            }
+            // Bilinear: each tap's channels-last row (null outside) and weight.
+            const float* tap_row[4][kLanes] = {};
+            float tap_weight[4][kLanes];
             BicubicTaps<float> cubic[kLanes];
-            const float* batch[kLanes];
-            for (int p = 0; p < count; ++p, next.next()) {
-              at[p] = next;
-              const SourcePoint s =
-                  locate_source<kFault>(static_cast<float>(grid(next.n, next.h, next.w, 0)),
-                                        static_cast<float>(grid(next.n, next.h, next.w, 1)), in_h,
-                                        in_w, a.interpolation, a.padding, a.align_corners);
-              batch[p] = pixels + next.n * plane;
+            if (in_lanes) {
+              const SourceLanes s = locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation,
+                                                         a.padding, a.align_corners);
+              const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation,
+                                               static_cast<int32_t>(in_w), 1);
+              for (int k = 0; k < 4; ++k) {
+                const FloatLanes weight = t.float_weight(k);
+                for (int p = 0; p < count; ++p) {
+                  tap_weight[k][p] = weight[p];
+                  if (t.inside[k][p])
+                    tap_row[k][p] = pixels + at[p].n * plane + int64_t{t.offset[k][p]} * row;
+                }
+              }
+            }
+            for (int p = 0; p < count && !in_lanes; ++p) {
+              const SourcePoint s = locate_source<kFault>(x[p], y[p], in_h, in_w, a.interpolation,
+                                                          a.padding, a.align_corners);
+              const float* batch = pixels + at[p].n * plane;
               if (bicubic) {
                 cubic[p] = bicubic_taps<T, float, kFault>(s, in_h, in_w, a, in_w * row, row);
-              } else {
-                bilinear[p] = BilinearTaps<float, kFault>(s, in_h, in_w);
-                if (!s.addressable)
-                  std::fill(std::begin(bilinear[p].inside), std::end(bilinear[p].inside), false);
+                continue;
+              }
+              const BilinearTaps<float, kFault> t(s, in_h, in_w);
+              for (int k = 0; k < 4; ++k) {
+                tap_weight[k][p] = t.weight[k];
+                if (s.addressable && t.inside[k])
+                  tap_row[k][p] = batch + (t.y[k] * in_w + t.x[k]) * row;
               }
             }
             // One point's kLanes channels from c, in the scalar kernels' order.
@@ -235,20 +259,18 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
                   LaneVector<float> line{};
                   for (int ii = 0; ii < t.column_count; ++ii) {
                     const int i = t.columns_inside[ii];
-                    line += t.wx[i] * load_lanes<float>(
-                                          batch[p] + t.row_offset[j] + t.column_offset[i] + c, 1);
+                    line += t.wx[i] * load_lanes<float>(pixels + at[p].n * plane + t.row_offset[j] +
+                                                            t.column_offset[i] + c,
+                                                        1);
                   }
                   value += t.wy[j] * line;
                 }
                 return value;
               }
-              const BilinearTaps<float, kFault>& t = bilinear[p];
 #pragma GCC unroll 4
               for (int k = 0; k < 4; ++k) {
-                if (t.inside[k]) {
-                  value += t.weight[k] *
-                           load_lanes<float>(batch[p] + (t.y[k] * in_w + t.x[k]) * row + c, 1);
-                }
+                if (tap_row[k][p])
+                  value += tap_weight[k][p] * load_lanes<float>(tap_row[k][p] + c, 1);
               }
               return value;
             };
@@ -289,9 +311,6 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const Attributes& a = plan.attrs;
   const bool nearest = a.interpolation == Interpolation::kNearest;
   const int taps = nearest ? 1 : 4;
-  const int32_t rows = lane_bound(in_h);
-  const bool off_by_one = planted<kFault>(Fault::kOffByOneTap) && !nearest;
-  const int32_t columns = lane_bound(off_by_one ? in_w - 1 : in_w);
   const auto row_stride = static_cast<int32_t>(input.strides[2]);
   const auto column_stride = static_cast<int32_t>(input.strides[3]);
   const int64_t grain = std::max<int64_t>(kLanes, 4096 / std::max<int64_t>(1, channels));
@@ -318,18 +337,9 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
         }
         const SourceLanes s =
             locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
-        MaskLanes inside[4], offset[4];
+        const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation, row_stride, column_stride);
         FloatLanes weight[4];
-        const BilinearWeightLanes w(s);
-        for (int k = 0; k < taps; ++k) {
-          const MaskLanes tx = s.x0 + (k & 1), ty = s.y0 + (k >> 1);
-          inside[k] = s.addressable & (tx >= 0) & (tx < columns) & (ty >= 0) & (ty < rows);
-          // Masked first: a tap outside may lie past int32's range once multiplied.
-          offset[k] = (inside[k] & ty) * row_stride + (inside[k] & tx) * column_stride;
-          weight[k] = k == 3 && planted<kFault>(Fault::kWrongBilinearWeight)
-                          ? BilinearWeightLanes::product(w.x[1], w.x[1])
-                          : BilinearWeightLanes::product(w.y[k >> 1], w.x[k & 1]);
-        }
+        for (int k = 0; k < taps; ++k) weight[k] = t.float_weight(k);
         const bool one_row = count == kLanes && out.strides[3] == 1 &&
                              out_offset[kLanes - 1] == out_offset[0] + kLanes - 1;
         const T* in_batch = &input(n, 0, 0, 0);
@@ -339,15 +349,15 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
           T* out_plane = out_batch + c * out.strides[1];
           if (nearest) {
             for (int j = 0; j < count; ++j)
-              out_plane[out_offset[j]] = inside[0][j] ? plane[offset[0][j]] : T(0);
+              out_plane[out_offset[j]] = t.inside[0][j] ? plane[t.offset[0][j]] : T(0);
             continue;
           }
           FloatLanes sum{};
 #pragma GCC unroll 4
           for (int k = 0; k < 4; ++k) {
             FloatLanes v;
-            for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[offset[k][j]]);
-            sum += inside[k] ? weight[k] * v : FloatLanes{};
+            for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[t.offset[k][j]]);
+            sum += t.inside[k] ? weight[k] * v : FloatLanes{};
           }
           if (one_row) {
             store_lanes<float>(out_plane + out_offset[0], 1, sum);

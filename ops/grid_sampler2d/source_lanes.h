@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "core/checked_math.h"
 #include "core/lanes.h"
@@ -20,6 +21,12 @@
 namespace gradconf::grid_sampler2d {
 
 using FloatLanes = LaneVector<float>;
+
+/// A size as the bound of int32 tap indices: tap indices of addressable points stay below
+/// 2^31 - 126, so a larger size bounds them like INT_MAX does.
+inline int32_t lane_bound(int64_t size) {
+  return static_cast<int32_t>(std::min<int64_t>(size, INT_MAX));
+}
 
 /// Whether locate_lanes handles the call's attributes.
 inline bool locates_in_lanes(Interpolation interpolation, Padding padding) {
@@ -143,6 +150,48 @@ struct BilinearWeightLanes {
   }
 };
 
+/// The four bilinear taps of kLanes located points, in BilinearTaps' order (y0,x0) (y0,x1)
+/// (y1,x0) (y1,x1): whether each lies inside the input and its offset y * row_stride + x *
+/// column_stride (0 outside; the caller checked that the offsets fit int32), and its weight.
+template <Fault kFault>
+struct BilinearTapLanes {
+  MaskLanes inside[4], offset[4];
+  BilinearWeightLanes w;
+
+  /// Nearest reads tap 0, (y0, x0), only.
+  BilinearTapLanes(const SourceLanes& s, int64_t in_h, int64_t in_w, Interpolation interpolation,
+                   int32_t row_stride, int32_t column_stride)
+      : w(s) {
+    const bool off_by_one =
+        planted<kFault>(Fault::kOffByOneTap) && interpolation == Interpolation::kBilinear;
+    const int32_t rows = lane_bound(in_h);
+    const int32_t columns = lane_bound(off_by_one ? in_w - 1 : in_w);
+    for (int k = 0; k < 4; ++k) {
+      const MaskLanes x = s.x0 + (k & 1), y = s.y0 + (k >> 1);
+      inside[k] = s.addressable & (x >= 0) & (x < columns) & (y >= 0) & (y < rows);
+      // Masked first: a tap outside may lie past int32's range once multiplied.
+      offset[k] = (inside[k] & y) * row_stride + (inside[k] & x) * column_stride;
+    }
+  }
+  /// Tap k's weight rounded to float (the forward's).
+  FloatLanes float_weight(int k) const {
+    const auto [a, b] = factors(k);
+    return BilinearWeightLanes::product(a, b);
+  }
+  /// Tap k's weight in double (the backward's scatter weight).
+  void double_weight(int k, double (&out)[kLanes]) const {
+    const auto [a, b] = factors(k);
+    BilinearWeightLanes::store_product(a, b, out);
+  }
+
+ private:
+  std::pair<const BilinearWeightLanes::Halves&, const BilinearWeightLanes::Halves&> factors(
+      int k) const {
+    if (k == 3 && planted<kFault>(Fault::kWrongBilinearWeight)) return {w.x[1], w.x[1]};
+    return {w.y[k >> 1], w.x[k & 1]};
+  }
+};
+
 /// Whether every element of a plane of the view is an int32 offset from its first (the lanes
 /// kernels index planes with int32 lanes), and the plane has elements.
 template <typename View>
@@ -152,12 +201,6 @@ bool plane_fits_lanes(const View& v) {
   const auto columns = checked_mul(v.dims[3] - 1, v.strides[3]);
   const auto last = rows && columns ? checked_add(*rows, *columns) : std::nullopt;
   return last && *last <= INT_MAX;
-}
-
-/// A size as the bound of int32 tap indices: tap indices of addressable points stay below
-/// 2^31 - 126, so a larger size bounds them like INT_MAX does.
-inline int32_t lane_bound(int64_t size) {
-  return static_cast<int32_t>(std::min<int64_t>(size, INT_MAX));
 }
 
 }  // namespace gradconf::grid_sampler2d
