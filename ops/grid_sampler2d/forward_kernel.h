@@ -276,9 +276,22 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
             };
             // The tile's points are consecutive: one output row, or scattered past its end.
             const bool one_row = count == kLanes && at[0].w + kLanes <= out_w;
+            // Each point samples a span of channels before the next point does: its taps' rows
+            // are then read in order (a row of many channels spans many cache lines, which the
+            // hardware fetches ahead), not one line of each of 32 rows in turn.
+            constexpr int64_t kSpan = 32 * kLanes;
+            LaneVector<float> sampled[kLanes][kSpan / kLanes];
             for (int64_t c = 0; c < channels; c += kLanes) {
+              const int64_t in_span = c % kSpan / kLanes;
+              if (in_span == 0) {
+                const int64_t end = std::min(channels, c + kSpan);
+                for (int p = 0; p < count; ++p) {
+                  for (int64_t cc = c; cc < end; cc += kLanes)
+                    sampled[p][(cc - c) / kLanes] = sample(p, cc);
+                }
+              }
               LaneVector<float> tile[kLanes] = {};
-              for (int p = 0; p < count; ++p) tile[p] = sample(p, c);
+              for (int p = 0; p < count; ++p) tile[p] = sampled[p][in_span];
               transpose_lanes(tile);
               const int lanes = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
               for (int j = 0; j < lanes; ++j) {
