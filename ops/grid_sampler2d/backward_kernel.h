@@ -395,15 +395,9 @@ void lanes_point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Va
       PointIndex next(lo, l.out_h, l.out_w);
       for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
         const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
-        // A short group repeats its last point (computed, never written).
         PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
         FloatLanes x, y;
-        for (int j = 0; j < kLanes; ++j) {
-          if (j < count) at[j] = next, next.next();
-          const PointIndex& p = at[std::min(j, count - 1)];
-          x[j] = static_cast<float>(grid(p.n, p.h, p.w, 0));
-          y[j] = static_cast<float>(grid(p.n, p.h, p.w, 1));
-        }
+        next_points(next, count, grid, at, x, y);
         const SourceLanes s =
             locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
         Taps taps[kLanes];

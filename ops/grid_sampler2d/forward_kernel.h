@@ -44,6 +44,19 @@ struct PointIndex {
   }
 };
 
+/// kLanes grid points from `next` (advanced past the first `count`) and their coordinates as
+/// float lanes: a short group repeats its last point (located and sampled, never written).
+template <typename GridView>
+GRADCONF_ALWAYS_INLINE void next_points(PointIndex& next, int count, const GridView& grid,
+                                        PointIndex (&at)[kLanes], FloatLanes& x, FloatLanes& y) {
+  for (int j = 0; j < kLanes; ++j) {
+    if (j < count) at[j] = next, next.next();
+    const PointIndex& p = at[std::min(j, count - 1)];
+    x[j] = static_cast<float>(grid(p.n, p.h, p.w, 0));
+    y[j] = static_cast<float>(grid(p.n, p.h, p.w, 1));
+  }
+}
+
 /// The four bilinear taps of a located point with their weights, in the fixed order
 /// (y0,x0) (y0,x1) (y1,x0) (y1,x1). Out-of-bounds taps are flagged, never read.
 template <typename Acc, Fault kFault>
@@ -210,12 +223,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
             const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
             PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
             FloatLanes x, y;
-            for (int p = 0; p < kLanes; ++p) {
-              if (p < count) at[p] = next, next.next();
-              const PointIndex& point = at[std::min(p, count - 1)];
-              x[p] = static_cast<float>(grid(point.n, point.h, point.w, 0));
-              y[p] = static_cast<float>(grid(point.n, point.h, point.w, 1));
-            }
+            next_points(next, count, grid, at, x, y);
             // Bilinear: each tap's channels-last row (null outside) and weight.
             const float* tap_row[4][kLanes] = {};
             float tap_weight[4][kLanes];
@@ -334,20 +342,12 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
         const int64_t n = next.n;
         const int count =
             static_cast<int>(std::min({hi - start, int64_t{kLanes}, (n + 1) * points - start}));
-        // A short group repeats its last point (located and sampled, never written).
-        int64_t out_offset[kLanes];
+        PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
         FloatLanes x, y;
-        for (int j = 0; j < kLanes; ++j) {
-          if (j < count) {
-            out_offset[j] = next.h * out.strides[2] + next.w * out.strides[3];
-            x[j] = static_cast<float>(grid(n, next.h, next.w, 0));
-            y[j] = static_cast<float>(grid(n, next.h, next.w, 1));
-            next.next();
-          } else {
-            x[j] = x[count - 1];
-            y[j] = y[count - 1];
-          }
-        }
+        next_points(next, count, grid, at, x, y);
+        int64_t out_offset[kLanes];
+        for (int j = 0; j < kLanes; ++j)
+          out_offset[j] = at[j].h * out.strides[2] + at[j].w * out.strides[3];
         const SourceLanes s =
             locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
         const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation, row_stride, column_stride);
