@@ -337,48 +337,69 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const int64_t grain = std::max<int64_t>(kLanes, 4096 / std::max<int64_t>(1, channels));
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      // Blocks of up to kGroups lane groups of one batch: each channel then walks the block's
+      // points, as the point kernel walks its blocks of 32.
+      constexpr int kGroups = 4;
+      struct Group {
+        MaskLanes inside[4], offset[4];
+        FloatLanes weight[4];
+        int64_t out_offset[kLanes];
+        int count;
+        bool one_row;
+      };
+      Group block[kGroups];
       PointIndex next(lo, out_h, out_w);
       for (int64_t start = lo; start < hi;) {
         const int64_t n = next.n;
-        const int count =
-            static_cast<int>(std::min({hi - start, int64_t{kLanes}, (n + 1) * points - start}));
-        PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
-        FloatLanes x, y;
-        next_points(next, count, grid, at, x, y);
-        int64_t out_offset[kLanes];
-        for (int j = 0; j < kLanes; ++j)
-          out_offset[j] = at[j].h * out.strides[2] + at[j].w * out.strides[3];
-        const SourceLanes s =
-            locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
-        const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation, row_stride, column_stride);
-        FloatLanes weight[4];
-        for (int k = 0; k < taps; ++k) weight[k] = t.float_weight(k);
-        const bool one_row = count == kLanes && out.strides[3] == 1 &&
-                             out_offset[kLanes - 1] == out_offset[0] + kLanes - 1;
+        const int64_t end = std::min({hi, start + kGroups * kLanes, (n + 1) * points});
+        int groups = 0;
+        for (int64_t first = start; first < end; first += kLanes, ++groups) {
+          Group& g = block[groups];
+          g.count = static_cast<int>(std::min<int64_t>(kLanes, end - first));
+          PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
+          FloatLanes x, y;
+          next_points(next, g.count, grid, at, x, y);
+          for (int j = 0; j < kLanes; ++j)
+            g.out_offset[j] = at[j].h * out.strides[2] + at[j].w * out.strides[3];
+          g.one_row = g.count == kLanes && out.strides[3] == 1 &&
+                      g.out_offset[kLanes - 1] == g.out_offset[0] + kLanes - 1;
+          const SourceLanes s =
+              locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
+          const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation, row_stride,
+                                           column_stride);
+          for (int k = 0; k < taps; ++k) {
+            g.inside[k] = t.inside[k];
+            g.offset[k] = t.offset[k];
+            g.weight[k] = t.float_weight(k);
+          }
+        }
         const T* in_batch = &input(n, 0, 0, 0);
         T* out_batch = &out(n, 0, 0, 0);
         for (int64_t c = 0; c < channels; ++c) {
           const T* plane = in_batch + c * input.strides[1];
           T* out_plane = out_batch + c * out.strides[1];
-          if (nearest) {
-            for (int j = 0; j < count; ++j)
-              out_plane[out_offset[j]] = t.inside[0][j] ? plane[t.offset[0][j]] : T(0);
-            continue;
-          }
-          FloatLanes sum{};
+          for (int gi = 0; gi < groups; ++gi) {
+            const Group& g = block[gi];
+            if (nearest) {
+              for (int j = 0; j < g.count; ++j)
+                out_plane[g.out_offset[j]] = g.inside[0][j] ? plane[g.offset[0][j]] : T(0);
+              continue;
+            }
+            FloatLanes sum{};
 #pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) {
-            FloatLanes v;
-            for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[t.offset[k][j]]);
-            sum += t.inside[k] ? weight[k] * v : FloatLanes{};
+            for (int k = 0; k < 4; ++k) {
+              FloatLanes v;
+              for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[g.offset[k][j]]);
+              sum += g.inside[k] ? g.weight[k] * v : FloatLanes{};
+            }
+            if (g.one_row) {
+              store_lanes<float>(out_plane + g.out_offset[0], 1, sum);
+              continue;
+            }
+            for (int j = 0; j < g.count; ++j) out_plane[g.out_offset[j]] = static_cast<T>(sum[j]);
           }
-          if (one_row) {
-            store_lanes<float>(out_plane + out_offset[0], 1, sum);
-            continue;
-          }
-          for (int j = 0; j < count; ++j) out_plane[out_offset[j]] = static_cast<T>(sum[j]);
         }
-        start += count;
+        start = end;
       }
     });
   });
