@@ -25,7 +25,8 @@ enum class Padding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 inline constexpr double kMaxCoordinate = 2147483646.0;  // 2^31 - 2
 
 /// The element type of a coordinate: itself, or a lane vector's (source_lanes.h locates kLanes
-/// points at once with these helpers).
+/// points at once with these helpers; always inlined, as every function a lane vector is passed
+/// to by value must be: a baseline and an AVX2 function pass it in different places).
 template <typename Coord>
 struct ScalarOfCoord {
   using type = Coord;
@@ -40,7 +41,7 @@ using ScalarOf = typename ScalarOfCoord<Coord>::type;
 
 /// alignCorners: -1 and +1 are the centres of the corner pixels; else their outer edges.
 template <typename Coord>
-Coord unnormalize(Coord coord, int64_t size, bool align_corners) {
+GRADCONF_ALWAYS_INLINE Coord unnormalize(Coord coord, int64_t size, bool align_corners) {
   const auto s = static_cast<ScalarOf<Coord>>(size);
   return align_corners ? (coord + 1) / 2 * (s - 1) : ((coord + 1) * s - 1) / 2;
 }
@@ -53,7 +54,7 @@ inline double unnormalize_grad(int64_t size, bool align_corners) {
 
 /// Border padding. NaN passes through (and later makes the point out of bounds).
 template <typename Coord>
-Coord clip_coordinates(Coord coord, int64_t size) {
+GRADCONF_ALWAYS_INLINE Coord clip_coordinates(Coord coord, int64_t size) {
   const auto high = static_cast<ScalarOf<Coord>>(size - 1);
   return coord <= 0 ? Coord{} : coord >= high ? Coord{} + high : coord;
 }

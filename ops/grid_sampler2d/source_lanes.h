@@ -124,26 +124,27 @@ struct BilinearWeightLanes {
   };
   Halves x[2], y[2];
 
-  explicit BilinearWeightLanes(const SourceLanes& s) {
+  GRADCONF_ALWAYS_INLINE explicit BilinearWeightLanes(const SourceLanes& s) {
     x[1] = halves(s.tx);
     y[1] = halves(s.ty);
     x[0] = {1 - x[1].low, 1 - x[1].high};
     y[0] = {1 - y[1].low, 1 - y[1].high};
   }
-  static Halves halves(FloatLanes v) {
+  GRADCONF_ALWAYS_INLINE static Halves halves(FloatLanes v) {
     typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
     const Float4 low = __builtin_shufflevector(v, v, 0, 1, 2, 3);
     const Float4 high = __builtin_shufflevector(v, v, 4, 5, 6, 7);
     return {__builtin_convertvector(low, Double4), __builtin_convertvector(high, Double4)};
   }
-  static FloatLanes product(const Halves& a, const Halves& b) {
+  GRADCONF_ALWAYS_INLINE static FloatLanes product(const Halves& a, const Halves& b) {
     typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
     const Float4 low = __builtin_convertvector(a.low * b.low, Float4);
     const Float4 high = __builtin_convertvector(a.high * b.high, Float4);
     return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7);
   }
   /// a * b lane by lane, in double (the backward's scatter weights are not rounded).
-  static void store_product(const Halves& a, const Halves& b, double (&out)[kLanes]) {
+  GRADCONF_ALWAYS_INLINE static void store_product(const Halves& a, const Halves& b,
+                                                   double (&out)[kLanes]) {
     const Double4 low = a.low * b.low, high = a.high * b.high;
     std::memcpy(out, &low, sizeof low);
     std::memcpy(out + 4, &high, sizeof high);
@@ -159,8 +160,9 @@ struct BilinearTapLanes {
   BilinearWeightLanes w;
 
   /// Nearest reads tap 0, (y0, x0), only.
-  BilinearTapLanes(const SourceLanes& s, int64_t in_h, int64_t in_w, Interpolation interpolation,
-                   int32_t row_stride, int32_t column_stride)
+  GRADCONF_ALWAYS_INLINE BilinearTapLanes(const SourceLanes& s, int64_t in_h, int64_t in_w,
+                                          Interpolation interpolation, int32_t row_stride,
+                                          int32_t column_stride)
       : w(s) {
     const bool off_by_one =
         planted<kFault>(Fault::kOffByOneTap) && interpolation == Interpolation::kBilinear;
@@ -174,19 +176,20 @@ struct BilinearTapLanes {
     }
   }
   /// Tap k's weight rounded to float (the forward's).
-  FloatLanes float_weight(int k) const {
+  GRADCONF_ALWAYS_INLINE FloatLanes float_weight(int k) const {
     const auto [a, b] = factors(k);
     return BilinearWeightLanes::product(a, b);
   }
   /// Tap k's weight in double (the backward's scatter weight).
-  void double_weight(int k, double (&out)[kLanes]) const {
+  GRADCONF_ALWAYS_INLINE void double_weight(int k, double (&out)[kLanes]) const {
     const auto [a, b] = factors(k);
     BilinearWeightLanes::store_product(a, b, out);
   }
 
  private:
-  std::pair<const BilinearWeightLanes::Halves&, const BilinearWeightLanes::Halves&> factors(
-      int k) const {
+  GRADCONF_ALWAYS_INLINE
+      std::pair<const BilinearWeightLanes::Halves&, const BilinearWeightLanes::Halves&>
+      factors(int k) const {
     if (k == 3 && planted<kFault>(Fault::kWrongBilinearWeight)) return {w.x[1], w.x[1]};
     return {w.y[k >> 1], w.x[k & 1]};
   }

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/source_lanes.h"
 
 namespace gradconf::grid_sampler2d {
@@ -105,6 +106,65 @@ TEST(SourceLanes, EveryLaneIsLocatedAsItsPointIs) {
           const Attrs a{interpolation, padding, align_corners, size};
           expect_lanes_match_points(a, false);
           if (has_avx2) expect_lanes_match_points(a, true);
+        }
+      }
+    }
+  }
+}
+
+// BilinearTapLanes against BilinearTaps, point by point: inside flags, offsets and weights.
+GRADCONF_ALWAYS_INLINE void taps(const FloatLanes& x, const FloatLanes& y, const Attrs& a,
+                                 MaskLanes (&inside)[4], MaskLanes (&offset)[4],
+                                 FloatLanes (&weight)[4]) {
+  const SourceLanes s = locate_lanes<Fault::kNone>(x, y, a.size, a.size + 3, a.interpolation,
+                                                   a.padding, a.align_corners);
+  const BilinearTapLanes<Fault::kNone> t(s, a.size, a.size + 3, a.interpolation, 100, 1);
+  for (int k = 0; k < 4; ++k) {
+    inside[k] = t.inside[k];
+    offset[k] = t.offset[k];
+    weight[k] = t.float_weight(k);
+  }
+}
+void taps_baseline(const FloatLanes& x, const FloatLanes& y, const Attrs& a, MaskLanes (&inside)[4],
+                   MaskLanes (&offset)[4], FloatLanes (&weight)[4]) {
+  taps(x, y, a, inside, offset, weight);
+}
+GRADCONF_TARGET_AVX2 void taps_avx2(const FloatLanes& x, const FloatLanes& y, const Attrs& a,
+                                    MaskLanes (&inside)[4], MaskLanes (&offset)[4],
+                                    FloatLanes (&weight)[4]) {
+  taps(x, y, a, inside, offset, weight);
+}
+
+TEST(SourceLanes, BilinearTapLanesAreEachPointsBilinearTaps) {
+  const std::vector<float> c = coordinates();
+  std::vector<bool> paths = {false};
+  if (kernel_isa() == Isa::kAvx2) paths.push_back(true);
+  for (bool avx2 : paths) {
+    for (int64_t size : {1, 2, 7}) {
+      const Attrs a{Interpolation::kBilinear, Padding::kZeros, false, size};
+      for (size_t i = 0; i < c.size(); i += kLanes) {
+        FloatLanes x, y;
+        for (int j = 0; j < kLanes; ++j) {
+          x[j] = c[i + static_cast<size_t>(j)];
+          y[j] = c[(i + static_cast<size_t>(j) * 5 + 1) % c.size()];
+        }
+        MaskLanes inside[4], offset[4];
+        FloatLanes weight[4];
+        (avx2 ? taps_avx2 : taps_baseline)(x, y, a, inside, offset, weight);
+        for (int j = 0; j < kLanes; ++j) {
+          const SourcePoint p = locate_source(x[j], y[j], size, size + 3, a.interpolation,
+                                              a.padding, a.align_corners);
+          const BilinearTaps<float, Fault::kNone> want(p, size, size + 3);
+          for (int k = 0; k < 4; ++k) {
+            SCOPED_TRACE(testing::Message() << "x " << x[j] << " y " << y[j] << " lane " << j
+                                            << " tap " << k << (avx2 ? " (avx2)" : ""));
+            const bool in = p.addressable && want.inside[k];
+            ASSERT_EQ(inside[k][j] != 0, in);
+            if (!in) continue;
+            ASSERT_EQ(offset[k][j], want.y[k] * 100 + want.x[k]);
+            ASSERT_EQ(std::bit_cast<uint32_t>(weight[k][j]),
+                      std::bit_cast<uint32_t>(want.weight[k]));
+          }
         }
       }
     }
