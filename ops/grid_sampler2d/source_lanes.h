@@ -188,8 +188,8 @@ struct BilinearTapLanes {
 
  private:
   GRADCONF_ALWAYS_INLINE
-      std::pair<const BilinearWeightLanes::Halves&, const BilinearWeightLanes::Halves&>
-      factors(int k) const {
+  std::pair<const BilinearWeightLanes::Halves&, const BilinearWeightLanes::Halves&> factors(
+      int k) const {
     if (k == 3 && planted<kFault>(Fault::kWrongBilinearWeight)) return {w.x[1], w.x[1]};
     return {w.y[k >> 1], w.x[k & 1]};
   }
