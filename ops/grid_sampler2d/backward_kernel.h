@@ -10,7 +10,7 @@
 //      channels per vector operation) are added one by one in channel order (in double for every
 //      dtype: C can be long), four points' chains side by side, and both components written.
 //      Bilinear and nearest on float coordinates under zeros or border padding locate kLanes
-//      points at once and form their taps in lanes (source_lanes.h, lanes_point_pass): the same
+//      points at once and form their taps in lanes (source_lanes.h, locate_in_lanes): the same
 //      values, so the same bits;
 //   3. inputGrad: one task per (batch n, block of W channels, range of input rows) clears
 //      its worker's accumulator (W double lanes per pixel), scatters into it, in point order,
@@ -279,63 +279,6 @@ void write_grid_grad(const StridedView<T, 4>& grid_grad, int64_t n, int64_t h, i
   }
 }
 
-/// Pass 2: every point located; its scatter taps stored (inputGrad) and its gridGrad computed
-/// from the channels-last copies and written (gridGrad), kPointGroup points at a time.
-template <typename T, Fault kFault, typename Taps, typename Val>
-void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* grad_rows,
-                const Val* pixel_rows, Taps* scatter) {
-  const auto grid = view_of<const T, 4>(plan.grid);
-  const auto grid_grad = view_of<T, 4>(plan.grid_grad);
-  const Attributes& a = plan.attrs;
-  const int64_t row = l.padded_channels();
-  const bool reads = plan.wants.grid_reads();
-  parallel_for(0, l.n_batch * l.points(), grain_for_work(8.0 * row), [&](int64_t lo, int64_t hi) {
-    on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-      PointIndex next(lo, l.out_h, l.out_w);
-      for (int64_t i0 = lo; i0 < hi; i0 += kPointGroup) {
-        const int group = static_cast<int>(std::min<int64_t>(kPointGroup, hi - i0));
-        static_assert(kPointGroup == 4);
-        PointIndex at[kPointGroup] = {next, next, next, next};
-        // What the gridGrad write needs of each located point (an array of SourcePoint records
-        // was zeroed on every group: 5% of the samples of a C = 4 profile).
-        bool addressable[kPointGroup];
-        double mult_x[kPointGroup], mult_y[kPointGroup];
-        CoordinateTaps taps[kPointGroup];
-        const Val* pixels[kPointGroup] = {};
-        const Val* grad[kPointGroup] = {};
-        // A short group repeats its last point (computed, never written).
-        for (int p = 0; p < kPointGroup; ++p) {
-          if (p < group) at[p] = next, next.next();
-          const PointIndex& point = p < group ? at[p] : at[group - 1];
-          const int64_t n = point.n, h = point.h, w = point.w;
-          const int64_t i = i0 + std::min(p, group - 1);
-          const SourcePoint located =
-              locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
-                                    static_cast<compute_t<T>>(grid(n, h, w, 1)), l.in_h, l.in_w,
-                                    a.interpolation, a.padding, a.align_corners);
-          addressable[p] = located.addressable;
-          mult_x[p] = located.mult_x;
-          mult_y[p] = located.mult_y;
-          Taps point_scatter;
-          point_taps<T, kFault>(located, l, a, point_scatter, reads ? &taps[p] : nullptr);
-          if (plan.wants.input_grad) scatter[i] = point_scatter;
-          if (!reads) continue;
-          pixels[p] = pixel_rows + n * l.pixels() * row;
-          grad[p] = grad_rows + i * row;
-        }
-        if (!plan.wants.grid_grad) continue;
-        double gx[kPointGroup] = {}, gy[kPointGroup] = {};
-        if (reads) coordinate_grads<T, kFault>(taps, pixels, grad, row, l.channels, gx, gy);
-        for (int p = 0; p < group; ++p) {
-          const bool sums = reads && addressable[p];
-          write_grid_grad<kFault>(grid_grad, at[p].n, at[p].h, at[p].w,
-                                  sums ? gx[p] * mult_x[p] : 0.0, sums ? gy[p] * mult_y[p] : 0.0);
-        }
-      }
-    });
-  });
-}
-
 /// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets in int32
 /// lanes, which the caller checked): the same taps, offsets and weights, point by point.
 template <Fault kFault, typename Taps>
@@ -376,19 +319,74 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
   }
 }
 
-/// Pass 2 for bilinear and nearest on float coordinates under zeros or border padding: point_pass
-/// with kLanes points located at once (source_lanes.h) and their taps formed in lanes; the
-/// gridGrad sums of each kPointGroup of them as point_pass computes them.
-template <typename T, Fault kFault, typename Taps, typename Val>
-void lanes_point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* grad_rows,
-                      const Val* pixel_rows, Taps* scatter) {
+/// A block of up to kLanes consecutive points, located, with their taps: what the point pass reads
+/// after locating. Entries past the block's count repeat its last point (computed, never written).
+template <typename Taps>
+struct LocatedPoints {
+  Taps scatter[kLanes];
+  CoordinateTaps coordinate[kLanes];
+  bool addressable[kLanes];
+  double mult_x[kLanes], mult_y[kLanes];
+};
+
+/// Locates a block point by point in the coordinate type: every interpolation, padding and dtype.
+template <typename T, Fault kFault, typename Taps>
+GRADCONF_ALWAYS_INLINE void locate_one_by_one(PointIndex& next, int count,
+                                              const StridedView<const T, 4>& grid,
+                                              const SamplerLayout& l, const Attributes& a,
+                                              bool reads, PointIndex (&at)[kLanes],
+                                              LocatedPoints<Taps>& located) {
+  for (int j = 0; j < kLanes; ++j) {
+    if (j < count) at[j] = next, next.next();
+    const PointIndex& point = at[std::min(j, count - 1)];
+    const SourcePoint p =
+        locate_source<kFault>(static_cast<compute_t<T>>(grid(point.n, point.h, point.w, 0)),
+                              static_cast<compute_t<T>>(grid(point.n, point.h, point.w, 1)), l.in_h,
+                              l.in_w, a.interpolation, a.padding, a.align_corners);
+    located.addressable[j] = p.addressable;
+    located.mult_x[j] = p.mult_x;
+    located.mult_y[j] = p.mult_y;
+    point_taps<T, kFault>(p, l, a, located.scatter[j], reads ? &located.coordinate[j] : nullptr);
+  }
+}
+
+/// Locates a block's kLanes points at once (source_lanes.h: bilinear and nearest on float
+/// coordinates under zeros or border padding): the values locate_one_by_one gives, so the same
+/// bits.
+template <typename T, Fault kFault, typename Taps>
+GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
+                                            const StridedView<const T, 4>& grid,
+                                            const SamplerLayout& l, const Attributes& a, bool reads,
+                                            PointIndex (&at)[kLanes],
+                                            LocatedPoints<Taps>& located) {
+  FloatLanes x, y;
+  next_points(next, count, grid, at, x, y);
+  const SourceLanes s =
+      locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
+  lane_point_taps<kFault>(s, l, located.scatter, reads ? &located.coordinate : nullptr);
+  const double mult_x = unnormalize_grad(l.in_w, a.align_corners);
+  const double mult_y = unnormalize_grad(l.in_h, a.align_corners);
+  for (int j = 0; j < kLanes; ++j) {
+    located.addressable[j] = s.addressable[j];
+    located.mult_x[j] = s.moves_x[j] ? mult_x : 0.0;
+    located.mult_y[j] = s.moves_y[j] ? mult_y : 0.0;
+  }
+}
+
+/// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
+/// (inputGrad) and its gridGrad computed from the channels-last copies and written (gridGrad),
+/// kPointGroup points' sums side by side.
+template <typename T, Fault kFault, bool kInLanes, typename Taps, typename Val>
+void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* grad_rows,
+                const Val* pixel_rows, Taps* scatter) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
   const Attributes& a = plan.attrs;
   const int64_t row = l.padded_channels();
   const bool reads = plan.wants.grid_reads();
-  const double unnormalized_x = unnormalize_grad(l.in_w, a.align_corners);
-  const double unnormalized_y = unnormalize_grad(l.in_h, a.align_corners);
+  // The taps' pixel rows lie anywhere in the input: a block's rows are requested before the first
+  // group's sums wait on theirs (rows of one cache line: a longer row's first line did not help).
+  const bool prefetch = reads && row * sizeof(Val) <= 64;
   static_assert(kLanes % kPointGroup == 0);
   parallel_for(0, l.n_batch * l.points(), grain_for_work(8.0 * row), [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
@@ -396,33 +394,28 @@ void lanes_point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Va
       for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
         const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
         PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
-        FloatLanes x, y;
-        next_points(next, count, grid, at, x, y);
-        const SourceLanes s =
-            locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
-        Taps taps[kLanes];
-        CoordinateTaps coordinate[kLanes];
-        lane_point_taps<kFault>(s, l, taps, reads ? &coordinate : nullptr);
-        if (plan.wants.input_grad) std::copy(taps, taps + count, scatter + i0);
+        LocatedPoints<Taps> located;
+        if constexpr (kInLanes) {
+          locate_in_lanes<T, kFault>(next, count, grid, l, a, reads, at, located);
+        } else {
+          locate_one_by_one<T, kFault>(next, count, grid, l, a, reads, at, located);
+        }
+        if (plan.wants.input_grad)
+          std::copy(located.scatter, located.scatter + count, scatter + i0);
         if (!plan.wants.grid_grad) continue;
-        // The taps' pixel rows lie anywhere in the input: all kLanes points' rows are requested
-        // before the first group's sums wait on theirs (rows of one cache line: a longer row's
-        // first line alone did not help).
-        const bool prefetch = reads && row * sizeof(Val) <= 64;
         for (int j = 0; prefetch && j < count; ++j) {
           const Val* pixels = pixel_rows + at[j].n * l.pixels() * row;
-          for (int k = 0; k < coordinate[j].count; ++k)
-            __builtin_prefetch(pixels + coordinate[j].pixel[k] * row);
+          for (int k = 0; k < located.coordinate[j].count; ++k)
+            __builtin_prefetch(pixels + located.coordinate[j].pixel[k] * row);
         }
-        for (int g = 0; g < kLanes; g += kPointGroup) {
+        for (int g = 0; g < count; g += kPointGroup) {
           const int group = std::min(kPointGroup, count - g);
-          if (group <= 0) break;
           double gx[kPointGroup] = {}, gy[kPointGroup] = {};
           if (reads) {
             const Val* pixels[kPointGroup];
             const Val* grad[kPointGroup];
             const CoordinateTaps(&group_taps)[kPointGroup] =
-                *reinterpret_cast<const CoordinateTaps(*)[kPointGroup]>(coordinate + g);
+                *reinterpret_cast<const CoordinateTaps(*)[kPointGroup]>(located.coordinate + g);
             for (int p = 0; p < kPointGroup; ++p) {
               const int j = g + std::min(p, group - 1);
               pixels[p] = pixel_rows + at[j].n * l.pixels() * row;
@@ -432,11 +425,10 @@ void lanes_point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Va
           }
           for (int p = 0; p < group; ++p) {
             const int j = g + p;
-            const bool sums = reads && s.addressable[j];
-            const double mult_x = unnormalized_x * (s.moves_x[j] ? 1.0 : 0.0);
-            const double mult_y = unnormalized_y * (s.moves_y[j] ? 1.0 : 0.0);
+            const bool sums = reads && located.addressable[j];
             write_grid_grad<kFault>(grid_grad, at[j].n, at[j].h, at[j].w,
-                                    sums ? gx[p] * mult_x : 0.0, sums ? gy[p] * mult_y : 0.0);
+                                    sums ? gx[p] * located.mult_x[j] : 0.0,
+                                    sums ? gy[p] * located.mult_y[j] : 0.0);
           }
         }
       }
@@ -499,9 +491,9 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
     auto* scatter = reinterpret_cast<Taps*>(workspace + ws.scatter);
     if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
       if (locates_in_lanes(plan.attrs.interpolation, plan.attrs.padding) && l.pixels() <= INT_MAX)
-        return lanes_point_pass<T, kFault>(plan, l, grad_rows, pixel_rows, scatter);
+        return point_pass<T, kFault, true>(plan, l, grad_rows, pixel_rows, scatter);
     }
-    point_pass<T, kFault>(plan, l, grad_rows, pixel_rows, scatter);
+    point_pass<T, kFault, false>(plan, l, grad_rows, pixel_rows, scatter);
   });
   if (plan.wants.input_grad) {
     with_block_lanes(l, [&](auto lanes) {
