@@ -57,6 +57,25 @@ GRADCONF_ALWAYS_INLINE void next_points(PointIndex& next, int count, const GridV
   }
 }
 
+/// The direct kernels' walk over points [lo, hi): blocks of up to kBlockPoints points of one
+/// batch, `locate(next, count)` locating a block's points (and advancing `next` past them), then
+/// `gather(n, c)` writing channel c of the block's outputs: the writes walk one output plane
+/// instead of striding across all C planes per point.
+inline constexpr int64_t kBlockPoints = 32;
+template <typename Locate, typename Gather>
+GRADCONF_ALWAYS_INLINE void for_point_blocks(int64_t lo, int64_t hi, int64_t out_h, int64_t out_w,
+                                             int64_t channels, Locate&& locate, Gather&& gather) {
+  const int64_t points = out_h * out_w;
+  PointIndex next(lo, out_h, out_w);
+  for (int64_t start = lo; start < hi;) {
+    const int64_t n = next.n;
+    const int64_t end = std::min({hi, start + kBlockPoints, (n + 1) * points});
+    locate(next, static_cast<int>(end - start));
+    for (int64_t c = 0; c < channels; ++c) gather(n, c);
+    start = end;
+  }
+}
+
 /// The four bilinear taps of a located point with their weights, in the fixed order
 /// (y0,x0) (y0,x1) (y1,x0) (y1,x1). Out-of-bounds taps are flagged, never read.
 template <typename Acc, Fault kFault>
@@ -337,9 +356,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const int64_t grain = std::max<int64_t>(kLanes, 4096 / std::max<int64_t>(1, channels));
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-      // Blocks of up to kGroups lane groups of one batch: each channel then walks the block's
-      // points, as the point kernel walks its blocks of 32.
-      constexpr int kGroups = 4;
+      constexpr int kGroups = kBlockPoints / kLanes;
       struct Group {
         MaskLanes inside[4], offset[4];
         FloatLanes weight[4];
@@ -348,14 +365,11 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
         bool one_row;
       };
       Group block[kGroups];
-      PointIndex next(lo, out_h, out_w);
-      for (int64_t start = lo; start < hi;) {
-        const int64_t n = next.n;
-        const int64_t end = std::min({hi, start + kGroups * kLanes, (n + 1) * points});
-        int groups = 0;
-        for (int64_t first = start; first < end; first += kLanes, ++groups) {
+      int groups = 0;
+      const auto locate = [&](PointIndex& next, int count) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        for (groups = 0; groups * kLanes < count; ++groups) {
           Group& g = block[groups];
-          g.count = static_cast<int>(std::min<int64_t>(kLanes, end - first));
+          g.count = std::min(kLanes, count - groups * kLanes);
           PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
           FloatLanes x, y;
           next_points(next, g.count, grid, at, x, y);
@@ -373,34 +387,32 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
             g.weight[k] = t.float_weight(k);
           }
         }
-        const T* in_batch = &input(n, 0, 0, 0);
-        T* out_batch = &out(n, 0, 0, 0);
-        for (int64_t c = 0; c < channels; ++c) {
-          const T* plane = in_batch + c * input.strides[1];
-          T* out_plane = out_batch + c * out.strides[1];
-          for (int gi = 0; gi < groups; ++gi) {
-            const Group& g = block[gi];
-            if (nearest) {
-              for (int j = 0; j < g.count; ++j)
-                out_plane[g.out_offset[j]] = g.inside[0][j] ? plane[g.offset[0][j]] : T(0);
-              continue;
-            }
-            FloatLanes sum{};
-#pragma GCC unroll 4
-            for (int k = 0; k < 4; ++k) {
-              FloatLanes v;
-              for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[g.offset[k][j]]);
-              sum += g.inside[k] ? g.weight[k] * v : FloatLanes{};
-            }
-            if (g.one_row) {
-              store_lanes<float>(out_plane + g.out_offset[0], 1, sum);
-              continue;
-            }
-            for (int j = 0; j < g.count; ++j) out_plane[g.out_offset[j]] = static_cast<T>(sum[j]);
+      };
+      const auto gather = [&](int64_t n, int64_t c) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        const T* plane = &input(n, 0, 0, 0) + c * input.strides[1];
+        T* out_plane = &out(n, 0, 0, 0) + c * out.strides[1];
+        for (int gi = 0; gi < groups; ++gi) {
+          const Group& g = block[gi];
+          if (nearest) {
+            for (int j = 0; j < g.count; ++j)
+              out_plane[g.out_offset[j]] = g.inside[0][j] ? plane[g.offset[0][j]] : T(0);
+            continue;
           }
+          FloatLanes sum{};
+#pragma GCC unroll 4
+          for (int k = 0; k < 4; ++k) {
+            FloatLanes v;
+            for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[g.offset[k][j]]);
+            sum += g.inside[k] ? g.weight[k] * v : FloatLanes{};
+          }
+          if (g.one_row) {
+            store_lanes<float>(out_plane + g.out_offset[0], 1, sum);
+            continue;
+          }
+          for (int j = 0; j < g.count; ++j) out_plane[g.out_offset[j]] = static_cast<T>(sum[j]);
         }
-        start = end;
-      }
+      };
+      for_point_blocks(lo, hi, out_h, out_w, channels, locate, gather);
     });
   });
 }
@@ -433,24 +445,19 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
   const bool nearest = a.interpolation == Interpolation::kNearest;
   parallel_for(0, n_batch * points, grain, [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-      // Points are located a block at a time, then each channel writes the block's outputs: the
-      // writes walk one output plane instead of striding across all C planes per point.
       struct Located {
         int64_t out_offset;  // of (h, w) inside an output plane
         BilinearTaps<Acc, kFault>
             taps;               // none inside for an unaddressable point; nearest: [0] only
         int64_t tap_offset[4];  // of the taps inside an input plane
       };
-      constexpr int64_t kBlock = 32;
-      PointIndex at(lo, out_h, out_w);
-      for (int64_t start = lo; start < hi;) {
-        const int64_t n = start / points;
-        const int64_t end =
-            std::min({hi, start + kBlock, (n + 1) * points});  // one batch per block
-        Located block[kBlock];
-        for (int64_t i = start; i < end; ++i, at.next()) {
-          const int64_t h = at.h, w = at.w;
-          Located& b = block[i - start];
+      Located block[kBlockPoints];
+      int count = 0;
+      const auto locate = [&](PointIndex& next, int points_in_block) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        count = points_in_block;
+        for (int j = 0; j < count; ++j, next.next()) {
+          const int64_t n = next.n, h = next.h, w = next.w;
+          Located& b = block[j];
           const SourcePoint p =
               locate_source<kFault>(static_cast<compute_t<T>>(grid(n, h, w, 0)),
                                     static_cast<compute_t<T>>(grid(n, h, w, 1)), in_h, in_w,
@@ -466,31 +473,29 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
           if (!p.addressable) std::fill(std::begin(b.taps.inside), std::end(b.taps.inside), false);
           b.taps.plane_offsets(input.strides[2], input.strides[3], b.tap_offset);
         }
+      };
+      const auto gather = [&](int64_t n, int64_t c) GRADCONF_ALWAYS_INLINE_LAMBDA {
         // Pointers are formed for real channels only (a size-1 dim may have any stride).
-        const T* in_batch = &input(n, 0, 0, 0);
-        T* out_batch = &out(n, 0, 0, 0);
-        for (int64_t c = 0; c < channels; ++c) {
-          const T* in_plane = in_batch + c * input.strides[1];
-          T* out_plane = out_batch + c * out.strides[1];
-          for (int64_t j = 0; j < end - start; ++j) {
-            const Located& b = block[j];
-            T value = T(0);
-            if (nearest) {
-              if (b.taps.inside[0]) value = in_plane[b.tap_offset[0]];
-            } else {
-              Acc sum = 0;
+        const T* in_plane = &input(n, 0, 0, 0) + c * input.strides[1];
+        T* out_plane = &out(n, 0, 0, 0) + c * out.strides[1];
+        for (int j = 0; j < count; ++j) {
+          const Located& b = block[j];
+          T value = T(0);
+          if (nearest) {
+            if (b.taps.inside[0]) value = in_plane[b.tap_offset[0]];
+          } else {
+            Acc sum = 0;
 #pragma GCC unroll 4
-              for (int k = 0; k < 4; ++k) {
-                if (b.taps.inside[k])
-                  sum += b.taps.weight[k] * static_cast<Acc>(in_plane[b.tap_offset[k]]);
-              }
-              value = static_cast<T>(sum);
+            for (int k = 0; k < 4; ++k) {
+              if (b.taps.inside[k])
+                sum += b.taps.weight[k] * static_cast<Acc>(in_plane[b.tap_offset[k]]);
             }
-            out_plane[b.out_offset] = value;
+            value = static_cast<T>(sum);
           }
+          out_plane[b.out_offset] = value;
         }
-        start = end;
-      }
+      };
+      for_point_blocks(lo, hi, out_h, out_w, channels, locate, gather);
     });
   });
 }
