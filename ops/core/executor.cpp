@@ -7,6 +7,7 @@
 
 #include "core/checked_math.h"
 #include "core/fork_safe.h"
+#include "core/planted_fault.h"
 #include "core/status.h"
 
 namespace gradconf {
@@ -72,7 +73,9 @@ aclnnStatus make_executor(uint64_t scratch_bytes, ExecutorBody body, uint64_t* w
       return fail(ACLNN_ERR_PARAM_INVALID,
                   "workspace of " + std::to_string(scratch_bytes) + " bytes is too large");
     }
-    size = *padded + kWorkspaceAlignment;
+    // The slack lets phase 2 align any workspace pointer up (run_executor).
+    const bool slack = !core_fault_planted(CoreFault::kWorkspaceSlackDropped);
+    size = *padded + (slack ? kWorkspaceAlignment : 0);
   }
   *executor = registry().add(Entry{size, std::move(body)});
   *workspace_size = size;

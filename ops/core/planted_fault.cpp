@@ -45,6 +45,8 @@ std::string_view core_fault_name(CoreFault fault) {
       return "registry_unguarded_at_fork";
     case CoreFault::kMessageSharedAcrossThreads:
       return "message_shared_across_threads";
+    case CoreFault::kWorkspaceSlackDropped:
+      return "workspace_slack_dropped";
     default:
       return "none";
   }

@@ -69,6 +69,8 @@ enum class CoreFault {
                                 ///< thread exit destroys before atexit handlers call in
   kRegistryUnguardedAtFork,     ///< the executor registry's lock left out of the fork handlers
   kMessageSharedAcrossThreads,  ///< one last-error message for the whole process, not per thread
+  kWorkspaceSlackDropped,       ///< phase 1 asks for no alignment slack, yet phase 2 aligns the
+                                ///< workspace pointer up: a misaligned one is overrun by up to 63 B
   kCount
 };
 std::string_view core_fault_name(CoreFault fault);

@@ -350,7 +350,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const int64_t out_h = grid.dims[1], out_w = grid.dims[2], points = out_h * out_w;
   const Attributes& a = plan.attrs;
   const bool nearest = a.interpolation == Interpolation::kNearest;
-  const int taps = nearest ? 1 : 4;
+  const int taps_read = nearest ? 1 : 4;
   const auto row_stride = static_cast<int32_t>(input.strides[2]);
   const auto column_stride = static_cast<int32_t>(input.strides[3]);
   const int64_t grain = std::max<int64_t>(kLanes, 4096 / std::max<int64_t>(1, channels));
@@ -381,7 +381,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
               locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
           const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation, row_stride,
                                            column_stride);
-          for (int k = 0; k < taps; ++k) {
+          for (int k = 0; k < taps_read; ++k) {
             g.inside[k] = t.inside[k];
             g.offset[k] = t.offset[k];
             g.weight[k] = t.float_weight(k);

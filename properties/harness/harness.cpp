@@ -513,6 +513,29 @@ void read_back_output(size_t t, const TensorSpec& spec, const Storage& s,
   }
 }
 
+// A storage's bytes as they are now, in the thread's read-back buffer (valid until the next call).
+std::span<uint8_t> storage_now(const Storage& s, const AclRuntime& rt) {
+  std::vector<uint8_t>& buffer = thread_cache().after;
+  if (buffer.capacity() > kRecycledImageBytes) buffer = {};
+  buffer.resize(std::max(buffer.size(), s.bytes));
+  rt.memcpy(buffer.data(), s.bytes, s.device, s.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+  return {buffer.data(), s.bytes};
+}
+
+// The tensors whose storage is no longer byte for byte as prepared (inputs and outputs alike: phase
+// 1 may write neither).
+std::string changed_storages(std::span<const TensorSpec> tensors, CallStorages& storages,
+                             const AclRuntime& rt) {
+  std::string changed;
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const Storage& s = storages[t];
+    if (tensors[t].null || s.bytes == 0) continue;
+    if (std::memcmp(storage_now(s, rt).data(), s.before.data(), s.bytes) == 0) continue;
+    changed += (changed.empty() ? "" : ", ") + tensors[t].name;
+  }
+  return changed;
+}
+
 // Every storage read back: inputs must be byte for byte as they were, outputs as above.
 void read_back(std::span<const TensorSpec> tensors, CallStorages& storages, const AclRuntime& rt,
                Outcome& outcome) {
@@ -520,11 +543,7 @@ void read_back(std::span<const TensorSpec> tensors, CallStorages& storages, cons
     const TensorSpec& spec = tensors[t];
     if (spec.null) continue;
     const Storage& s = storages[t];
-    std::vector<uint8_t>& after_buffer = thread_cache().after;
-    if (after_buffer.capacity() > kRecycledImageBytes) after_buffer = {};
-    after_buffer.resize(std::max(after_buffer.size(), s.bytes));
-    const std::span<uint8_t> after(after_buffer.data(), s.bytes);
-    rt.memcpy(after.data(), s.bytes, s.device, s.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+    const std::span<uint8_t> after = storage_now(s, rt);
     if (spec.output) {
       read_back_output(t, spec, s, after, outcome);
     } else if (s.bytes > 0 && std::memcmp(after.data(), s.before.data(), s.bytes) != 0) {
@@ -557,6 +576,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
   aclnnStatus status =
       run_phase1(phase1, storages.handles(), options, rt, &workspace_size, &executor, outcome);
   outcome.workspace_size = workspace_size;
+  if (status == ACLNN_SUCCESS && options.check_phase1_purity)
+    outcome.phase1_writes = changed_storages(tensors, storages, rt);
   if (status != ACLNN_SUCCESS) {
     outcome.failed_phase = 1;
     outcome.message = recent_error(rt);

@@ -53,6 +53,7 @@ struct RunOptions {
   bool null_workspace = false;        ///< pass nullptr as the workspace (with its size)
   bool query_twice = false;           ///< call phase 1 twice (idempotence), run the second
   bool skip_phase2 = false;           ///< phase 1 only (the executor is destroyed unrun)
+  bool check_phase1_purity = false;   ///< after phase 1: is every storage byte as prepared?
   bool run_phase2_twice = false;      ///< run the executor again after it ran (single use)
   int timed_repeats = 0;              ///< after a successful run: time phase 2 this many times,
                                       ///< each with a fresh executor from an untimed phase 1
@@ -68,6 +69,8 @@ struct Outcome {
   int failed_phase = 0;  ///< 0 none, 1 or 2
   uint64_t workspace_size = 0;
   bool workspace_sizes_agree = true;  ///< query_twice: both phase-1 calls gave the same size
+  /// check_phase1_purity: the tensors phase 1 wrote into (comma-separated; "" if none).
+  std::string phase1_writes;
   aclnnStatus second_run_status = ACLNN_SUCCESS;  ///< run_phase2_twice: status of the rerun
   std::string second_run_message;                 ///< and its aclGetRecentErrMsg()
   /// Per TensorSpec: outputs' logical values read back through the view (empty for inputs).

@@ -1,9 +1,11 @@
 // Law 9: the two-phase contract (spec README §1). Phase 1 is pure (writes no input or output
-// byte) and idempotent (same size twice); a garbage-filled or misaligned workspace gives the same
+// byte) and idempotent (same size twice); a garbage-filled, misaligned workspace gives the same
 // bits as a zeroed, aligned one and nothing is written past workspaceSize; a workspace one byte
 // short, or null, is rejected with 161002 (EXEC-WS-01) before any output byte is written; an
 // executor runs once (361001, EXEC-STATE-01, after); a null executor is 161001 (EXEC-NULL-01).
-// Every phase-2 message names its clause.
+// Every phase-2 message names its clause. Four runs: the clean one (phase 1 twice, checked pure
+// before phase 2), the perturbed one, the two refusals; a difference in bits costs one more run,
+// which tells prior content from alignment.
 #ifndef GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 #define GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 
@@ -13,16 +15,11 @@ namespace gradconf::props {
 
 namespace workspace_contract_detail {
 
-/// Phase 1 alone, queried twice: the same size, and no byte of any tensor written ("" if so).
-inline std::string phase1_pure_and_idempotent(const Call& call, const Outcome& planned) {
-  if (!planned.ok()) return "phase 1 " + describe_status(planned);
-  if (!planned.workspace_sizes_agree) return "phase 1 returned different workspace sizes";
-  for (size_t t = 0; t < call.tensors.size(); ++t) {
-    if (call.tensors[t].output && !planned.view_untouched[t]) {
-      return "phase 1 wrote into " + call.tensors[t].name;
-    }
-  }
-  if (!planned.inputs_untouched || !planned.outside_views_untouched) return planned.violations;
+/// Phase 1, queried twice: the same size, and no byte of any tensor written ("" if so).
+inline std::string phase1_pure_and_idempotent(const Outcome& clean) {
+  if (clean.failed_phase == 1) return "phase 1 " + describe_status(clean);
+  if (!clean.workspace_sizes_agree) return "phase 1 returned different workspace sizes";
+  if (!clean.phase1_writes.empty()) return "phase 1 wrote into " + clean.phase1_writes;
   return "";
 }
 
@@ -46,24 +43,26 @@ inline std::string executor_refusals(const Call& call, const Outcome& ran_twice,
   return "";
 }
 
-/// The wanted outputs of a garbage-filled and of a misaligned workspace, bit for bit those of a
-/// zeroed, aligned one.
-inline std::string same_bits(const Call& call, const std::vector<int>& wanted, const Outcome& clean,
-                             const Outcome& dirty, const Outcome& shifted,
-                             LawMeasurements& measured) {
+/// The wanted outputs of a garbage-filled, misaligned workspace, bit for bit those of a zeroed,
+/// aligned one. A difference is told apart by one more run, garbage-filled and aligned.
+template <typename Traits>
+std::string same_bits(const Call& call, const std::vector<int>& wanted, const Outcome& clean,
+                      const Outcome& perturbed, const Backend& backend, LawMeasurements& measured) {
   for (int out : wanted) {
     const auto o = static_cast<size_t>(out);
-    measured.add_exact(2 * static_cast<int64_t>(clean.values[o].size()));
-    const int64_t at = first_bit_difference(clean.values[o], dirty.values[o]);
-    if (at >= 0) {
-      return call.tensors[o].name + " depends on the workspace's prior content (flat index " +
-             std::to_string(at) + ")";
-    }
-    const int64_t moved = first_bit_difference(clean.values[o], shifted.values[o]);
-    if (moved >= 0) {
-      return call.tensors[o].name + " depends on the workspace pointer's alignment (flat index " +
-             std::to_string(moved) + ")";
-    }
+    measured.add_exact(static_cast<int64_t>(clean.values[o].size()));
+    const int64_t at = first_bit_difference(clean.values[o], perturbed.values[o]);
+    if (at < 0) continue;
+    RunOptions garbage;
+    garbage.workspace_fill = WorkspaceFill::kGarbage;
+    const Outcome dirty = Traits::run(call, garbage, backend);
+    const int64_t dirty_at =
+        dirty.ok() ? first_bit_difference(clean.values[o], dirty.values[o]) : at;
+    return call.tensors[o].name +
+           (dirty_at >= 0 ? " depends on the workspace's prior content (flat index " +
+                                std::to_string(dirty_at) + ")"
+                          : " depends on the workspace pointer's alignment (flat index " +
+                                std::to_string(at) + ")");
   }
   return "";
 }
@@ -104,38 +103,31 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
   const std::string repro = Traits::repro(p);
   auto fail = [&](const std::string& why) { return law_failure("workspace_contract", repro, why); };
 
-  RunOptions plan_only;
-  plan_only.skip_phase2 = true;
-  plan_only.query_twice = true;
-  const Outcome planned = Traits::run(call, plan_only, backend);
-  if (auto why = steps::phase1_pure_and_idempotent(call, planned); !why.empty()) return fail(why);
-
-  RunOptions zeroed, garbage, misaligned;
-  garbage.workspace_fill = WorkspaceFill::kGarbage;
-  garbage.run_phase2_twice = true;
-  misaligned.misaligned_workspace = true;
-  misaligned.workspace_fill = WorkspaceFill::kGarbage;
+  RunOptions zeroed, perturbed_options;
+  zeroed.query_twice = true;
+  zeroed.check_phase1_purity = true;
+  perturbed_options.workspace_fill = WorkspaceFill::kGarbage;
+  perturbed_options.misaligned_workspace = true;
+  perturbed_options.run_phase2_twice = true;
   const Outcome clean = Traits::run(call, zeroed, backend);
-  const Outcome dirty = Traits::run(call, garbage, backend);
-  const Outcome shifted = Traits::run(call, misaligned, backend);
-  if (!clean.ok() || !dirty.ok() || !shifted.ok()) {
-    return fail(describe_status(clean) + " / " + describe_status(dirty) + " / " +
-                describe_status(shifted));
+  if (auto why = steps::phase1_pure_and_idempotent(clean); !why.empty()) return fail(why);
+  const Outcome perturbed = Traits::run(call, perturbed_options, backend);
+  if (!clean.ok() || !perturbed.ok())
+    return fail(describe_status(clean) + " / " + describe_status(perturbed));
+  for (const Outcome* run : {&clean, &perturbed}) {
+    if (!run->workspace_guard_intact || !run->violations.empty()) return fail(run->violations);
   }
-  if (!shifted.workspace_guard_intact || !shifted.violations.empty())
-    return fail(shifted.violations);
-  if (!dirty.workspace_guard_intact || !dirty.violations.empty()) return fail(dirty.violations);
-  if (auto why = steps::executor_refusals(call, dirty, backend); !why.empty()) return fail(why);
+  if (auto why = steps::executor_refusals(call, perturbed, backend); !why.empty()) return fail(why);
   LawResult result;
-  // Phase 1 pure and idempotent, the guard and the views intact twice, the second run and the
-  // null executor refused.
+  // Phase 1 pure and idempotent, the guard and the views intact on both runs, the second run and
+  // the null executor refused.
   result.measured.add_checks(6);
   const auto wanted = Traits::wanted_outputs(p, call);
-  if (auto why = steps::same_bits(call, wanted, clean, dirty, shifted, result.measured);
+  if (auto why = steps::same_bits<Traits>(call, wanted, clean, perturbed, backend, result.measured);
       !why.empty()) {
     return fail(why);
   }
-  if (planned.workspace_size > 0) {
+  if (clean.workspace_size > 0) {
     if (auto why = steps::workspace_refusals<Traits>(call, backend, result.measured);
         !why.empty()) {
       return fail(why);
