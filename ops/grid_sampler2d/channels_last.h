@@ -38,54 +38,54 @@ GRADCONF_ALWAYS_INLINE void transpose_lanes(V (&v)[kLanes]) {
 }
 
 /// Copies src (N, C, H, W) to dst as N * H * W rows of `row` values (channel c at c), the lanes
-/// past C zero: 8 x 8 tiles of (channels, columns), transposed in registers. A row shorter than
-/// kLanes (a few channels) is copied value by value.
+/// past C zero: 8 x 8 tiles of (channels, columns), transposed in registers. `row` is 4 (C <= 4)
+/// or a multiple of kLanes.
 template <typename Val, typename T>
 void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row) {
   const int64_t channels = src.dims[1], height = src.dims[2], width = src.dims[3];
   const int64_t xs = src.strides[3];
   if (width == 0) return;
-  if (row < kLanes) {
-    parallel_for(0, src.dims[0] * height, grain_for_work(double(width) * row),
-                 [&](int64_t lo, int64_t hi) {
-                   for (int64_t nh = lo; nh < hi; ++nh) {
-                     Val* rows = dst + nh * width * row;
-                     std::fill(rows, rows + width * row, Val(0));
-                     for (int64_t c = 0; c < channels; ++c) {
-                       const T* line = &src(nh / height, c, nh % height, 0);
-                       for (int64_t x = 0; x < width; ++x)
-                         rows[x * row + c] = static_cast<Val>(line[x * xs]);
-                     }
-                   }
-                 });
-    return;
-  }
+  // One 8 x 8 tile: channels c.. of columns x.., transposed into the rows of columns x.. (a row
+  // of 4, for C <= 4, takes the tile's first 4 channels).
+  const auto copy_tile = [&](const T* at, int64_t channel_stride, int lanes_in,
+                             Val* out) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    LaneVector<Val> tile[kLanes];
+#pragma GCC unroll 8
+    for (int i = 0; i < kLanes; ++i)
+      tile[i] = i < lanes_in ? load_lanes<Val>(at + i * channel_stride, xs) : LaneVector<Val>{};
+    transpose_lanes(tile);
+#pragma GCC unroll 8
+    for (int j = 0; j < kLanes; ++j) {
+      if (row >= kLanes) {
+        std::memcpy(out + j * row, &tile[j], sizeof tile[j]);
+      } else {
+        std::memcpy(out + j * row, &tile[j], 4 * sizeof(Val));
+      }
+    }
+  };
+  const int64_t channel_stride = src.strides[1];
   parallel_for(
       0, src.dims[0] * height, grain_for_work(double(width) * row), [&](int64_t lo, int64_t hi) {
         on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
           for (int64_t nh = lo; nh < hi; ++nh) {
             const int64_t n = nh / height, h = nh % height;
             Val* rows = dst + nh * width * row;
-            // Two tiles of columns at a time, all channel blocks: the rows written stay in L1.
-            // Each block reads one line of each of its kLanes planes, lines that no prefetcher
-            // sees coming (too few per plane): they are prefetched two blocks ahead.
+            const T* line = &src(n, 0, h, 0);
+            // A block of kLanes planes at a time along the whole row: its reads are kLanes
+            // sequential runs, and each line of rows it writes is finished by the next block
+            // while still in L1. The next block's runs are requested into L2 a block ahead
+            // (into L1, planes a power of two apart evict each other).
             const int64_t tiled = width / kLanes * kLanes;
-            for (int64_t x0 = 0; x0 < tiled; x0 += 2 * kLanes) {
-              const int64_t x_end = std::min(tiled, x0 + 2 * kLanes);
-              for (int64_t c = 0; c < row; c += kLanes) {
-                for (int64_t i = c + 2 * kLanes; i < std::min(channels, c + 3 * kLanes); ++i)
-                  __builtin_prefetch(&src(n, i, h, x0));
-                for (int64_t x = x0; x < x_end; x += kLanes) {
-                  LaneVector<Val> tile[kLanes];
-                  for (int i = 0; i < kLanes; ++i) {
-                    tile[i] = c + i < channels ? load_lanes<Val>(&src(n, c + i, h, x), xs)
-                                               : LaneVector<Val>{};
-                  }
-                  transpose_lanes(tile);
-                  for (int j = 0; j < kLanes; ++j)
-                    std::memcpy(rows + (x + j) * row + c, &tile[j], sizeof tile[j]);
-                }
+            for (int64_t c = 0; c < row; c += kLanes) {
+              for (int64_t i = c + kLanes; i < std::min(channels, c + 2 * kLanes); ++i) {
+                const T* run = line + i * channel_stride;
+                for (int64_t x = 0; x < tiled; x += 64 / sizeof(T))
+                  __builtin_prefetch(run + x * xs, 0, 2);
               }
+              const int lanes_in = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
+              const T* planes = lanes_in > 0 ? line + c * channel_stride : line;
+              for (int64_t x = 0; x < tiled; x += kLanes)
+                copy_tile(planes + x * xs, channel_stride, lanes_in, rows + x * row + c);
             }
             for (int64_t x = tiled; x < width; ++x) {
               for (int64_t c = 0; c < row; ++c)
