@@ -47,8 +47,8 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row)
   if (width == 0) return;
   // One 8 x 8 tile: channels c.. of columns x.., transposed into the rows of columns x.. (a row
   // of 4, for C <= 4, takes the tile's first 4 channels).
-  const auto copy_tile = [&](const T* at, int64_t channel_stride, int lanes_in,
-                             Val* out) GRADCONF_ALWAYS_INLINE_LAMBDA {
+  const int64_t channel_stride = src.strides[1];
+  const auto copy_tile = [&](const T* at, int lanes_in, Val* out) GRADCONF_ALWAYS_INLINE_LAMBDA {
     LaneVector<Val> tile[kLanes];
 #pragma GCC unroll 8
     for (int i = 0; i < kLanes; ++i)
@@ -63,7 +63,6 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row)
       }
     }
   };
-  const int64_t channel_stride = src.strides[1];
   parallel_for(
       0, src.dims[0] * height, grain_for_work(double(width) * row), [&](int64_t lo, int64_t hi) {
         on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
@@ -85,7 +84,7 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row)
               const int lanes_in = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
               const T* planes = lanes_in > 0 ? line + c * channel_stride : line;
               for (int64_t x = 0; x < tiled; x += kLanes)
-                copy_tile(planes + x * xs, channel_stride, lanes_in, rows + x * row + c);
+                copy_tile(planes + x * xs, lanes_in, rows + x * row + c);
             }
             for (int64_t x = tiled; x < width; ++x) {
               for (int64_t c = 0; c < row; ++c)

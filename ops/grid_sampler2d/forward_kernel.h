@@ -57,21 +57,27 @@ GRADCONF_ALWAYS_INLINE void next_points(PointIndex& next, int count, const GridV
   }
 }
 
-/// The direct kernels' walk over points [lo, hi): blocks of up to kBlock points of one batch,
-/// `locate(next, count)` locating a block's points (and advancing `next` past them), then
-/// `gather(n, c)` writing channel c of the block's outputs: the writes walk one output plane
-/// instead of striding across all C planes per point.
+/// The direct kernels' walk over output points [lo, hi): blocks of up to kBlock points of one
+/// batch, `locate(next, count)` locating a block's points (and advancing `next` past them), then
+/// `gather(in_plane, out_plane)` writing one channel of the block's outputs: the writes walk one
+/// output plane instead of striding across all C planes per point.
 inline constexpr int64_t kBlockPoints = 32;
-template <int64_t kBlock = kBlockPoints, typename Locate, typename Gather>
-GRADCONF_ALWAYS_INLINE void for_point_blocks(int64_t lo, int64_t hi, int64_t out_h, int64_t out_w,
-                                             int64_t channels, Locate&& locate, Gather&& gather) {
-  const int64_t points = out_h * out_w;
+template <int64_t kBlock = kBlockPoints, typename T, typename Locate, typename Gather>
+GRADCONF_ALWAYS_INLINE void for_point_blocks(int64_t lo, int64_t hi,
+                                             const StridedView<const T, 4>& input,
+                                             const StridedView<T, 4>& out, Locate&& locate,
+                                             Gather&& gather) {
+  const int64_t out_h = out.dims[2], out_w = out.dims[3], points = out_h * out_w;
   PointIndex next(lo, out_h, out_w);
   for (int64_t start = lo; start < hi;) {
     const int64_t n = next.n;
     const int64_t end = std::min({hi, start + kBlock, (n + 1) * points});
     locate(next, static_cast<int>(end - start));
-    for (int64_t c = 0; c < channels; ++c) gather(n, c);
+    // Pointers are formed for real channels only (a size-1 dim may have any stride).
+    const T* in_batch = &input(n, 0, 0, 0);
+    T* out_batch = &out(n, 0, 0, 0);
+    for (int64_t c = 0; c < input.dims[1]; ++c)
+      gather(in_batch + c * input.strides[1], out_batch + c * out.strides[1]);
     start = end;
   }
 }
@@ -202,13 +208,11 @@ void bicubic_forward_kernel(const ForwardPlan& plan) {
               bicubic_taps<T, Acc, kFault>(p, in_h, in_w, a, input.strides[2], input.strides[3]);
         }
       };
-      const auto gather = [&](int64_t n, int64_t c) GRADCONF_ALWAYS_INLINE_LAMBDA {
-        const T* in_plane = &input(n, 0, 0, 0) + c * input.strides[1];
-        T* out_plane = &out(n, 0, 0, 0) + c * out.strides[1];
+      const auto gather = [&](const T* in_plane, T* out_plane) GRADCONF_ALWAYS_INLINE_LAMBDA {
         for (int j = 0; j < count; ++j)
           out_plane[out_offset[j]] = static_cast<T>(taps[j].sample(in_plane));
       };
-      for_point_blocks(lo, hi, grid.dims[1], out_w, channels, locate, gather);
+      for_point_blocks(lo, hi, input, out, locate, gather);
     });
   });
 }
@@ -389,9 +393,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
           }
         }
       };
-      const auto gather = [&](int64_t n, int64_t c) GRADCONF_ALWAYS_INLINE_LAMBDA {
-        const T* plane = &input(n, 0, 0, 0) + c * input.strides[1];
-        T* out_plane = &out(n, 0, 0, 0) + c * out.strides[1];
+      const auto gather = [&](const T* plane, T* out_plane) GRADCONF_ALWAYS_INLINE_LAMBDA {
         for (int gi = 0; gi < groups; ++gi) {
           const Group& g = block[gi];
           if (nearest) {
@@ -413,7 +415,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
           for (int j = 0; j < g.count; ++j) out_plane[g.out_offset[j]] = static_cast<T>(sum[j]);
         }
       };
-      for_point_blocks<kGroups * kLanes>(lo, hi, out_h, out_w, channels, locate, gather);
+      for_point_blocks<kGroups * kLanes>(lo, hi, input, out, locate, gather);
     });
   });
 }
@@ -475,10 +477,7 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
           b.taps.plane_offsets(input.strides[2], input.strides[3], b.tap_offset);
         }
       };
-      const auto gather = [&](int64_t n, int64_t c) GRADCONF_ALWAYS_INLINE_LAMBDA {
-        // Pointers are formed for real channels only (a size-1 dim may have any stride).
-        const T* in_plane = &input(n, 0, 0, 0) + c * input.strides[1];
-        T* out_plane = &out(n, 0, 0, 0) + c * out.strides[1];
+      const auto gather = [&](const T* in_plane, T* out_plane) GRADCONF_ALWAYS_INLINE_LAMBDA {
         for (int j = 0; j < count; ++j) {
           const Located& b = block[j];
           T value = T(0);
@@ -496,7 +495,7 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
           out_plane[b.out_offset] = value;
         }
       };
-      for_point_blocks(lo, hi, out_h, out_w, channels, locate, gather);
+      for_point_blocks(lo, hi, input, out, locate, gather);
     });
   });
 }
