@@ -250,6 +250,23 @@ inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<A
   store_lanes<Acc>(p, 1, v);
 }
 
+/// Copies `bytes` (a multiple of 16) from `src` to the 16-byte-aligned `dst`, bypassing the caches:
+/// no read for ownership of lines that another core's cache may hold. A kernel that streams calls
+/// stream_fence() before its threads join.
+inline void stream_copy(void* dst, const void* src, size_t bytes) {
+#if defined(__x86_64__)
+  auto* to = static_cast<__m128i*>(dst);
+  const auto* from = static_cast<const char*>(src);
+  for (size_t i = 0; i < bytes / sizeof(__m128i); ++i) {
+    __m128i v;
+    std::memcpy(&v, from + i * sizeof v, sizeof v);
+    _mm_stream_si128(to + i, v);
+  }
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
 /// Orders this thread's streaming stores before whatever it does next (a join, a flag).
 inline void stream_fence() {
 #if defined(__x86_64__)
