@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <iterator>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "core/isa.h"
@@ -49,6 +51,22 @@ struct PointIndex {
 template <typename GridView>
 GRADCONF_ALWAYS_INLINE void next_points(PointIndex& next, int count, const GridView& grid,
                                         PointIndex (&at)[kLanes], FloatLanes& x, FloatLanes& y) {
+  if constexpr (std::is_same_v<std::remove_cv_t<std::remove_reference_t<decltype(*grid.origin)>>,
+                               float>) {
+    // kLanes points of one row whose (x, y) pairs are packed: two vector loads, deinterleaved
+    // (point by point, each lane would be stored, then the vector loaded: a forwarding stall).
+    if (count == kLanes && next.w + kLanes <= next.out_w && grid.strides[3] == 1 &&
+        grid.strides[2] == 2) {
+      const float* pairs = &grid(next.n, next.h, next.w, 0);
+      FloatLanes low, high;
+      std::memcpy(&low, pairs, sizeof low);
+      std::memcpy(&high, pairs + kLanes, sizeof high);
+      x = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
+      y = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
+      for (int j = 0; j < kLanes; ++j) at[j] = next, next.next();
+      return;
+    }
+  }
   for (int j = 0; j < kLanes; ++j) {
     if (j < count) at[j] = next, next.next();
     const PointIndex& p = at[std::min(j, count - 1)];
