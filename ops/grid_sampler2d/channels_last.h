@@ -50,8 +50,8 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row)
   const int64_t channel_stride = src.strides[1];
   // Rows of at most kLanes make each tile one run of whole lines. With several workers they are
   // streamed: another core's random reads of lines this core holds modified cost more than reads
-  // from memory (large spatial, C 4, 2 threads: about 1.6x); one worker reads them back from its
-  // own cache (streaming was about 1.2x slower there).
+  // from memory (large spatial, C 4, 2 threads: about 1.13x); one worker reads them back from its
+  // own cache (streaming was about 1.18x slower there).
   const bool stream = row <= kLanes && num_threads() > 1;
   const auto copy_tile = [&](const T* at, int lanes_in, Val* out) GRADCONF_ALWAYS_INLINE_LAMBDA {
     LaneVector<Val> tile[kLanes];
