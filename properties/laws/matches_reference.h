@@ -56,9 +56,9 @@ LawResult matches_reference_on(const typename Traits::Problem& p, const Call& ca
                                 expected.name, output_zeros, c.count,
                                 std::min<int64_t>(expected.structural_zeros, output_zeros));
   }
-  // Elements zero by construction (keys no query reaches) are still compared element by element
-  // but carry no evidence; an output that is zero for the inputs drawn (nearest sampling's
-  // gridGrad) counts as zeros, and the case's other outputs carry the evidence.
+  // Elements zero by construction (keys no query reaches, nearest sampling's gridGrad) are still
+  // compared element by element but carry no evidence; an output that is zero only for the inputs
+  // drawn counts as zeros, and the case's other outputs carry the evidence.
   if (proves_little(evidence)) {
     result.mistrusted = true;
     result.mistrust_reason = fmt::format(

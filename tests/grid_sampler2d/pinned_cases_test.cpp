@@ -200,6 +200,28 @@ TEST(GridSampler2DPinned, grid_on_corners_centres_edges_and_ties) {
   }
 }
 
+// Nearest sampling's gridGrad is 0 by construction (the spec's, for any input), so a call asking
+// only for it is judged as the zero fill the spec asks of it: it holds and is not mistrusted. A
+// gridGrad that is zero only for the values drawn (bilinear, gradOutput all 0) still is.
+TEST(GridSampler2DPinned, nearest_grid_grad_alone_is_evidence_of_its_zero_fill) {
+  Problem p = problem(ACL_FLOAT, {2, 3, 5, 6, 4, 7});
+  p.entry = Direction::kBackward;
+  p.output_mask = std::array<bool, 2>{false, true};
+  p.interpolation = Interpolation::kNearest;
+  const auto nearest =
+      gradconf::props::matches_reference<GridSampler2DTraits>(p, Backend::linked());
+  EXPECT_TRUE(nearest.holds) << nearest.detail;
+  EXPECT_FALSE(nearest.mistrusted) << nearest.mistrust_reason;
+
+  p.interpolation = Interpolation::kBilinear;
+  Call call = GridSampler2DTraits::make_call(p);
+  set_values(call, "gradOutput", std::vector<double>(call.tensor("gradOutput").values.size(), 0.0));
+  const auto no_gradient =
+      gradconf::props::matches_reference_on<GridSampler2DTraits>(p, call, Backend::linked());
+  EXPECT_TRUE(no_gradient.holds) << no_gradient.detail;
+  EXPECT_TRUE(no_gradient.mistrusted);
+}
+
 // The pinned sweeps can fail: with a planted fault in the kernels each rejects some run.
 TEST(GridSampler2DPinned, sweeps_catch_planted_faults) {
   const Values specials = grid_specials();

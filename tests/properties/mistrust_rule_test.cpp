@@ -51,12 +51,5 @@ TEST(MistrustRule, ALargeSparseOutputDoesNotDrownTheOthers) {
   EXPECT_FALSE(proves_little(zero_weights));
 }
 
-TEST(MistrustRule, NearestGridGradAloneProvesLittle) {
-  // GridSampler2DBackward, nearest, only gridGrad requested: zero for any input, but by the
-  // interpolation drawn, not by the shapes, so it counts.
-  const OutputZeros grid_grad_only[] = {{512, 512, 0}};
-  EXPECT_TRUE(proves_little(grid_grad_only));
-}
-
 }  // namespace
 }  // namespace gradconf::props
