@@ -480,12 +480,12 @@ aclnnStatus run_phase2(const Phase1& phase1, Phase2 phase2, std::span<const Tens
 // outside the view changed (element granularity: a view element is either canary on every byte
 // or written).
 void read_back_output(size_t t, const TensorSpec& spec, const Storage& s,
-                      std::span<const uint8_t> after, Outcome& outcome) {
+                      std::span<const uint8_t> after, bool read_values, Outcome& outcome) {
   const auto esize = static_cast<size_t>(s.element_bytes);
   if (s.row_major) {  // the common case, without the element map below
     outcome.view_untouched[t] =
         std::all_of(after.begin(), after.end(), [](uint8_t b) { return b == kOutputCanary; });
-    outcome.values[t] = decode(spec.dtype, after);
+    if (read_values) outcome.values[t] = decode(spec.dtype, after);
     return;
   }
   std::vector<uint8_t>& in_view_buffer = thread_cache().in_view;
@@ -500,7 +500,7 @@ void read_back_output(size_t t, const TensorSpec& spec, const Storage& s,
     for (size_t b = 0; untouched && b < esize; ++b) untouched = bytes[b] == kOutputCanary;
   }
   outcome.view_untouched[t] = untouched;
-  outcome.values[t] = decode_at(spec.dtype, after.data(), s.offsets);
+  if (read_values) outcome.values[t] = decode_at(spec.dtype, after.data(), s.offsets);
   for (size_t element = 0; element < in_view.size(); ++element) {
     if (in_view[element]) continue;
     for (size_t b = element * esize; b < (element + 1) * esize; ++b) {
@@ -538,14 +538,14 @@ std::string changed_storages(std::span<const TensorSpec> tensors, CallStorages& 
 
 // Every storage read back: inputs must be byte for byte as they were, outputs as above.
 void read_back(std::span<const TensorSpec> tensors, CallStorages& storages, const AclRuntime& rt,
-               Outcome& outcome) {
+               bool read_values, Outcome& outcome) {
   for (size_t t = 0; t < tensors.size(); ++t) {
     const TensorSpec& spec = tensors[t];
     if (spec.null) continue;
     const Storage& s = storages[t];
     const std::span<uint8_t> after = storage_now(s, rt);
     if (spec.output) {
-      read_back_output(t, spec, s, after, outcome);
+      read_back_output(t, spec, s, after, read_values, outcome);
     } else if (s.bytes > 0 && std::memcmp(after.data(), s.before.data(), s.bytes) != 0) {
       outcome.inputs_untouched = false;
       note(outcome, "input " + spec.name + " was modified");
@@ -594,7 +594,7 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
   outcome.status = status;
   rt.destroy_stream(stream);
   threads.reset();
-  read_back(tensors, storages, rt, outcome);
+  read_back(tensors, storages, rt, options.read_values, outcome);
   return outcome;
 }
 

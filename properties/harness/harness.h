@@ -55,13 +55,22 @@ struct RunOptions {
   bool skip_phase2 = false;           ///< phase 1 only (the executor is destroyed unrun)
   bool check_phase1_purity = false;   ///< after phase 1: is every storage byte as prepared?
   bool run_phase2_twice = false;      ///< run the executor again after it ran (single use)
-  int timed_repeats = 0;              ///< after a successful run: time phase 2 this many times,
-                                      ///< each with a fresh executor from an untimed phase 1
+  /// false: Outcome::values stays empty; statuses, canaries and guards are still read (a law that
+  /// judges a refused call has no values to read, and decoding a large output costs more than it).
+  bool read_values = true;
+  int timed_repeats = 0;  ///< after a successful run: time phase 2 this many times,
+                          ///< each with a fresh executor from an untimed phase 1
   /// After a successful phase 1, before phase 2: new logical values for input tensors (index in
   /// TensorSpec order, one value per view element), as a caller may change data between the
   /// phases. Phase 2 must then neither read nor write out of bounds.
   std::vector<std::pair<size_t, std::vector<double>>> rewrite_between_phases;
 };
+
+/// `options` with Outcome::values left unread: for calls judged by statuses, canaries and guards.
+inline RunOptions values_unread(RunOptions options = {}) {
+  options.read_values = false;
+  return options;
+}
 
 struct Outcome {
   aclnnStatus status = ACLNN_SUCCESS;

@@ -18,7 +18,7 @@ struct ClauseExpectation {
 template <typename Traits>
 LawResult error_contract(const typename Traits::Call& call, const ClauseExpectation& expected,
                          const std::string& repro, const Backend& backend) {
-  const Outcome outcome = Traits::run(call, {}, backend);
+  const Outcome outcome = Traits::run(call, values_unread(), backend);
   const std::string side = expected.just_valid ? "just-valid side of " : "just-invalid side of ";
   auto fail = [&](const std::string& why) {
     return law_failure("error_contract", repro, side + expected.clause_id + ": " + why);

@@ -109,7 +109,7 @@ struct HostBaseline {
       : call(Traits::make_call(p)), broken(with_null_input(call)) {
     wanted = Traits::wanted_outputs(p, call);
     first = Traits::run(call, {}, backend);
-    const Outcome bad = Traits::run(broken, {}, backend);
+    const Outcome bad = Traits::run(broken, values_unread(), backend);
     failure = {bad.status, clause_of_message(bad.message)};
     if (!first.ok()) {
       error = "the valid call returned " + describe_status(first);
@@ -124,7 +124,8 @@ struct HostBaseline {
   /// harness allocates anything, so a destroyed message store is written at once.
   std::string check_again(const Backend& backend) const {
     if (std::string why = null_executor_fails(backend); !why.empty()) return why;
-    const std::string bad = failed_as_expected(Traits::run(broken, {}, backend), failure);
+    const std::string bad =
+        failed_as_expected(Traits::run(broken, values_unread(), backend), failure);
     if (!bad.empty()) return bad;
     return same_success(call, wanted, first, Traits::run(call, {}, backend));
   }
@@ -181,7 +182,7 @@ LawResult host_at_exit(const typename Traits::Problem& p, const Backend& backend
       [&] {
         // A failing call in main records a message; then calls at exit must still work.
         const std::string bad =
-            failed_as_expected(Traits::run(base.broken, {}, backend), base.failure);
+            failed_as_expected(Traits::run(base.broken, values_unread(), backend), base.failure);
         if (!bad.empty()) {
           child_report("in main: " + bad);
           return 3;
@@ -209,9 +210,10 @@ LawResult host_fork_under_load(const typename Traits::Problem& p, const Backend&
         std::vector<std::thread> hammers;
         for (int h = 0; h < kHammerThreads; ++h) {
           hammers.emplace_back([&, h] {
-            RunOptions options;
+            // Load only: what the hammers' calls return is not read.
+            RunOptions options = values_unread();
             options.timed_repeats = kHammerPairs;
-            RunOptions plan_only;
+            RunOptions plan_only = values_unread();
             plan_only.skip_phase2 = true;
             while (!stop.load(std::memory_order_relaxed)) {
               Traits::run(base.call, h == 0 ? plan_only : options, backend);
@@ -251,7 +253,8 @@ std::string message_survives_other_threads(const HostBaseline<Traits>& base,
   std::atomic<int> step{0};
   std::string failing_why, valid_why;
   std::thread failing([&] {
-    failing_why = failed_as_expected(Traits::run(base.broken, {}, backend), base.failure);
+    failing_why =
+        failed_as_expected(Traits::run(base.broken, values_unread(), backend), base.failure);
     step = 1;
     while (step.load() != 2) std::this_thread::yield();
     const char* message = backend.runtime().recent_error();
@@ -300,7 +303,8 @@ LawResult host_concurrent_calls(const typename Traits::Problem& p, const Backend
                 why[t] = same_success(base.call, base.wanted, base.first,
                                       Traits::run(base.call, {}, backend));
               } else {
-                why[t] = failed_as_expected(Traits::run(base.broken, {}, backend), base.failure);
+                why[t] = failed_as_expected(Traits::run(base.broken, values_unread(), backend),
+                                            base.failure);
               }
               for (int b = 0; b < kNullExecutorBurst && why[t].empty(); ++b) {
                 why[t] = base.null_executor_fails(backend);

@@ -72,7 +72,7 @@ std::string same_bits(const Call& call, const std::vector<int>& wanted, const Ou
 template <typename Traits>
 std::string workspace_refusals(const Call& call, const Backend& backend,
                                LawMeasurements& measured) {
-  RunOptions short_by_one, null_workspace;
+  RunOptions short_by_one = values_unread(), null_workspace = values_unread();
   short_by_one.workspace_shortfall = 1;
   null_workspace.null_workspace = true;
   const Outcome rejected = Traits::run(call, short_by_one, backend);
