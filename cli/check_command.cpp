@@ -251,9 +251,9 @@ int run_check(const CheckOptions& given) {
   for (const auto& f : campaign.faults) missed += f.caught ? 0 : 1;
   std::cout << "gradconf check: " << campaign.cells.size() << " cells, " << failed << " failed, "
             << missed << " planted faults missed, " << uncovered << " clauses uncovered; "
-            << campaign.cases_per_cell << " cases per binding in " << campaign.rounds.size()
-            << " rounds, " << static_cast<int>(campaign.seconds) << " s; reports in " << out
-            << "\n";
+            << cases_per_binding_text(campaign) << " cases per binding in "
+            << campaign.rounds.size() << " rounds, " << static_cast<int>(campaign.seconds)
+            << " s; reports in " << out << "\n";
   if (campaign.failed()) return kExitCheckFailed;
   if (options.strict && uncovered > 0) return kExitCheckFailed;
   return kExitOk;

@@ -79,6 +79,13 @@ std::string_view cell_status_name(CellStatus status) {
   return "?";
 }
 
+std::string cases_per_binding_text(const Campaign& c) {
+  if (c.fewest_cases_per_cell <= 0 || c.fewest_cases_per_cell >= c.cases_per_cell) {
+    return std::to_string(c.cases_per_cell);
+  }
+  return std::to_string(c.fewest_cases_per_cell) + " to " + std::to_string(c.cases_per_cell);
+}
+
 CellStatus Cell::status() const {
   if (cases == 0) return CellStatus::kSkipped;
   if (failed > 0) return CellStatus::kFailed;
@@ -493,6 +500,7 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
     Campaign c = before_rounds;
     c.rounds = campaign.rounds;
     for (const Round& r : c.rounds) c.cases_per_cell += r.cases;
+    c.fewest_cases_per_cell = c.cases_per_cell;
     collect_results(work, results, c);
     c.seconds = elapsed();
     return c;
@@ -554,6 +562,10 @@ Campaign merge_campaigns(const std::vector<Campaign>& parts) {
   for (const Campaign& part : parts) {
     merged.seconds = std::max(merged.seconds, part.seconds);
     merged.cases_per_cell = std::max(merged.cases_per_cell, part.cases_per_cell);
+    const int fewest =
+        part.fewest_cases_per_cell > 0 ? part.fewest_cases_per_cell : part.cases_per_cell;
+    merged.fewest_cases_per_cell =
+        merged.fewest_cases_per_cell == 0 ? fewest : std::min(merged.fewest_cases_per_cell, fewest);
     merged.rounds.insert(merged.rounds.end(), part.rounds.begin(), part.rounds.end());
     if (merged.started_at.empty() ||
         (!part.started_at.empty() && part.started_at < merged.started_at)) {

@@ -59,6 +59,10 @@ struct CampaignOptions {
 enum class CellStatus { kPassed, kFailed, kMistrusted, kSkipped };
 std::string_view cell_status_name(CellStatus status);
 
+struct Campaign;
+/// "154" or, when shards ran different counts, "4 to 154" (cases per law binding).
+std::string cases_per_binding_text(const Campaign& c);
+
 struct Cell {
   int order = 0;  ///< the law binding's place in the whole campaign (shards keep it)
   std::string family, entry, law, dtype;
@@ -133,6 +137,9 @@ struct Campaign {
   /// Cases per law binding over the rounds (the largest of the shards'; a binding with a case
   /// cap, the host-process laws, runs fewer).
   int cases_per_cell = 0;
+  /// The smallest of the shards' cases per binding: shards run at their own pace, so a merged
+  /// report can hold bindings of 4 cases next to ones of 154.
+  int fewest_cases_per_cell = 0;
   std::vector<Round> rounds;
   /// When it started, UTC ("2026-11-26T23:15:42Z"): `gradconf trend` orders reports by it.
   std::string started_at;

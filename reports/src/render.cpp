@@ -178,7 +178,7 @@ std::string markdown_laws(const Campaign& c) {
           ? ""
           : fmt::format(" Compared case by case with: `{}` (law matches_backend).",
                         c.options.against),
-      c.failed() ? "FAILED" : "PASSED", c.cells.size(), c.cases_per_cell, c.rounds.size(),
+      c.failed() ? "FAILED" : "PASSED", c.cells.size(), cases_per_binding_text(c), c.rounds.size(),
       c.options.seed, c.options.budget_seconds, c.seconds);
   md +=
       "## Laws (op x dtype x law)\n\nCompared: elements held to a bound, compared bit for bit "

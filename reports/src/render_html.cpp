@@ -156,7 +156,7 @@ std::string html_head(const Campaign& c) {
           : " compared case by case with <code>" + html_escape(c.options.against) +
                 "</code> (law matches_backend)",
       c.failed() ? "FAILED" : "PASSED", c.failed() ? "FAILED" : "PASSED", c.cells.size(),
-      c.cases_per_cell, c.options.seed, c.options.budget_seconds, c.seconds);
+      cases_per_binding_text(c), c.options.seed, c.options.budget_seconds, c.seconds);
   return h;
 }
 

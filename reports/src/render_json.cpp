@@ -183,6 +183,7 @@ std::string render_json(const Campaign& c, const Errata& errata) {
   j["seed"] = c.options.seed;
   j["budget_seconds"] = c.options.budget_seconds;
   j["cases_per_binding"] = c.cases_per_cell;
+  j["fewest_cases_per_binding"] = c.fewest_cases_per_cell;
   j["seconds"] = c.seconds;
   j["started_at"] = c.started_at;
   j["rounds"] = c.rounds;
@@ -216,6 +217,8 @@ bool campaign_from_json(const std::string& text, Campaign* out, std::string* err
     j.at("seed").get_to(c.options.seed);
     j.at("budget_seconds").get_to(c.options.budget_seconds);
     j.at("cases_per_binding").get_to(c.cases_per_cell);
+    // Reports written before shards were told apart carry only the largest count.
+    c.fewest_cases_per_cell = j.value("fewest_cases_per_binding", c.cases_per_cell);
     j.at("seconds").get_to(c.seconds);
     j.at("started_at").get_to(c.started_at);
     j.at("rounds").get_to(c.rounds);

@@ -107,7 +107,7 @@ std::string render_trend_markdown(const std::vector<TrendPoint>& series) {
     for (const Cell& cell : c.cells) failed += cell.status() == CellStatus::kFailed;
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", r + 1, md_cell(series[r].label),
                       c.started_at, c.failed() ? "FAILED" : "PASSED", c.cells.size(), failed,
-                      c.cases_per_cell);
+                      cases_per_binding_text(c));
   }
   md +=
       "\n## Cells\n\nMargin: the cell's worst error / bound in each report (1 is the bound; "

@@ -18,7 +18,7 @@ namespace {
 std::string canonical(const Campaign& c) {
   std::ostringstream out;
   out.precision(17);
-  out << "cases " << c.cases_per_cell << "\n";
+  out << "cases " << c.cases_per_cell << " fewest " << c.fewest_cases_per_cell << "\n";
   for (const Cell& x : c.cells) {
     out << "cell " << x.order << " " << x.family << " " << x.entry << " " << x.law << " " << x.dtype
         << " " << x.cases << " " << x.failed << " " << x.mistrusted << " "
@@ -82,6 +82,21 @@ TEST(ShardMerge, ReportJsonReadsBackAsTheCampaign) {
   EXPECT_EQ(read.options.shard_index, 1);
   EXPECT_EQ(read.options.shard_count, 2);
   EXPECT_FALSE(campaign_from_json("{\"schema_version\": 1}", &read, &error));
+}
+
+// Shards run at their own pace: the merged report says how few cases the slowest shard ran, not
+// only how many the fastest did, and keeps it through report.json.
+TEST(ShardMerge, AMergeOfShardsOfDifferentPaceStatesBothCounts) {
+  Campaign slow, fast;
+  slow.cases_per_cell = slow.fewest_cases_per_cell = 4;
+  fast.cases_per_cell = fast.fewest_cases_per_cell = 154;
+  const Campaign merged = merge_campaigns({slow, fast});
+  EXPECT_EQ(cases_per_binding_text(merged), "4 to 154");
+  EXPECT_EQ(cases_per_binding_text(slow), "4");
+  Campaign read;
+  std::string error;
+  ASSERT_TRUE(campaign_from_json(render_json(merged, {}), &read, &error)) << error;
+  EXPECT_EQ(cases_per_binding_text(read), "4 to 154");
 }
 
 // A campaign on the clock runs rounds until its budget is spent; the rounds its report records
