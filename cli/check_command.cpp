@@ -92,6 +92,7 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     };
     add_list("--op", options.ops);
     add_list("--law", options.laws);
+    add_list("--skip-law", options.skipped_laws);
     add_list("--dtype", options.dtypes);
     if (!options.profile.empty()) args.insert(args.end(), {"--profile", options.profile});
     if (!options.self_test) args.push_back("--no-self-test");
@@ -172,6 +173,7 @@ bool load_replay(CheckOptions& options, std::vector<reports::Round>& rounds) {
   }
   options.ops = recorded.options.ops;
   options.laws = recorded.options.laws;
+  options.skipped_laws = recorded.options.skipped_laws;
   options.dtypes = recorded.options.dtypes;
   options.profile = recorded.options.profile;
   options.seed = recorded.options.seed;
@@ -203,6 +205,7 @@ int run_check(const CheckOptions& given) {
   reports::CampaignOptions campaign_options;
   campaign_options.ops = options.ops;
   campaign_options.laws = options.laws;
+  campaign_options.skipped_laws = options.skipped_laws;
   campaign_options.dtypes = options.dtypes;
   campaign_options.profile = options.profile;
   campaign_options.shard_index = options.shard_index;

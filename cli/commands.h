@@ -37,7 +37,7 @@ struct ListOptions {
 int run_list(const ListOptions& options);
 
 struct CheckOptions {
-  std::vector<std::string> ops, laws, dtypes;
+  std::vector<std::string> ops, laws, skipped_laws, dtypes;
   std::string profile;         // "seed" or "extended"; empty: both
   double budget_seconds = 60;  // wall clock to spend
   int cases = 0;               // > 0: one round of this many cases per binding instead

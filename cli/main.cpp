@@ -77,6 +77,8 @@ Command add_check(CLI::App& app) {
       "junit.xml and report.html");
   c->add_option("--op", options->ops, "Op families or entries (default: all)");
   c->add_option("--law", options->laws, "Laws (default: all)");
+  c->add_option("--skip-law", options->skipped_laws,
+                "Laws to leave out, e.g. host_fork_under_load (48 forks per case) in a quick run");
   c->add_option("--dtype", options->dtypes, "f16, bf16, f32, f64 (default: all)");
   c->add_option_function<std::string>(
        "--budget",

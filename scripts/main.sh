@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Fresh machine -> main job: installs, builds, replays the bundled seed cases (outputs under out/),
 # then runs the default conformance campaign, `gradconf check` (every law of every registered op
-# and the planted-fault self-test, 60 s budget), which writes summary.md, report.json, junit.xml
-# and report.html to reports/out/<timestamp>/ and exits non-zero when anything FAILED.
+# and the planted-fault self-test, 60 s budget, one shard process per core: on a 2-core machine
+# one process spent the whole minute on its first round, 4 cases per binding), which writes
+# summary.md, report.json, junit.xml and report.html to reports/out/<timestamp>/ and exits
+# non-zero when anything FAILED.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -14,4 +16,4 @@ for case in examples/cases/*/; do
   ./build/default/cli/gradconf replay "$case" --out "out/$name"
   cat "out/$name/status.json"; echo
 done
-./build/default/cli/gradconf check --budget "${GRADCONF_BUDGET:-60}"
+./build/default/cli/gradconf check --budget "${GRADCONF_BUDGET:-60}" --jobs "$(nproc)"

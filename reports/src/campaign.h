@@ -29,9 +29,10 @@ struct Round {
 struct Campaign;
 
 struct CampaignOptions {
-  std::vector<std::string> ops;     ///< family folder names or entry names; empty: all
-  std::vector<std::string> laws;    ///< law names ("matches_reference"); empty: all
-  std::vector<std::string> dtypes;  ///< "f16", "bf16", "f32", "f64"; empty: all
+  std::vector<std::string> ops;           ///< family folder names or entry names; empty: all
+  std::vector<std::string> laws;          ///< law names ("matches_reference"); empty: all
+  std::vector<std::string> skipped_laws;  ///< law names left out of `laws`
+  std::vector<std::string> dtypes;        ///< "f16", "bf16", "f32", "f64"; empty: all
   std::string profile;  ///< "seed", "extended" or "cann-latest": only its cases; empty: all
   /// Wall-clock seconds to spend: rounds run until the next would not fit (the fault self-test
   /// and every round count).

@@ -1,6 +1,7 @@
 #include "reports/src/render.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -180,6 +181,10 @@ std::string markdown_laws(const Campaign& c) {
                         c.options.against),
       c.failed() ? "FAILED" : "PASSED", c.cells.size(), cases_per_binding_text(c), c.rounds.size(),
       c.options.seed, c.options.budget_seconds, c.seconds);
+  if (!c.options.skipped_laws.empty()) {
+    md += fmt::format("Laws left out of this campaign: `{}`.\n\n",
+                      fmt::join(c.options.skipped_laws, "`, `"));
+  }
   md +=
       "## Laws (op x dtype x law)\n\nCompared: elements held to a bound, compared bit for bit "
       "(exact), and checks that are not numbers (statuses, messages, canaries, child processes). "

@@ -157,6 +157,7 @@ void from_json(const json& j, Round& r) {
 void to_json(json& j, const CampaignOptions& o) {
   j = {{"ops", o.ops},
        {"laws", o.laws},
+       {"skipped_laws", o.skipped_laws},
        {"dtypes", o.dtypes},
        {"profile", o.profile},
        {"shard_index", o.shard_index},
@@ -168,6 +169,7 @@ void to_json(json& j, const CampaignOptions& o) {
 void from_json(const json& j, CampaignOptions& o) {
   j.at("ops").get_to(o.ops);
   j.at("laws").get_to(o.laws);
+  o.skipped_laws = j.value("skipped_laws", std::vector<std::string>());
   j.at("dtypes").get_to(o.dtypes);
   j.at("profile").get_to(o.profile);
   j.at("shard_index").get_to(o.shard_index);

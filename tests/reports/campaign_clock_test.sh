@@ -15,12 +15,15 @@ has_round() { grep -qs '"cases": [1-9]' "$1"; }
 timed() {
   # 1. The budget is spent, within 85%..135% (the last round is sized to fit what is left). The
   # budget is 12 s, or three times the self-test and pace round on a machine where those take longer.
+  # The 48-fork law is left out (and the replay below must leave it out too, from the report):
+  # the clock is the same for every law, and that law alone took most of the pace round.
+  skip=(--skip-law host_fork_under_load)
   start=$(date +%s.%N)
-  "$gradconf" check --budget 1 --op nsa_compress --no-progress --out "$work/pace" > /dev/null ||
+  "$gradconf" check --budget 1 --op nsa_compress "${skip[@]}" --no-progress --out "$work/pace" > /dev/null ||
     fail "check --budget 1 exited $?"
   budget=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { t = 3 * (e - s); print (t > 12 ? int(t + 1) : 12) }')
   start=$(date +%s.%N)
-  "$gradconf" check --budget "${budget}s" --op nsa_compress --no-progress --out "$work/timed" > "$work/timed.txt"
+  "$gradconf" check --budget "${budget}s" --op nsa_compress "${skip[@]}" --no-progress --out "$work/timed" > "$work/timed.txt"
   status=$?
   end=$(date +%s.%N)
   [ $status -eq 0 ] || { cat "$work/timed.txt"; fail "check --budget ${budget}s exited $status"; }
@@ -37,6 +40,10 @@ timed() {
   [ "$(rows "$work/timed/summary.md" | wc -l)" -gt 50 ] || fail "too few cell rows to compare"
   diff <(rows "$work/timed/summary.md") <(rows "$work/replayed/summary.md") > "$work/replay.diff" ||
     { head -20 "$work/replay.diff"; fail "the replayed campaign differs"; }
+  ! rows "$work/replayed/summary.md" | grep -q "host_fork_under_load" ||
+    fail "the replay ran a law the campaign left out"
+  grep -q 'Laws left out of this campaign: `host_fork_under_load`' "$work/replayed/summary.md" ||
+    fail "the replayed report does not say which law was left out"
 
   echo "ok: budget spent, replay exact"
 }
@@ -47,7 +54,7 @@ killed() {
     out="$work/killed$jobs"
     # No self-test: what is killed here is the rounds, and the first round comes ~20 s sooner.
     setsid "$gradconf" check --budget 20m --jobs $jobs --op nsa_compress nsa_selected_attention \
-      --no-self-test --no-progress --out "$out" > "$out.txt" 2>&1 &
+      --no-self-test --skip-law host_fork_under_load --no-progress --out "$out" > "$out.txt" 2>&1 &
     leader=$!
     # Killed a moment after its first report with a round in it: mid-run on any machine (a fixed
     # 25 s came before the self-test and the first round had finished on a slower one).
