@@ -30,6 +30,23 @@ std::string default_out_dir() {
   return std::string("reports/out/") + stamp;
 }
 
+// "gradconf check: N cells, F failed, ...; reports in OUT" on stdout; returns the uncovered
+// clauses.
+int print_verdict_line(const reports::Campaign& campaign, const std::string& out) {
+  int uncovered = 0;
+  for (const auto& row : campaign.clauses) uncovered += row.covered() ? 0 : 1;
+  int failed = 0;
+  for (const auto& cell : campaign.cells) failed += cell.status() == reports::CellStatus::kFailed;
+  int missed = 0;
+  for (const auto& f : campaign.faults) missed += f.caught ? 0 : 1;
+  std::cout << "gradconf check: " << campaign.cells.size() << " cells, " << failed << " failed, "
+            << missed << " planted faults missed, " << uncovered << " clauses uncovered; "
+            << cases_per_binding_text(campaign) << " cases per binding in "
+            << campaign.rounds.size() << " rounds, " << static_cast<int>(campaign.seconds)
+            << " s; reports in " << out << "\n";
+  return uncovered;
+}
+
 }  // namespace
 
 /// Set for the shard processes of `--jobs`: the pid of the check that started them.
@@ -139,18 +156,17 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
   }
   const int merged = run_merge(merge);
   if (merged == kExitCheckFailed || merged == kExitOk) {
-    // --strict judges the merged clauses as one run would.
-    if (merged == kExitOk && options.strict) {
-      reports::Campaign whole;
-      std::string error;
-      if (!read_report(out + "/report.json", &whole, &error)) {
-        std::cerr << "gradconf check: " << error << "\n";
-        return kExitRuntimeFailure;
-      }
-      for (const reports::ClauseRow& row : whole.clauses) {
-        if (!row.covered()) return kExitCheckFailed;
-      }
+    // The merged verdict in one line, as one process prints it (the shards' lines each tell a
+    // part: a clause one shard left uncovered, the other may cover); --strict judges the merged
+    // clauses as one run would.
+    reports::Campaign whole;
+    std::string error;
+    if (!read_report(out + "/report.json", &whole, &error)) {
+      std::cerr << "gradconf check: " << error << "\n";
+      return kExitRuntimeFailure;
     }
+    const int uncovered = print_verdict_line(whole, out);
+    if (merged == kExitOk && options.strict && uncovered > 0) return kExitCheckFailed;
   }
   return merged;
 }
@@ -246,17 +262,7 @@ int run_check(const CheckOptions& given) {
     std::cerr << "gradconf check: " << error << "\n";
     return kExitRuntimeFailure;
   }
-  int uncovered = 0;
-  for (const auto& row : campaign.clauses) uncovered += row.covered() ? 0 : 1;
-  int failed = 0;
-  for (const auto& cell : campaign.cells) failed += cell.status() == reports::CellStatus::kFailed;
-  int missed = 0;
-  for (const auto& f : campaign.faults) missed += f.caught ? 0 : 1;
-  std::cout << "gradconf check: " << campaign.cells.size() << " cells, " << failed << " failed, "
-            << missed << " planted faults missed, " << uncovered << " clauses uncovered; "
-            << cases_per_binding_text(campaign) << " cases per binding in "
-            << campaign.rounds.size() << " rounds, " << static_cast<int>(campaign.seconds)
-            << " s; reports in " << out << "\n";
+  const int uncovered = print_verdict_line(campaign, out);
   if (campaign.failed()) return kExitCheckFailed;
   if (options.strict && uncovered > 0) return kExitCheckFailed;
   return kExitOk;
