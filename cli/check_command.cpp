@@ -154,21 +154,20 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     std::cerr << "gradconf check: a shard process failed\n";
     return kExitRuntimeFailure;
   }
-  const int merged = run_merge(merge);
-  if (merged == kExitCheckFailed || merged == kExitOk) {
-    // The merged verdict in one line, as one process prints it (the shards' lines each tell a
-    // part: a clause one shard left uncovered, the other may cover); --strict judges the merged
-    // clauses as one run would.
-    reports::Campaign whole;
-    std::string error;
-    if (!read_report(out + "/report.json", &whole, &error)) {
-      std::cerr << "gradconf check: " << error << "\n";
-      return kExitRuntimeFailure;
-    }
-    const int uncovered = print_verdict_line(whole, out);
-    if (merged == kExitOk && options.strict && uncovered > 0) return kExitCheckFailed;
+  // The merged campaign as one process would report it: its verdict line (each shard's line
+  // tells a part: a clause one shard left uncovered, another may cover) and its exit code, with
+  // --strict judging the merged clauses.
+  std::string error;
+  const std::optional<reports::Campaign> whole =
+      merge_report_dirs(merge, /*skip_missing=*/false, &error);
+  if (!whole) {
+    std::cerr << "gradconf check: " << error << "\n";
+    return error.find("report.json") != std::string::npos ? kExitBadInput : kExitRuntimeFailure;
   }
-  return merged;
+  const int uncovered = print_verdict_line(*whole, out);
+  if (whole->failed()) return kExitCheckFailed;
+  if (options.strict && uncovered > 0) return kExitCheckFailed;
+  return kExitOk;
 }
 
 namespace {
