@@ -1,5 +1,9 @@
 file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${GRADCONF} check --cases 116 --strict --no-progress --out ${OUT}
+# host_fork_under_load is left out of both campaigns: it took 38-44 of the ~100 s of law time
+# here (48 forks per case whatever the case count) and has its own ctest per entry point and its
+# sanitized run. Its planted fault still runs: --skip-law leaves bindings out, not fault rows.
+set(skip --skip-law host_fork_under_load)
+execute_process(COMMAND ${GRADCONF} check --cases 116 --strict --no-progress ${skip} --out ${OUT}
                 RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "gradconf check exited ${result}\n${output}\n${errors}")
@@ -44,6 +48,22 @@ foreach(bad "\"status\": \"MISTRUSTED\"" "\"measure\": \"not measured\""
     message(FATAL_ERROR "a cell has ${bad}:\n${context}")
   endif()
 endforeach()
+# The skipped law has no cell, the summary says it was left out, and its planted fault was still
+# run and caught (four rows, one per op family).
+# report.json is indented: a cell's "law" is followed by its "mare", a fault row's "caught" by
+# its "family" and "fault".
+string(REGEX MATCH "\"law\": \"[A-Za-z0-9]+.host_fork_under_load\",[ \n]+\"mare\"" fork_cell
+       "${json}")
+string(REGEX MATCHALL
+       "\"caught\": true,[ \n]+\"family\": \"[a-z0-9_]+\",[ \n]+\"fault\": \"core.registry_unguarded_at_fork\""
+       fork_rows "${json}")
+list(LENGTH fork_rows fork_caught)
+file(READ ${OUT}/summary.md summary)
+string(FIND "${summary}" "Laws left out of this campaign: `host_fork_under_load`." said)
+if(fork_cell OR NOT fork_caught EQUAL 4 OR said EQUAL -1)
+  message(FATAL_ERROR "--skip-law host_fork_under_load: cell '${fork_cell}', ${fork_caught} of 4 fork "
+                      "faults caught, header line at ${said}")
+endif()
 # Every registered op has cells, and the HTML has its matrix and traceability tables.
 foreach(op GridSampler2DBackward MultiScaleDeformableAttentionGrad NsaCompressGrad
         NsaSelectedAttentionGrad)
@@ -70,7 +90,8 @@ message(STATUS "${output}")
 # the single run (only the time column differs). Two of the four ops (an op's cases do not depend
 # on which other ops run), and their law rows only, so the shards skip the self-test.
 execute_process(COMMAND ${GRADCONF} check --cases 116 --no-progress --no-self-test --jobs 2
-                        --op nsa_compress multi_scale_deformable_attention --out ${OUT}_jobs
+                        ${skip} --op nsa_compress multi_scale_deformable_attention
+                        --out ${OUT}_jobs
                 RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "gradconf check --jobs 2 exited ${result}\n${output}\n${errors}")
@@ -89,7 +110,6 @@ law_rows(${OUT}/summary.md single)
 law_rows(${OUT}_jobs/summary.md jobs)
 # The profiles side by side: cann-latest's modes have cells of their own, and the report says
 # what each profile implements.
-file(READ ${OUT}/summary.md summary)
 foreach(needle "| GridSampler2DBackward | GridSampler2DBackward.matches_reference | cann-latest |"
         "| MultiScaleDeformableAttentionGrad | MultiScaleDeformableAttentionGrad.matches_reference | cann-latest |"
         "## Spec profiles" "E-GS-5" "E-MSDA-4" "E-NC-1")
