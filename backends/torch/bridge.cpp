@@ -1,6 +1,6 @@
 #include "torch/bridge.h"
 
-#include <torch/torch.h>
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/version.h>
 
 #include <stdexcept>

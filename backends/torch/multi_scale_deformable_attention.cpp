@@ -4,7 +4,7 @@
 // the weighted sum over levels and points; the backward is autograd's. Unlike mmcv's form, each
 // level's keys are taken from levelStartIndex (the spec allows gaps and extra keys), not from a
 // split of value by the level sizes.
-#include <torch/torch.h>
+#include <c10/core/GradMode.h>
 
 #include "aclnnop/aclnn_multi_scale_deformable_attention.h"
 #include "aclnnop/aclnn_multi_scale_deformable_attention_grad.h"
@@ -73,7 +73,7 @@ std::function<void()> forward_body(const msda::CallArgs& a) {
 std::function<void()> backward_body(const msda::CallArgs& a) {
   return [in = inputs_of(a), grad_output = *a.grad_output, grad_value = *a.grad_value,
           grad_location = *a.grad_location, grad_weight = *a.grad_attn_weight] {
-    torch::AutoGradMode grad_mode(true);
+    c10::AutoGradMode grad_mode(true);
     const at::Tensor value = tb::computed(in.value).requires_grad_(true);
     const at::Tensor location = tb::computed(in.location).requires_grad_(true);
     const at::Tensor weight = tb::computed(in.attn_weight).requires_grad_(true);

@@ -1,7 +1,7 @@
 // NsaCompress(Grad) in PyTorch's own terms: per batch of actSeqLen (prefix sums; null: one batch
 // of every token), the windows are `unfold(0, l, d)` of its tokens and the output their
 // weighted sum `einsum("cndj,jn->cnd")`; the backward is autograd's.
-#include <torch/torch.h>
+#include <c10/core/GradMode.h>
 
 #include <cstdlib>
 #include <string_view>
@@ -67,7 +67,7 @@ std::function<void()> forward_body(const nc::CallArgs& a) {
 std::function<void()> backward_body(const nc::CallArgs& a) {
   return [w = windowing_of(a), input = *a.input, weight = *a.weight, output_grad = *a.output_grad,
           input_grad = *a.input_grad, weight_grad = *a.weight_grad] {
-    torch::AutoGradMode grad_mode(true);
+    c10::AutoGradMode grad_mode(true);
     const at::Tensor x = tb::computed(input).requires_grad_(true);
     const at::Tensor wt = tb::computed(weight).requires_grad_(true);
     const auto grads = tb::gradients(compress(x, wt, w), {x, wt}, tb::computed(output_grad));

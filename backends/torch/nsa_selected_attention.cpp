@@ -4,7 +4,7 @@
 // statistics as the spec defines them (max and sum of the unmasked exponentials, replicated over
 // 8 lanes; a fully masked row: -FLT_MAX and 0, output 0). The backward is autograd's on the
 // same forward: it recomputes, and does not read attentionOut or the statistics passed in.
-#include <torch/torch.h>
+#include <c10/core/GradMode.h>
 
 #include <cfloat>
 
@@ -97,7 +97,7 @@ std::function<void()> forward_body(const nsa::CallArgs& a) {
 std::function<void()> backward_body(const nsa::CallArgs& a) {
   return [s = selection_of(a), query = *a.query, key = *a.key, value = *a.value,
           out_grad = *a.attention_out_grad, dq = *a.dq, dk = *a.dk, dv = *a.dv] {
-    torch::AutoGradMode grad_mode(true);
+    c10::AutoGradMode grad_mode(true);
     const at::Tensor q = tb::computed(query).requires_grad_(true);
     const at::Tensor k = tb::computed(key).requires_grad_(true);
     const at::Tensor v = tb::computed(value).requires_grad_(true);
