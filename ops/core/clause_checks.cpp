@@ -1,5 +1,6 @@
 #include "core/clause_checks.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/dtype.h"
@@ -90,7 +91,7 @@ std::optional<std::string> check_disjoint(std::span<const NamedTensor> outputs) 
 
 std::optional<std::string> check_dims(const NamedTensor& tensor, std::span<const int64_t> dims) {
   const auto& got = tensor.tensor->view_dims;
-  if (std::vector<int64_t>(dims.begin(), dims.end()) == got) return std::nullopt;
+  if (std::ranges::equal(dims, got)) return std::nullopt;
   return std::string("expected ") + tensor.name + " of sizes " + dims_text(dims) + ", but got " +
          dims_text(got);
 }
