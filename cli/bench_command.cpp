@@ -184,6 +184,54 @@ std::string timing_columns(const Timed& t, const Limit* limit) {
                      t.min_ms, t.max_ms, work, t.gb_per_s, flops, limit_text);
 }
 
+/// The lines above the table: the backend, the machine's limits, the peer, the column names.
+/// Returns the width of the case column.
+size_t print_header(const BenchOptions& options, const props::Backend& backend,
+                    const props::Backend* against, const MachineLimits& limits,
+                    const std::vector<std::pair<std::string, std::string>>& cases) {
+  std::cout << fmt::format("backend {}; phase 2 of {} runs per case, each after its own phase 1\n",
+                           backend.description(), options.repeats);
+  if (!limits.by_threads.empty()) {
+    std::cout << fmt::format("machine {} ({}); measured limits:", limits.probe.value("cpu", "?"),
+                             limits.probe.value("isa", "?"));
+    for (const auto& [threads, limit] : limits.by_threads) {
+      std::cout << fmt::format(" {} thread(s) {:.1f} GB/s (STREAM scale), {:.1f} GFLOP/s (sgemm);",
+                               threads, limit.gb_per_s, limit.gflop_per_s);
+    }
+    std::cout << "\n";
+  } else if (options.limits) {
+    std::cout
+        << "machine limits not measured (gradconf-machine-limits not built next to gradconf)\n";
+  }
+  if (against != nullptr) {
+    std::cout << fmt::format("against {}: its median on the same case, and its median / ours\n",
+                             against->description());
+  }
+  size_t width = 4;
+  for (const auto& selected : cases) width = std::max(width, selected.first.size());
+  std::cout << fmt::format(
+      "{:<{}} {:>7} {:>10} {:>10} {:>10} {:>11} {:>8} {:>8} {:>9}{}\n", "case", width, "threads",
+      "median ms", "min ms", "max ms", "per call", "GB/s", "GFLOP/s", "of limit",
+      against != nullptr ? fmt::format(" {:>12} {:>8}", "against ms", "ratio") : "");
+  return width;
+}
+
+bool write_json(const BenchOptions& options, const props::Backend& backend,
+                const props::Backend* against, const MachineLimits& limits,
+                nlohmann::json results) {
+  std::ofstream out(options.json_out);
+  nlohmann::json doc = {
+      {"backend", backend.description()}, {"repeats", options.repeats}, {"results", results}};
+  if (against != nullptr) doc["against"] = against->description();
+  if (!limits.by_threads.empty()) doc["machine"] = limits.probe;
+  out << doc.dump(2) << "\n";
+  if (!out) {
+    std::cerr << "gradconf bench: cannot write " << options.json_out << "\n";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_bench(const BenchOptions& options) {
@@ -208,30 +256,7 @@ int run_bench(const BenchOptions& options) {
     for (int t : thread_counts) effective.push_back(effective_threads(t));
     limits = MachineLimits::measure(effective);
   }
-  std::cout << fmt::format("backend {}; phase 2 of {} runs per case, each after its own phase 1\n",
-                           backend.description(), options.repeats);
-  if (!limits.by_threads.empty()) {
-    std::cout << fmt::format("machine {} ({}); measured limits:", limits.probe.value("cpu", "?"),
-                             limits.probe.value("isa", "?"));
-    for (const auto& [threads, limit] : limits.by_threads) {
-      std::cout << fmt::format(" {} thread(s) {:.1f} GB/s (STREAM scale), {:.1f} GFLOP/s (sgemm);",
-                               threads, limit.gb_per_s, limit.gflop_per_s);
-    }
-    std::cout << "\n";
-  } else if (options.limits) {
-    std::cout
-        << "machine limits not measured (gradconf-machine-limits not built next to gradconf)\n";
-  }
-  if (against) {
-    std::cout << fmt::format("against {}: its median on the same case, and its median / ours\n",
-                             against->description());
-  }
-  size_t width = 4;
-  for (const auto& selected : cases) width = std::max(width, selected.first.size());
-  std::cout << fmt::format("{:<{}} {:>7} {:>10} {:>10} {:>10} {:>11} {:>8} {:>8} {:>9}{}\n", "case",
-                           width, "threads", "median ms", "min ms", "max ms", "per call", "GB/s",
-                           "GFLOP/s", "of limit",
-                           against ? fmt::format(" {:>12} {:>8}", "against ms", "ratio") : "");
+  const size_t width = print_header(options, backend, against.get(), limits, cases);
   nlohmann::json results = nlohmann::json::array();
   bool all_ran = true;
   for (const auto& [name, repro] : cases) {
@@ -258,17 +283,9 @@ int run_bench(const BenchOptions& options) {
       results.push_back(std::move(row));
     }
   }
-  if (!options.json_out.empty()) {
-    std::ofstream out(options.json_out);
-    nlohmann::json doc = {
-        {"backend", backend.description()}, {"repeats", options.repeats}, {"results", results}};
-    if (against) doc["against"] = against->description();
-    if (!limits.by_threads.empty()) doc["machine"] = limits.probe;
-    out << doc.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "gradconf bench: cannot write " << options.json_out << "\n";
-      return kExitRuntimeFailure;
-    }
+  if (!options.json_out.empty() &&
+      !write_json(options, backend, against.get(), limits, std::move(results))) {
+    return kExitRuntimeFailure;
   }
   return all_ran ? kExitOk : kExitCheckFailed;
 }

@@ -66,6 +66,94 @@ void follow_jobs_parent() {
 /// How often `--jobs` rewrites the merged report from the shards' while they run.
 constexpr std::chrono::seconds kMergeEvery{10};
 
+namespace {
+
+/// This process's environment with kJobsParentVariable set to this process: the shards learn who
+/// started them, so that they end with it (follow_jobs_parent).
+std::vector<std::string> shard_environment() {
+  const std::string key = std::string(kJobsParentVariable) + "=";
+  std::vector<std::string> environment = {key + std::to_string(getpid())};
+  for (char** e = environ; *e; ++e) {
+    if (!std::string_view(*e).starts_with(key)) environment.emplace_back(*e);
+  }
+  return environment;
+}
+
+/// The command line of shard `index`: this check's options, with the shard's own --shard and
+/// --out.
+std::vector<std::string> shard_arguments(const CheckOptions& options, const std::string& self,
+                                         int index, const std::string& dir) {
+  std::vector<std::string> args = {
+      self,           "check",
+      "--budget",     std::to_string(options.budget_seconds),
+      "--seed",       std::to_string(options.seed),
+      "--shard",      std::to_string(index) + "/" + std::to_string(options.jobs),
+      "--out",        dir,
+      "--no-progress"};
+  if (options.cases > 0) args.insert(args.end(), {"--cases", std::to_string(options.cases)});
+  if (!options.replay.empty()) args.insert(args.end(), {"--replay", options.replay});
+  auto add_list = [&](const char* flag, const std::vector<std::string>& values) {
+    if (values.empty()) return;
+    args.push_back(flag);
+    args.insert(args.end(), values.begin(), values.end());
+  };
+  add_list("--op", options.ops);
+  add_list("--law", options.laws);
+  add_list("--skip-law", options.skipped_laws);
+  add_list("--dtype", options.dtypes);
+  if (!options.profile.empty()) args.insert(args.end(), {"--profile", options.profile});
+  if (!options.self_test) args.push_back("--no-self-test");
+  if (!options.backend.empty()) args.insert(args.end(), {"--backend", options.backend});
+  if (!options.against.empty()) args.insert(args.end(), {"--against", options.against});
+  return args;
+}
+
+/// Waits for every shard; true when each wrote its report (exit 0, or 3: something failed).
+/// Meanwhile the merged report is rewritten every kMergeEvery, as the shards rewrite theirs after
+/// every round, so that a killed campaign leaves the report of what its shards had run.
+bool wait_for_shards(std::vector<pid_t> children, const MergeOptions& merge) {
+  bool all_ran = true;
+  size_t running = children.size();
+  auto last_merge = std::chrono::steady_clock::now();
+  while (running > 0) {
+    for (pid_t& pid : children) {
+      int status = 0;
+      if (pid == 0 || waitpid(pid, &status, WNOHANG) != pid) continue;
+      all_ran = all_ran && WIFEXITED(status) &&
+                (WEXITSTATUS(status) == kExitOk || WEXITSTATUS(status) == kExitCheckFailed);
+      pid = 0;
+      --running;
+    }
+    if (running == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (std::chrono::steady_clock::now() - last_merge > kMergeEvery) {
+      std::string ignored;
+      merge_report_dirs(merge, /*skip_missing=*/true, &ignored);
+      last_merge = std::chrono::steady_clock::now();
+    }
+  }
+  return all_ran;
+}
+
+/// The merged campaign as one process would report it: its verdict line (each shard's line tells
+/// a part: a clause one shard left uncovered, another may cover) and its exit code, with --strict
+/// judging the merged clauses.
+int judge_merged(const CheckOptions& options, const MergeOptions& merge) {
+  std::string error;
+  const std::optional<reports::Campaign> whole =
+      merge_report_dirs(merge, /*skip_missing=*/false, &error);
+  if (!whole) {
+    std::cerr << "gradconf check: " << error << "\n";
+    return error.find("report.json") != std::string::npos ? kExitBadInput : kExitRuntimeFailure;
+  }
+  const int uncovered = print_verdict_line(*whole, merge.out_dir);
+  if (whole->failed()) return kExitCheckFailed;
+  if (options.strict && uncovered > 0) return kExitCheckFailed;
+  return kExitOk;
+}
+
+}  // namespace
+
 /// --jobs N: N shard processes of this binary (check --shard i/N into OUT/shards/i), then their
 /// reports merged into OUT: the report of one run, whatever N.
 int run_check_in_processes(const CheckOptions& options, const std::string& out) {
@@ -76,50 +164,21 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     return kExitRuntimeFailure;
   }
   self[length] = 0;
-  // The shards learn who started them, so that they end with it (follow_jobs_parent).
-  std::vector<std::string> environment = {std::string(kJobsParentVariable) + "=" +
-                                          std::to_string(getpid())};
-  for (char** e = environ; *e; ++e) {
-    if (std::string_view(*e).substr(0, kJobsParentVariable.size() + 1) !=
-        std::string(kJobsParentVariable) + "=") {
-      environment.emplace_back(*e);
-    }
-  }
-  std::vector<char*> shard_environment;
-  for (auto& e : environment) shard_environment.push_back(e.data());
-  shard_environment.push_back(nullptr);
+  std::vector<std::string> environment = shard_environment();
+  std::vector<char*> envp;
+  for (auto& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   std::vector<pid_t> children;
   MergeOptions merge;
   merge.out_dir = out;
   for (int i = 0; i < options.jobs; ++i) {
     const std::string dir = out + "/shards/" + std::to_string(i);
-    std::vector<std::string> args = {
-        self,           "check",
-        "--budget",     std::to_string(options.budget_seconds),
-        "--seed",       std::to_string(options.seed),
-        "--shard",      std::to_string(i) + "/" + std::to_string(options.jobs),
-        "--out",        dir,
-        "--no-progress"};
-    if (options.cases > 0) args.insert(args.end(), {"--cases", std::to_string(options.cases)});
-    if (!options.replay.empty()) args.insert(args.end(), {"--replay", options.replay});
-    auto add_list = [&](const char* flag, const std::vector<std::string>& values) {
-      if (values.empty()) return;
-      args.push_back(flag);
-      args.insert(args.end(), values.begin(), values.end());
-    };
-    add_list("--op", options.ops);
-    add_list("--law", options.laws);
-    add_list("--skip-law", options.skipped_laws);
-    add_list("--dtype", options.dtypes);
-    if (!options.profile.empty()) args.insert(args.end(), {"--profile", options.profile});
-    if (!options.self_test) args.push_back("--no-self-test");
-    if (!options.backend.empty()) args.insert(args.end(), {"--backend", options.backend});
-    if (!options.against.empty()) args.insert(args.end(), {"--against", options.against});
+    std::vector<std::string> args = shard_arguments(options, self, i, dir);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
-    if (posix_spawn(&pid, self, nullptr, nullptr, argv.data(), shard_environment.data()) != 0) {
+    if (posix_spawn(&pid, self, nullptr, nullptr, argv.data(), envp.data()) != 0) {
       std::cerr << "gradconf check: cannot start shard " << i << "\n";
       return kExitRuntimeFailure;
     }
@@ -127,47 +186,11 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     merge.dirs.push_back(dir);
   }
   if (options.progress) std::cerr << "gradconf check: " << options.jobs << " shard processes\n";
-  bool all_ran = true;
-  size_t running = children.size();
-  auto last_merge = std::chrono::steady_clock::now();
-  while (running > 0) {
-    for (pid_t& pid : children) {
-      int status = 0;
-      if (pid == 0 || waitpid(pid, &status, WNOHANG) != pid) continue;
-      // 0 and 3 (something failed) both wrote a report; anything else did not.
-      all_ran = all_ran && WIFEXITED(status) &&
-                (WEXITSTATUS(status) == kExitOk || WEXITSTATUS(status) == kExitCheckFailed);
-      pid = 0;
-      --running;
-    }
-    if (running == 0) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    // The shards rewrite their reports after every round; so does the merged one, so that a
-    // killed campaign leaves the report of what its shards had run.
-    if (std::chrono::steady_clock::now() - last_merge > kMergeEvery) {
-      std::string ignored;
-      merge_report_dirs(merge, /*skip_missing=*/true, &ignored);
-      last_merge = std::chrono::steady_clock::now();
-    }
-  }
-  if (!all_ran) {
+  if (!wait_for_shards(children, merge)) {
     std::cerr << "gradconf check: a shard process failed\n";
     return kExitRuntimeFailure;
   }
-  // The merged campaign as one process would report it: its verdict line (each shard's line
-  // tells a part: a clause one shard left uncovered, another may cover) and its exit code, with
-  // --strict judging the merged clauses.
-  std::string error;
-  const std::optional<reports::Campaign> whole =
-      merge_report_dirs(merge, /*skip_missing=*/false, &error);
-  if (!whole) {
-    std::cerr << "gradconf check: " << error << "\n";
-    return error.find("report.json") != std::string::npos ? kExitBadInput : kExitRuntimeFailure;
-  }
-  const int uncovered = print_verdict_line(*whole, out);
-  if (whole->failed()) return kExitCheckFailed;
-  if (options.strict && uncovered > 0) return kExitCheckFailed;
-  return kExitOk;
+  return judge_merged(options, merge);
 }
 
 namespace {

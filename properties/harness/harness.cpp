@@ -14,17 +14,13 @@
 #include "core/checked_math.h"
 #include "core/dtype.h"
 #include "harness/backend.h"
+#include "harness/dtype_codec.h"
 
 namespace gradconf::props {
 namespace {
 constexpr uint8_t kOutputCanary = 0xA5;
 constexpr uint8_t kWorkspaceGuard = 0x5A;
 constexpr uint64_t kWorkspaceGuardBytes = 256;
-
-int64_t storage_element_size(aclDataType dtype) {
-  const int64_t size = element_size(dtype);
-  return size > 0 ? size : 4;  // unknown dtypes (error-contract tests) still get storage
-}
 
 // Storage offsets of the view's elements in logical row-major order.
 std::vector<int64_t> view_offsets(const std::vector<int64_t>& dims, const ViewGeometry& g) {
@@ -133,68 +129,6 @@ void note(Outcome& outcome, const std::string& text) {
   outcome.violations += text;
 }
 
-// Calls fn with a value of the storage type of `dtype`; std::monostate for the dtypes the harness
-// stores as zeros. Loops over elements go inside fn, so the dtype is dispatched once per tensor.
-template <typename Fn>
-decltype(auto) visit_storage_type(aclDataType dtype, Fn&& fn) {
-  switch (dtype) {
-    case ACL_FLOAT:
-      return fn(float{});
-    case ACL_DOUBLE:
-      return fn(double{});
-    case ACL_FLOAT16:
-      return fn(half{});
-    case ACL_BF16:
-      return fn(bfloat16{});
-    case ACL_INT32:
-      return fn(int32_t{});
-    case ACL_INT64:
-      return fn(int64_t{});
-    default:
-      return fn(std::monostate{});
-  }
-}
-
-template <typename T>
-T to_storage(double v) {
-  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-    return T(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<T, int32_t>) {
-    return std::isfinite(v) ? static_cast<int32_t>(std::clamp(v, -2147483648.0, 2147483647.0)) : 0;
-  } else if constexpr (std::is_same_v<T, int64_t>) {
-    return std::isfinite(v) ? static_cast<int64_t>(std::clamp(v, -0x1p62, 0x1p62)) : 0;
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-template <typename T>
-double from_storage(T x) {
-  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-    return static_cast<float>(x);
-  } else {
-    return static_cast<double>(x);
-  }
-}
-
-// Elements of `dtype`: element i is value_of(i), stored at address_of(i).
-template <typename ValueOf, typename AddressOf>
-void encode_elements(aclDataType dtype, size_t count, ValueOf value_of, AddressOf address_of) {
-  const auto esize = static_cast<size_t>(storage_element_size(dtype));
-  visit_storage_type(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    for (size_t i = 0; i < count; ++i) {
-      uint8_t* out = address_of(i);
-      if constexpr (std::is_same_v<T, std::monostate>) {
-        std::memset(out, 0, esize);
-      } else {
-        const T x = to_storage<T>(value_of(i));
-        std::memcpy(out, &x, sizeof(T));
-      }
-    }
-  });
-}
-
 // values[i] (0 where values is empty) into the element at offsets[i] of `storage`.
 void encode_at(aclDataType dtype, std::span<const double> values, std::span<const int64_t> offsets,
                uint8_t* storage) {
@@ -208,23 +142,6 @@ void encode_at(aclDataType dtype, std::span<const double> values, std::span<cons
 void encode_element(aclDataType dtype, double v, uint8_t* out) {
   encode_elements(
       dtype, 1, [&](size_t) { return v; }, [&](size_t) { return out; });
-}
-
-// Elements of `dtype` as doubles; element i starts at address_of(i).
-template <typename AddressOf>
-std::vector<double> decode_elements(aclDataType dtype, size_t count, AddressOf address_of) {
-  std::vector<double> values(count);
-  visit_storage_type(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, std::monostate>) {
-      for (size_t i = 0; i < count; ++i) {
-        T x;
-        std::memcpy(&x, address_of(i), sizeof(T));
-        values[i] = from_storage(x);
-      }
-    }
-  });
-  return values;
 }
 
 // values[i] (0 where values is empty) into view element i of `storage`.
@@ -249,21 +166,6 @@ std::vector<double> decode_at(aclDataType dtype, const uint8_t* storage,
   });
 }
 }  // namespace
-
-std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values) {
-  const auto size = static_cast<size_t>(storage_element_size(dtype));
-  std::vector<uint8_t> bytes(values.size() * size);
-  encode_elements(
-      dtype, values.size(), [&](size_t i) { return values[i]; },
-      [&](size_t i) { return bytes.data() + i * size; });
-  return bytes;
-}
-
-std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes) {
-  const auto size = static_cast<size_t>(storage_element_size(dtype));
-  return decode_elements(dtype, bytes.size() / size,
-                         [&](size_t i) { return bytes.data() + i * size; });
-}
 
 namespace {
 

@@ -19,6 +19,7 @@
 
 #include "aclnn/acl_meta.h"
 #include "core/layout.h"
+#include "harness/dtype_codec.h"
 
 namespace gradconf::props {
 
@@ -105,10 +106,6 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
 /// freed for a possible leak and runs LeakSanitizer on it, which on three inputs in four cost
 /// more than the input itself.
 void release_thread_caches();
-
-/// Storage bytes of `count` values of `dtype` (round to nearest even for 16-bit types).
-std::vector<uint8_t> encode(aclDataType dtype, std::span<const double> values);
-std::vector<double> decode(aclDataType dtype, std::span<const uint8_t> bytes);
 
 }  // namespace gradconf::props
 

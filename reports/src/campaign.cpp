@@ -19,7 +19,6 @@
 namespace gradconf::reports {
 namespace {
 
-constexpr size_t kFailuresKept = 3;
 // The error contract keeps drawing until both sides of every clause have a case: at least this many
 // draws even at the smallest budget (boundary cases are cheap: validation only), so a short
 // `--strict` campaign covers the traceability matrix too.
@@ -168,35 +167,6 @@ std::string utc_now() {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return stamp;
-}
-
-// `from`'s cases added to `into`, a cell of the same binding, profile and dtype (another round,
-// or the same cell of another part of a resumed campaign).
-void add_cell(Cell& into, const Cell& from) {
-  into.cases += from.cases;
-  into.failed += from.failed;
-  into.mistrusted += from.mistrusted;
-  into.discarded += from.discarded;
-  into.bounded_elements += from.bounded_elements;
-  into.exact_elements += from.exact_elements;
-  into.checks += from.checks;
-  if (!from.worst_repro.empty() &&
-      (into.worst_repro.empty() || from.worst_error_over_bound > into.worst_error_over_bound)) {
-    into.worst_error_over_bound = from.worst_error_over_bound;
-    into.worst_repro = from.worst_repro;
-  }
-  into.max_rel_error = std::max(into.max_rel_error, from.max_rel_error);
-  into.max_abs_error = std::max(into.max_abs_error, from.max_abs_error);
-  into.seconds += from.seconds;
-  if (from.has_mere) {
-    into.mere = std::max(into.mere, from.mere);
-    into.mare = std::max(into.mare, from.mare);
-    into.has_mere = true;
-  }
-  if (into.mistrust_reason.empty()) into.mistrust_reason = from.mistrust_reason;
-  for (const std::string& f : from.failures) {
-    if (into.failures.size() < kFailuresKept) into.failures.push_back(f);
-  }
 }
 
 // One case's counts, as a cell of its own (add_cell adds it to its cell).
@@ -490,6 +460,33 @@ int cases_within(double work) {
   return std::max(cases, 1);
 }
 
+// Rounds until the budget is spent: the first of kFirstRoundCases cases measures the pace, and
+// each next one is sized to take its share of the budget.
+void run_rounds_on_the_clock(const CampaignOptions& options,
+                             const std::function<void(const Round&)>& run_round,
+                             const std::function<double()>& elapsed) {
+  int cases = kFirstRoundCases;
+  for (int r = 0;; ++r) {
+    const double round_start = elapsed();
+    run_round({options.shard_index, round_seed(options.seed, r), cases});
+    // Seconds per unit of case work of every binding, from the round just run.
+    const double per_work = (elapsed() - round_start) / round_work(cases);
+    const double left = options.budget_seconds - elapsed();
+    if (!(left > per_work * case_work(0))) break;
+    const double target =
+        std::min(left, std::max(kMinRoundSeconds, kRoundShare * options.budget_seconds));
+    // A case also has a fixed cost that its work does not model (the host-process laws fork per
+    // case). Sized by work alone, a round of one size-0 case took long enough that the next
+    // was one size-0 case again: 64 such rounds on one shard of a 60 s campaign. So a round may
+    // also double the last, as far as the seconds per case of the last allow.
+    const double per_case = (elapsed() - round_start) / cases;
+    const int by_work = cases_within(target / std::max(per_work, 1e-12));
+    const int by_count =
+        static_cast<int>(std::min<double>(target / std::max(per_case, 1e-12), kMaxCasesPerRound));
+    cases = std::max(by_work, std::min(2 * cases, by_count));
+  }
+}
+
 }  // namespace
 
 Campaign run_campaign(const CampaignOptions& options, const props::Backend& backend) {
@@ -549,114 +546,11 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
   } else if (options.fixed_cases > 0) {
     run_round({options.shard_index, options.seed, options.fixed_cases});
   } else {
-    int cases = kFirstRoundCases;
-    for (int r = 0;; ++r) {
-      const double round_start = elapsed();
-      run_round({options.shard_index, round_seed(options.seed, r), cases});
-      // Seconds per unit of case work of every binding, from the round just run.
-      const double per_work = (elapsed() - round_start) / round_work(cases);
-      const double left = options.budget_seconds - elapsed();
-      if (!(left > per_work * case_work(0))) break;
-      const double target =
-          std::min(left, std::max(kMinRoundSeconds, kRoundShare * options.budget_seconds));
-      // A case also has a fixed cost that its work does not model (the host-process laws fork per
-      // case). Sized by work alone, a round of one size-0 case took long enough that the next
-      // was one size-0 case again: 64 such rounds on one shard of a 60 s campaign. So a round may
-      // also double the last, as far as the seconds per case of the last allow.
-      const double per_case = (elapsed() - round_start) / cases;
-      const int by_work = cases_within(target / std::max(per_work, 1e-12));
-      const int by_count =
-          static_cast<int>(std::min<double>(target / std::max(per_case, 1e-12), kMaxCasesPerRound));
-      cases = std::max(by_work, std::min(2 * cases, by_count));
-    }
+    run_rounds_on_the_clock(options, run_round, elapsed);
   }
   progress.finish();
   campaign = snapshot();
   return campaign;
-}
-
-Campaign merge_campaigns(const std::vector<Campaign>& parts) {
-  Campaign merged;
-  if (parts.empty()) return merged;
-  merged.options = parts.front().options;
-  merged.options.shard_index = 0;
-  merged.options.shard_count = 1;
-  merged.cases_per_cell = 0;
-  merged.started_at.clear();
-  merged.clauses = parts.front().clauses;
-  for (ClauseRow& row : merged.clauses) row.valid_cases = row.invalid_cases = 0;
-  std::map<std::pair<std::string, std::string>, ErrorHistogram> histograms;
-  for (const Campaign& part : parts) {
-    merged.seconds = std::max(merged.seconds, part.seconds);
-    merged.cases_per_cell = std::max(merged.cases_per_cell, part.cases_per_cell);
-    const int fewest =
-        part.fewest_cases_per_cell > 0 ? part.fewest_cases_per_cell : part.cases_per_cell;
-    merged.fewest_cases_per_cell =
-        merged.fewest_cases_per_cell == 0 ? fewest : std::min(merged.fewest_cases_per_cell, fewest);
-    merged.rounds.insert(merged.rounds.end(), part.rounds.begin(), part.rounds.end());
-    if (merged.started_at.empty() ||
-        (!part.started_at.empty() && part.started_at < merged.started_at)) {
-      merged.started_at = part.started_at;
-    }
-    for (const Cell& cell : part.cells) {
-      auto same = std::find_if(merged.cells.begin(), merged.cells.end(), [&](const Cell& c) {
-        return c.order == cell.order && c.law == cell.law && c.profile == cell.profile &&
-               c.dtype == cell.dtype;
-      });
-      if (same == merged.cells.end()) {
-        merged.cells.push_back(cell);
-      } else {
-        add_cell(*same, cell);
-      }
-    }
-    merged.faults.insert(merged.faults.end(), part.faults.begin(), part.faults.end());
-    for (const MarginHistogram& m : part.margins) {
-      auto same =
-          std::find_if(merged.margins.begin(), merged.margins.end(), [&](const MarginHistogram& h) {
-            return h.order == m.order && h.law == m.law && h.dtype == m.dtype;
-          });
-      if (same == merged.margins.end()) {
-        merged.margins.push_back(m);
-        continue;
-      }
-      for (size_t k = 0; k < m.bins.size() && k < same->bins.size(); ++k)
-        same->bins[k] += m.bins[k];
-    }
-    for (const ClauseRow& row : part.clauses) {
-      auto it = std::find_if(merged.clauses.begin(), merged.clauses.end(),
-                             [&](const ClauseRow& r) { return r.id == row.id; });
-      if (it == merged.clauses.end()) {
-        merged.clauses.push_back(row);
-      } else {
-        it->valid_cases += row.valid_cases;
-        it->invalid_cases += row.invalid_cases;
-      }
-    }
-    for (const ErrorHistogram& h : part.errors) {
-      ErrorHistogram& into = histograms[{h.entry, h.dtype}];
-      into.entry = h.entry;
-      into.dtype = h.dtype;
-      into.tolerance_ulps = h.tolerance_ulps;
-      for (size_t k = 0; k < h.bins.size() && k < into.bins.size(); ++k) into.bins[k] += h.bins[k];
-    }
-    for (const auto& [family, tags] : part.coverage) {
-      for (const auto& [tag, n] : tags) merged.coverage[family][tag] += n;
-    }
-  }
-  std::stable_sort(merged.cells.begin(), merged.cells.end(), [](const Cell& a, const Cell& b) {
-    const auto rank = [](const Cell& c) {
-      return static_cast<int>(parse_profile(c.profile).value_or(SpecProfile::kSeed));
-    };
-    return std::make_tuple(a.order, rank(a), a.dtype) < std::make_tuple(b.order, rank(b), b.dtype);
-  });
-  std::stable_sort(merged.faults.begin(), merged.faults.end(),
-                   [](const FaultCheck& a, const FaultCheck& b) { return a.order < b.order; });
-  std::stable_sort(merged.margins.begin(), merged.margins.end(),
-                   [](const MarginHistogram& a, const MarginHistogram& b) {
-                     return std::tie(a.order, a.dtype) < std::tie(b.order, b.dtype);
-                   });
-  for (auto& [key, h] : histograms) merged.errors.push_back(std::move(h));
-  return merged;
 }
 
 }  // namespace gradconf::reports

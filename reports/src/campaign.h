@@ -166,6 +166,10 @@ uint64_t round_seed(uint64_t seed, int round);
 /// "90", "90s", "20m", "8h" as seconds; nullopt for anything else.
 std::optional<double> parse_duration(std::string_view text);
 
+/// `from`'s cases added to `into`, a cell of the same binding, profile and dtype (another round,
+/// or the same cell of another part of a campaign).
+void add_cell(Cell& into, const Cell& from);
+
 /// The campaign the shards (or any disjoint parts) make together: cells, faults, histograms and
 /// coverage joined, clause counts summed; seconds is the longest part's.
 Campaign merge_campaigns(const std::vector<Campaign>& parts);
