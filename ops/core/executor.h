@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "aclnn/acl_meta.h"
+#include "core/dtype.h"
 
 namespace gradconf {
 
@@ -28,6 +29,19 @@ using ExecutorBody = std::function<void(std::byte* workspace)>;
 /// ACLNN_ERR_PARAM_INVALID (with a message) if the size overflows.
 aclnnStatus make_executor(uint64_t scratch_bytes, ExecutorBody body, uint64_t* workspace_size,
                           aclOpExecutor** executor);
+
+/// make_executor for a kernel templated on the dtype: the body calls kernel(tag, workspace) with
+/// the dispatch_floating tag of `dtype`. `kernel` holds its plan by value (it runs in phase 2).
+template <typename CallArgs, typename Kernel>
+aclnnStatus make_kernel_executor(uint64_t scratch_bytes, aclDataType dtype, const CallArgs& args,
+                                 Kernel kernel) {
+  return make_executor(
+      scratch_bytes,
+      [dtype, kernel](std::byte* workspace) {
+        dispatch_floating(dtype, [&](auto tag) { kernel(tag, workspace); });
+      },
+      args.workspace_size, args.executor);
+}
 
 /// Phase 2 of every op: null executor 161001; unknown or already-run executor 361001; workspace
 /// too small, or null with size > 0, 161002; else runs it. The executor is released either way.

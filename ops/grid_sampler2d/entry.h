@@ -38,14 +38,10 @@ aclnnStatus forward_phase1(const CallArgs& args) {
   if (!verdict.proceed()) return fail(verdict.status, verdict.message);
   const uint64_t workspace = forward_workspace(args);
   ForwardPlan plan{*args.input, *args.grid, *args.out, attributes_of(args), workspace > 0};
-  return make_executor(
-      workspace,
-      [plan](std::byte* scratch) {
-        dispatch_floating(plan.input.dtype, [&](auto tag) {
-          forward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
-        });
-      },
-      args.workspace_size, args.executor);
+  return make_kernel_executor(workspace, plan.input.dtype, args,
+                              [plan](auto tag, std::byte* scratch) {
+                                forward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+                              });
 }
 
 template <Fault kFault>
@@ -85,14 +81,10 @@ aclnnStatus backward_phase1(const CallArgs& args) {
   }
   // GS-LIMIT-01 sized this call with the same thread count, so the plan fits.
   const auto workspace = backward_workspace(layout, plan.wants, plan.workers);
-  return make_executor(
-      workspace->total,
-      [plan](std::byte* scratch) {
-        dispatch_floating(plan.input.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
-        });
-      },
-      args.workspace_size, args.executor);
+  return make_kernel_executor(
+      workspace->total, plan.input.dtype, args, [plan](auto tag, std::byte* scratch) {
+        backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+      });
 }
 
 }  // namespace gradconf::grid_sampler2d

@@ -66,14 +66,9 @@ aclnnStatus phase1(const CallArgs& args) {
     if (rank(given) == 3) flat.strides[2] = flat.strides[3];
   }
   if (args.direction == Direction::kForward) {
-    return make_executor(
-        0,
-        [plan](std::byte*) {
-          dispatch_floating(plan.value.dtype, [&](auto tag) {
-            forward_kernel<typename decltype(tag)::type, kFault>(plan);
-          });
-        },
-        args.workspace_size, args.executor);
+    return make_kernel_executor(0, plan.value.dtype, args, [plan](auto tag, std::byte*) {
+      forward_kernel<typename decltype(tag)::type, kFault>(plan);
+    });
   }
   // MSDA-LIMIT-05 sized this call with the same thread count and the widest compute type, so
   // the plan fits.
@@ -84,14 +79,10 @@ aclnnStatus phase1(const CallArgs& args) {
     using Acc = compute_t<typename decltype(tag)::type>;
     return *backward_workspace(sized, plan.workers, sizeof(Acc));
   });
-  return make_executor(
-      workspace,
-      [plan](std::byte* scratch) {
-        dispatch_floating(plan.value.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
-        });
-      },
-      args.workspace_size, args.executor);
+  return make_kernel_executor(
+      workspace, plan.value.dtype, args, [plan](auto tag, std::byte* scratch) {
+        backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+      });
 }
 
 }  // namespace gradconf::msda

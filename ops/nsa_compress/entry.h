@@ -46,14 +46,9 @@ aclnnStatus phase1(const CallArgs& args) {
   }
   const Plan plan = make_plan(args);
   if (args.direction == Direction::kForward) {
-    return make_executor(
-        0,
-        [plan](std::byte*) {
-          dispatch_floating(plan.input.dtype, [&](auto tag) {
-            forward_kernel<typename decltype(tag)::type, kFault>(plan);
-          });
-        },
-        args.workspace_size, args.executor);
+    return make_kernel_executor(0, plan.input.dtype, args, [plan](auto tag, std::byte*) {
+      forward_kernel<typename decltype(tag)::type, kFault>(plan);
+    });
   }
   // NC-LIMIT-02 sized the workspace in double, the widest compute type.
   const uint64_t workspace = dispatch_floating(plan.input.dtype, [&](auto tag) {
@@ -62,14 +57,10 @@ aclnnStatus phase1(const CallArgs& args) {
                               converts_output_grad<T>(plan.output_grad))
         ->total();
   });
-  return make_executor(
-      workspace,
-      [plan](std::byte* scratch) {
-        dispatch_floating(plan.input.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
-        });
-      },
-      args.workspace_size, args.executor);
+  return make_kernel_executor(
+      workspace, plan.input.dtype, args, [plan](auto tag, std::byte* scratch) {
+        backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+      });
 }
 
 }  // namespace gradconf::nc

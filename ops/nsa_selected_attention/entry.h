@@ -64,27 +64,18 @@ aclnnStatus phase1(const CallArgs& args) {
   Plan plan = make_plan(args);
   if (!planted<kFault>(Fault::kTopkReadAtRun)) snapshot_topk(plan);
   if (args.direction == Direction::kForward) {
-    return make_executor(
-        0,
-        [plan](std::byte*) {
-          dispatch_floating(plan.query.dtype, [&](auto tag) {
-            forward_kernel<typename decltype(tag)::type, kFault>(plan);
-          });
-        },
-        args.workspace_size, args.executor);
+    return make_kernel_executor(0, plan.query.dtype, args, [plan](auto tag, std::byte*) {
+      forward_kernel<typename decltype(tag)::type, kFault>(plan);
+    });
   }
   const uint64_t workspace = dispatch_floating(plan.query.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return plan_workspace(plan.sizes, plan.batches, sizeof(compute_t<T>), plan.cache_budget).total;
   });
-  return make_executor(
-      workspace,
-      [plan](std::byte* scratch) {
-        dispatch_floating(plan.query.dtype, [&](auto tag) {
-          backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
-        });
-      },
-      args.workspace_size, args.executor);
+  return make_kernel_executor(
+      workspace, plan.query.dtype, args, [plan](auto tag, std::byte* scratch) {
+        backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+      });
 }
 
 }  // namespace gradconf::nsa
