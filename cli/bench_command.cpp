@@ -220,8 +220,8 @@ bool write_json(const BenchOptions& options, const props::Backend& backend,
                 const props::Backend* against, const MachineLimits& limits,
                 nlohmann::json results) {
   std::ofstream out(options.json_out);
-  nlohmann::json doc = {
-      {"backend", backend.description()}, {"repeats", options.repeats}, {"results", results}};
+  nlohmann::json doc = {{"backend", backend.description()}, {"repeats", options.repeats}};
+  doc["results"] = std::move(results);
   if (against != nullptr) doc["against"] = against->description();
   if (!limits.by_threads.empty()) doc["machine"] = limits.probe;
   out << doc.dump(2) << "\n";

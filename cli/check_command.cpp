@@ -186,7 +186,7 @@ int run_check_in_processes(const CheckOptions& options, const std::string& out) 
     merge.dirs.push_back(dir);
   }
   if (options.progress) std::cerr << "gradconf check: " << options.jobs << " shard processes\n";
-  if (!wait_for_shards(children, merge)) {
+  if (!wait_for_shards(std::move(children), merge)) {
     std::cerr << "gradconf check: a shard process failed\n";
     return kExitRuntimeFailure;
   }

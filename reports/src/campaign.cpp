@@ -79,10 +79,8 @@ std::string_view cell_status_name(CellStatus status) {
 }
 
 std::string cases_per_binding_text(const Campaign& c) {
-  if (c.fewest_cases_per_cell <= 0 || c.fewest_cases_per_cell >= c.cases_per_cell) {
-    return std::to_string(c.cases_per_cell);
-  }
-  return std::to_string(c.fewest_cases_per_cell) + " to " + std::to_string(c.cases_per_cell);
+  if (c.fewest_cases() >= c.cases_per_cell) return std::to_string(c.cases_per_cell);
+  return std::to_string(c.fewest_cases()) + " to " + std::to_string(c.cases_per_cell);
 }
 
 CellStatus Cell::status() const {

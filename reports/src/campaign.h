@@ -141,6 +141,10 @@ struct Campaign {
   /// The smallest of the shards' cases per binding: shards run at their own pace, so a merged
   /// report can hold bindings of 4 cases next to ones of 154.
   int fewest_cases_per_cell = 0;
+  /// fewest_cases_per_cell, or cases_per_cell where it is unset (0: a report made before it).
+  int fewest_cases() const {
+    return fewest_cases_per_cell > 0 ? fewest_cases_per_cell : cases_per_cell;
+  }
   std::vector<Round> rounds;
   /// When it started, UTC ("2026-11-26T23:15:42Z"): `gradconf trend` orders reports by it.
   std::string started_at;

@@ -27,10 +27,9 @@ void add_or_append(std::vector<T>& into, const T& item, Same same, Add add) {
 void merge_counts(Campaign& merged, const Campaign& part) {
   merged.seconds = std::max(merged.seconds, part.seconds);
   merged.cases_per_cell = std::max(merged.cases_per_cell, part.cases_per_cell);
-  const int fewest =
-      part.fewest_cases_per_cell > 0 ? part.fewest_cases_per_cell : part.cases_per_cell;
-  merged.fewest_cases_per_cell =
-      merged.fewest_cases_per_cell == 0 ? fewest : std::min(merged.fewest_cases_per_cell, fewest);
+  merged.fewest_cases_per_cell = merged.fewest_cases_per_cell == 0
+                                     ? part.fewest_cases()
+                                     : std::min(merged.fewest_cases_per_cell, part.fewest_cases());
   merged.rounds.insert(merged.rounds.end(), part.rounds.begin(), part.rounds.end());
   if (merged.started_at.empty() ||
       (!part.started_at.empty() && part.started_at < merged.started_at)) {
