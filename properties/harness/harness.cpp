@@ -2,13 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <span>
-#include <type_traits>
-#include <variant>
 
 #include "acl/acl.h"
 #include "core/checked_math.h"
