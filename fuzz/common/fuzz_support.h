@@ -14,7 +14,10 @@
 #include <span>
 #include <string>
 
+#include "aclnn/acl_meta.h"
+#include "core/direction.h"
 #include "core/layout.h"
+#include "core/profile.h"
 #include "gen/layout_gen.h"
 #include "laws/law.h"
 
@@ -29,6 +32,24 @@ T pick(FuzzedDataProvider& fdp, std::span<const T> values) {
 template <typename T, size_t N>
 T pick(FuzzedDataProvider& fdp, const std::array<T, N>& values) {
   return pick(fdp, std::span<const T>(values));
+}
+
+/// How every decoder starts: a default problem of `direction` in one of `dtypes`.
+template <typename Problem, size_t N>
+Problem start_problem(FuzzedDataProvider& fdp, Direction direction,
+                      const std::array<aclDataType, N>& dtypes) {
+  Problem p;
+  p.entry = direction;
+  p.dtype = pick(fdp, dtypes);
+  return p;
+}
+
+/// Any of the three spec profiles, or `extended` alone (no byte read) for a dtype only it
+/// accepts.
+inline SpecProfile pick_profile(FuzzedDataProvider& fdp, bool extended_only) {
+  if (extended_only) return SpecProfile::kExtended;
+  return pick(fdp,
+              std::array{SpecProfile::kExtended, SpecProfile::kSeed, SpecProfile::kCannLatest});
 }
 
 /// A size in [lo, hi]: mostly uniform in [max(lo, 1), hi], often one of `boundary`, and 0 (when

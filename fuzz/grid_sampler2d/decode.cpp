@@ -25,9 +25,7 @@ int64_t decode_size(FuzzedDataProvider& fdp, int64_t max, bool allow_zero) {
 }  // namespace
 
 Problem decode_problem(FuzzedDataProvider& fdp, Direction entry) {
-  Problem p;
-  p.entry = entry;
-  p.dtype = pick(fdp, ranges::kFloatDtypes);
+  Problem p = start_problem<Problem>(fdp, entry, ranges::kFloatDtypes);
   p.n = decode_size(fdp, ranges::kMaxBatch, true);
   p.c = decode_size(fdp, ranges::kMaxChannels, true);
   p.in_h = decode_size(fdp, ranges::kMaxSpatial, false);  // GS-SHAPE-05

@@ -15,13 +15,8 @@ using gradconf::msda::Role;
 namespace ranges = props::msda_ranges;
 
 Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
-  Problem p;
-  p.entry = direction;
-  p.dtype = pick(fdp, ranges::kFloatDtypes);
-  p.profile = p.dtype == ACL_DOUBLE
-                  ? SpecProfile::kExtended
-                  : pick(fdp, std::array{SpecProfile::kExtended, SpecProfile::kSeed,
-                                         SpecProfile::kCannLatest});
+  Problem p = start_problem<Problem>(fdp, direction, ranges::kFloatDtypes);
+  p.profile = pick_profile(fdp, p.dtype == ACL_DOUBLE);
   p.shape_dtype = fdp.ConsumeBool() ? ACL_INT32 : ACL_INT64;
   p.start_dtype = fdp.ConsumeBool() ? ACL_INT32 : ACL_INT64;
   p.batch = fdp.ConsumeIntegralInRange<int64_t>(0, ranges::kFuzzMaxBatch);

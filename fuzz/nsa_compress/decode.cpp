@@ -14,13 +14,8 @@ using gradconf::nc::Role;
 namespace ranges = props::nc_ranges;
 
 Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
-  Problem p;
-  p.entry = direction;
-  p.dtype = pick(fdp, ranges::kFloatDtypes);
-  p.profile = p.dtype == ACL_FLOAT || p.dtype == ACL_DOUBLE
-                  ? SpecProfile::kExtended
-                  : pick(fdp, std::array{SpecProfile::kExtended, SpecProfile::kSeed,
-                                         SpecProfile::kCannLatest});
+  Problem p = start_problem<Problem>(fdp, direction, ranges::kFloatDtypes);
+  p.profile = pick_profile(fdp, p.dtype == ACL_FLOAT || p.dtype == ACL_DOUBLE);
   p.heads = fdp.ConsumeIntegralInRange<int64_t>(1, ranges::kMaxHeads);
   // cann-latest is seed with l == d allowed (errata E-NC-1). Short windows (k <= 3) keep the
   // math targets fast.

@@ -20,9 +20,7 @@ namespace ranges = props::nsa_ranges;
 // decodes to a small `extended` problem, never the reverse. At 1 in 16 these problems and the
 // groups of 32 below took 59% of fuzz_nsa_grad_api's time in 5% of its inputs.)
 Problem decode_problem(FuzzedDataProvider& fdp, Direction direction) {
-  Problem p;
-  p.entry = direction;
-  p.dtype = pick(fdp, ranges::kFloatDtypes);
+  Problem p = start_problem<Problem>(fdp, direction, ranges::kFloatDtypes);
   const bool seed =
       p.dtype != ACL_FLOAT && p.dtype != ACL_DOUBLE && fdp.ConsumeIntegralInRange<int>(0, 31) == 0;
   p.profile = seed ? SpecProfile::kSeed : SpecProfile::kExtended;

@@ -7,7 +7,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
 
+#include "core/params.h"
 #include "core/tensor.h"
 
 namespace gradconf {
@@ -16,6 +20,34 @@ struct NamedTensor {
   const char* name;
   const aclTensor* tensor;
 };
+
+/// Which tensor parameters of an entry: its inputs, its outputs, or all of them.
+enum class TensorParams : uint8_t { kInputs, kOutputs, kAll };
+
+/// The tensor parameters of an entry's table (core/params.h) in prototype order, named as the C
+/// prototype names them (the table's names are string literals, so `name` ends in NUL).
+template <typename Args, typename... Ps>
+std::vector<NamedTensor> named_tensors(const EntryParams<Args, Ps...>& entry, const Args& args,
+                                       TensorParams which) {
+  std::vector<NamedTensor> named;
+  const auto add = [&](const auto& param) {
+    if constexpr (std::is_same_v<decltype(args.*(param.field)), const aclTensor* const&>) {
+      const bool wanted = param.kind == ParamKind::kInput ? which != TensorParams::kOutputs
+                                                          : which != TensorParams::kInputs;
+      if (wanted) named.push_back({param.name.data(), args.*(param.field)});
+    }
+  };
+  std::apply([&](const auto&... param) { (add(param), ...); }, entry.params);
+  return named;
+}
+
+/// The same for whichever of an op's two entries `args` calls.
+template <typename Args, typename Forward, typename Backward>
+std::vector<NamedTensor> named_tensors(const Forward& forward, const Backward& backward,
+                                       const Args& args, TensorParams which) {
+  return args.direction == Direction::kBackward ? named_tensors(backward, args, which)
+                                                : named_tensors(forward, args, which);
+}
 
 /// The first null tensor, else a null workspaceSize or executor out-pointer.
 std::optional<std::string> check_non_null(std::span<const NamedTensor> tensors,

@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "core/parallel.h"
 #include "core/status.h"
+#include "grid_sampler2d/params.h"
 #include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
@@ -22,26 +23,11 @@ constexpr ProfileSet kCannLatest = profiles(SpecProfile::kCannLatest);
 
 bool backward(const CallArgs& a) { return a.direction == Direction::kBackward; }
 
-struct Named {
-  const char* name;
-  const aclTensor* tensor;
-};
-
-// The tensors of the call, in the order of the C prototype.
-std::vector<Named> tensors(const CallArgs& a) {
-  if (backward(a)) {
-    return {{"gradOutput", a.grad_output},
-            {"input", a.input},
-            {"grid", a.grid},
-            {"inputGrad", a.input_grad},
-            {"gridGrad", a.grid_grad}};
-  }
-  return {{"input", a.input}, {"grid", a.grid}, {"out", a.out}};
+std::vector<NamedTensor> tensors(const CallArgs& a) {
+  return named_tensors(kForwardParams, kBackwardParams, a, TensorParams::kAll);
 }
-
-std::vector<Named> outputs(const CallArgs& a) {
-  if (backward(a)) return {{"inputGrad", a.input_grad}, {"gridGrad", a.grid_grad}};
-  return {{"out", a.out}};
+std::vector<NamedTensor> outputs(const CallArgs& a) {
+  return named_tensors(kForwardParams, kBackwardParams, a, TensorParams::kOutputs);
 }
 
 std::string got(const char* name, const aclTensor& t) {
@@ -120,9 +106,9 @@ Check padding(const CallArgs& a) {
 }
 
 Check ranks(const CallArgs& a) {
-  std::vector<Named> checked = {{"input", a.input}, {"grid", a.grid}};
-  checked.insert(checked.begin(),
-                 Named{backward(a) ? "gradOutput" : "out", backward(a) ? a.grad_output : a.out});
+  std::vector<NamedTensor> checked = {{"input", a.input}, {"grid", a.grid}};
+  checked.insert(checked.begin(), NamedTensor{backward(a) ? "gradOutput" : "out",
+                                              backward(a) ? a.grad_output : a.out});
   for (const auto& [name, t] : checked) {
     if (rank(*t) != 4)
       return std::string("expected ") + name + " to be 4-D, but got " + got(name, *t);

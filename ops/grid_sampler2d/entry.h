@@ -5,6 +5,7 @@
 #define GRADCONF_OPS_GRID_SAMPLER2D_ENTRY_H_
 
 #include "core/executor.h"
+#include "core/phase1.h"
 #include "core/status.h"
 #include "grid_sampler2d/backward_kernel.h"
 #include "grid_sampler2d/clauses.h"
@@ -12,18 +13,12 @@
 
 namespace gradconf::grid_sampler2d {
 
+/// The clause phase 1 leaves out: none, or under the planted fault GS-SHAPE-04 for grids with
+/// more than two components (never fewer: that would read past the grid).
 template <Fault kFault>
-Verdict validate(const CallArgs& args) {
-  const auto table = clause_table();
-  Verdict verdict = run_clauses(table, args, spec_profile());
-  if (planted<kFault>(Fault::kMissingClauseShape04)) {
-    // Mutant: accepts grids with more than two components (never fewer: that would read past
-    // the grid).
-    if (verdict.clause_id == "GS-SHAPE-04" && args.grid->view_dims[3] > 2) {
-      verdict = run_clauses_without(table, args, spec_profile(), "GS-SHAPE-04");
-    }
-  }
-  return verdict;
+std::string_view unchecked_clause(const CallArgs& args) {
+  const bool wide_grid = args.grid && rank(*args.grid) == 4 && args.grid->view_dims[3] > 2;
+  return planted<kFault>(Fault::kMissingClauseShape04) && wide_grid ? "GS-SHAPE-04" : "";
 }
 
 inline Attributes attributes_of(const CallArgs& args) {
@@ -33,9 +28,9 @@ inline Attributes attributes_of(const CallArgs& args) {
 
 template <Fault kFault>
 aclnnStatus forward_phase1(const CallArgs& args) {
-  clear_last_error();
-  const Verdict verdict = validate<kFault>(args);
-  if (!verdict.proceed()) return fail(verdict.status, verdict.message);
+  if (auto stopped = stopped_by_clauses(clause_table(), args, unchecked_clause<kFault>(args))) {
+    return *stopped;
+  }
   const uint64_t workspace = forward_workspace(args);
   ForwardPlan plan{*args.input, *args.grid, *args.out, attributes_of(args), workspace > 0};
   return make_kernel_executor(workspace, plan.input.dtype, args,
@@ -46,13 +41,9 @@ aclnnStatus forward_phase1(const CallArgs& args) {
 
 template <Fault kFault>
 aclnnStatus backward_phase1(const CallArgs& args) {
-  clear_last_error();
-  const Verdict verdict = validate<kFault>(args);
-  if (verdict.early_out()) {
-    return make_executor(
-        0, [](std::byte*) {}, args.workspace_size, args.executor);
+  if (auto stopped = stopped_by_clauses(clause_table(), args, unchecked_clause<kFault>(args))) {
+    return *stopped;
   }
-  if (!verdict.proceed()) return fail(verdict.status, verdict.message);
   BackwardPlan plan{*args.grad_output,
                     *args.input,
                     *args.grid,

@@ -15,6 +15,7 @@
 #include "aclnn/acl_meta.h"
 #include "core/direction.h"
 #include "core/layout.h"
+#include "core/problem_base.h"
 #include "core/profile.h"
 #include "core/repro.h"
 #include "grid_sampler2d/coords.h"
@@ -48,25 +49,18 @@ std::string_view grid_fill_name(GridFill fill);
 std::string_view value_fill_name(ValueFill fill);
 using gradconf::dtype_repro_name;
 
-struct Problem {
-  Direction entry = Direction::kBackward;
-  aclDataType dtype = ACL_FLOAT;
+struct Problem : ProblemBase<Role, kRoleCount, ACL_FLOAT> {
   int64_t n = 1, c = 1, in_h = 5, in_w = 8, out_h = 3, out_w = 3;
   Interpolation interpolation = Interpolation::kBilinear;
   Padding padding = Padding::kZeros;
   bool align_corners = false;
   std::optional<std::array<bool, 2>> output_mask =
       std::array<bool, 2>{true, true};  ///< nullopt: null
-  std::array<LayoutSpec, kRoleCount> layouts{};
   GridFill grid_fill = GridFill::kUniform;
   ValueFill value_fill = ValueFill::kUniform;
-  uint64_t seed = 1;
-  SpecProfile profile = SpecProfile::kSeed;
 
   bool operator==(const Problem&) const = default;
 
-  const LayoutSpec& layout(Role role) const { return layouts[static_cast<int>(role)]; }
-  LayoutSpec& layout(Role role) { return layouts[static_cast<int>(role)]; }
   /// The logical shape of a role's tensor.
   std::vector<int64_t> dims(Role role) const;
   /// The roles this entry has, inputs first, in C-prototype order.

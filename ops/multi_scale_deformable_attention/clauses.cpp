@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "core/parallel.h"
 #include "core/status.h"
+#include "multi_scale_deformable_attention/params.h"
 #include "multi_scale_deformable_attention/workspace.h"
 
 namespace gradconf::msda {
@@ -19,33 +20,16 @@ constexpr ProfileSet kEvery = kAllProfiles;
 
 bool backward(const CallArgs& a) { return a.direction == Direction::kBackward; }
 
-struct Named {
-  const char* name;
-  const aclTensor* tensor;
-};
-
-std::vector<Named> inputs(const CallArgs& a) {
-  std::vector<Named> t = {{"value", a.value},
-                          {"spatialShape", a.spatial_shape},
-                          {"levelStartIndex", a.level_start_index},
-                          {"location", a.location},
-                          {"attnWeight", a.attn_weight}};
-  if (backward(a)) t.push_back({"gradOutput", a.grad_output});
-  return t;
+std::vector<NamedTensor> inputs(const CallArgs& a) {
+  return named_tensors(kForwardParams, kBackwardParams, a, TensorParams::kInputs);
 }
-
-std::vector<Named> outputs(const CallArgs& a) {
-  if (backward(a)) {
-    return {{"gradValue", a.grad_value},
-            {"gradLocation", a.grad_location},
-            {"gradAttnWeight", a.grad_attn_weight}};
-  }
-  return {{"output", a.output}};
+std::vector<NamedTensor> outputs(const CallArgs& a) {
+  return named_tensors(kForwardParams, kBackwardParams, a, TensorParams::kOutputs);
 }
 
 // The float tensors, in prototype order (every tensor but the two index tensors).
-std::vector<Named> float_tensors(const CallArgs& a) {
-  std::vector<Named> t;
+std::vector<NamedTensor> float_tensors(const CallArgs& a) {
+  std::vector<NamedTensor> t;
   for (const auto& n : inputs(a)) {
     if (n.tensor != a.spatial_shape && n.tensor != a.level_start_index) t.push_back(n);
   }
@@ -80,8 +64,8 @@ Check dtype_supported(const CallArgs& a) {
              (kDouble ? " or DOUBLE" : "") + ", but got " + std::string(dtype_name(t->dtype));
     }
   }
-  for (const auto& [name, t] :
-       {Named{"spatialShape", a.spatial_shape}, Named{"levelStartIndex", a.level_start_index}}) {
+  for (const auto& [name, t] : {NamedTensor{"spatialShape", a.spatial_shape},
+                                NamedTensor{"levelStartIndex", a.level_start_index}}) {
     if (t->dtype != ACL_INT32 && t->dtype != ACL_INT64) {
       return std::string("expected ") + name + " of dtype INT32 or INT64, but got " +
              std::string(dtype_name(t->dtype));
@@ -102,10 +86,7 @@ Check dtype_same(const CallArgs& a) {
 }
 
 Check formats(const CallArgs& a) {
-  std::vector<NamedTensor> all;
-  for (const auto& [name, t] : inputs(a)) all.push_back({name, t});
-  for (const auto& [name, t] : outputs(a)) all.push_back({name, t});
-  return check_format_nd(all);
+  return check_format_nd(named_tensors(kForwardParams, kBackwardParams, a, TensorParams::kAll));
 }
 
 // The rank and shape clauses have two profile rows: gradOutput (and the forward's output) is

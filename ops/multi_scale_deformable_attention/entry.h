@@ -5,6 +5,7 @@
 
 #include "core/checked_math.h"
 #include "core/executor.h"
+#include "core/phase1.h"
 #include "core/profile.h"
 #include "core/status.h"
 #include "multi_scale_deformable_attention/clauses.h"
@@ -51,12 +52,9 @@ inline Plan make_plan(const CallArgs& args) {
 
 template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
-  clear_last_error();
-  const Verdict verdict =
-      planted<kFault>(Fault::kFormatUnchecked)
-          ? run_clauses_without(clause_table(), args, spec_profile(), "MSDA-FORMAT-01")
-          : run_clauses(clause_table(), args, spec_profile());
-  if (!verdict.proceed()) return fail(verdict.status, verdict.message);
+  const std::string_view unchecked =
+      planted<kFault>(Fault::kFormatUnchecked) ? "MSDA-FORMAT-01" : "";
+  if (auto stopped = stopped_by_clauses(clause_table(), args, unchecked)) return *stopped;
   Plan plan = make_plan(args);
   if (planted<kFault>(Fault::kFlatHeadStride)) {
     // Mutant: the 3-D view's heads step by one channel instead of C channels.

@@ -14,6 +14,7 @@
 #include "aclnn/acl_meta.h"
 #include "core/direction.h"
 #include "core/layout.h"
+#include "core/problem_base.h"
 #include "core/profile.h"
 
 namespace gradconf::msda {
@@ -46,26 +47,19 @@ enum class LocationFill : uint8_t {
 };
 std::string_view location_fill_name(LocationFill fill);
 
-struct Problem {
-  Direction entry = Direction::kBackward;
-  aclDataType dtype = ACL_FLOAT;
+struct Problem : ProblemBase<Role, kRoleCount, ACL_FLOAT> {
   aclDataType shape_dtype = ACL_INT64;  ///< spatialShape
   aclDataType start_dtype = ACL_INT64;  ///< levelStartIndex
   int64_t batch = 1, heads = 1, channels = 8, queries = 2, points = 1;
   std::vector<std::array<int64_t, 2>> levels = {{2, 3}};  ///< (H, W) per level
   int64_t extra_keys = 0;  ///< keys before the first level (value rows no level addresses)
-  std::array<LayoutSpec, kRoleCount> layouts{};
   LocationFill location_fill = LocationFill::kUniform;
   bool zero_weights = false;  ///< some attention weights exactly 0
-  uint64_t seed = 1;
-  SpecProfile profile = SpecProfile::kSeed;
 
   bool operator==(const Problem&) const = default;
 
   int64_t keys() const;
   std::vector<int64_t> level_starts() const;
-  const LayoutSpec& layout(Role role) const { return layouts[static_cast<int>(role)]; }
-  LayoutSpec& layout(Role role) { return layouts[static_cast<int>(role)]; }
   std::vector<int64_t> dims(Role role) const;
   aclDataType dtype_of(Role role) const;
   std::vector<Role> roles() const;  ///< the entry's roles, C-prototype order

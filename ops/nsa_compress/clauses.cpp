@@ -9,6 +9,7 @@
 #include "core/checked_math.h"
 #include "core/clause_checks.h"
 #include "core/status.h"
+#include "nsa_compress/params.h"
 #include "nsa_compress/workspace.h"
 
 namespace gradconf::nc {
@@ -17,21 +18,11 @@ using Check = std::optional<std::string>;
 
 bool backward(const CallArgs& a) { return a.direction == Direction::kBackward; }
 
-// Every tensor, in prototype order.
 std::vector<NamedTensor> tensors(const CallArgs& a) {
-  if (backward(a)) {
-    return {{"outputGrad", a.output_grad},
-            {"input", a.input},
-            {"weight", a.weight},
-            {"inputGrad", a.input_grad},
-            {"weightGrad", a.weight_grad}};
-  }
-  return {{"input", a.input}, {"weight", a.weight}, {"output", a.output}};
+  return named_tensors(kForwardParams, kBackwardParams, a, TensorParams::kAll);
 }
-
 std::vector<NamedTensor> outputs(const CallArgs& a) {
-  if (backward(a)) return {{"inputGrad", a.input_grad}, {"weightGrad", a.weight_grad}};
-  return {{"output", a.output}};
+  return named_tensors(kForwardParams, kBackwardParams, a, TensorParams::kOutputs);
 }
 
 // The (T_cmp, N, D) tensor of the entry: outputGrad or output.

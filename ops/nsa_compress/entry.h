@@ -4,6 +4,7 @@
 #define GRADCONF_OPS_NSA_COMPRESS_ENTRY_H_
 
 #include "core/executor.h"
+#include "core/phase1.h"
 #include "core/profile.h"
 #include "core/status.h"
 #include "nsa_compress/clauses.h"
@@ -30,12 +31,8 @@ inline Plan make_plan(const CallArgs& args) {
 
 template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
-  clear_last_error();
-  const Verdict verdict =
-      planted<kFault>(Fault::kFormatUnchecked)
-          ? run_clauses_without(clause_table(), args, spec_profile(), "NC-FORMAT-01")
-          : run_clauses(clause_table(), args, spec_profile());
-  if (!verdict.proceed()) return fail(verdict.status, verdict.message);
+  const std::string_view unchecked = planted<kFault>(Fault::kFormatUnchecked) ? "NC-FORMAT-01" : "";
+  if (auto stopped = stopped_by_clauses(clause_table(), args, unchecked)) return *stopped;
   if (planted<kFault>(Fault::kEqualWindowsRefused)) {
     // Mutant: the seed's l > d kept under cann-latest (E-NC-1 missed).
     if (args.block_size == args.stride) {

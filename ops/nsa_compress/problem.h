@@ -14,6 +14,7 @@
 #include "aclnn/acl_meta.h"
 #include "core/direction.h"
 #include "core/layout.h"
+#include "core/problem_base.h"
 #include "core/profile.h"
 
 namespace gradconf::nc {
@@ -23,24 +24,17 @@ enum class Role : uint8_t { kInput, kWeight, kOutputGrad, kOutput, kInputGrad, k
 inline constexpr int kRoleCount = 6;
 std::string_view role_name(Role role);
 
-struct Problem {
-  Direction entry = Direction::kBackward;
-  aclDataType dtype = ACL_FLOAT16;
+struct Problem : ProblemBase<Role, kRoleCount, ACL_FLOAT16> {
   int64_t heads = 1, dim = 16, block = 32, stride = 16;
   std::vector<int64_t> lengths = {48};  ///< per-batch sequence lengths (0 allowed)
   bool null_seq_len = false;            ///< actSeqLen passed as null (then lengths has one entry)
   bool null_layout = false;             ///< layoutOptional passed as null instead of "TND"
-  std::array<LayoutSpec, kRoleCount> layouts{};
-  uint64_t seed = 1;
-  SpecProfile profile = SpecProfile::kSeed;
 
   bool operator==(const Problem&) const = default;
 
   int64_t tokens() const;
   std::vector<int64_t> prefix_sums() const;  ///< actSeqLen
   int64_t compressed_rows() const;           ///< T_cmp
-  const LayoutSpec& layout(Role role) const { return layouts[static_cast<int>(role)]; }
-  LayoutSpec& layout(Role role) { return layouts[static_cast<int>(role)]; }
   std::vector<int64_t> dims(Role role) const;
   std::vector<Role> roles() const;  ///< the entry's roles, C-prototype order
   std::string_view op_name() const;

@@ -9,6 +9,7 @@
 #include "core/checked_math.h"
 #include "core/clause_checks.h"
 #include "core/status.h"
+#include "nsa_selected_attention/params.h"
 
 namespace gradconf::nsa {
 namespace {
@@ -57,10 +58,7 @@ std::vector<NamedTensor> stats(const CallArgs& a) {
 }
 
 std::vector<NamedTensor> outputs(const CallArgs& a) {
-  if (backward(a)) return {{"dqOut", a.dq}, {"dkOut", a.dk}, {"dvOut", a.dv}};
-  auto t = stats(a);
-  t.push_back({"attentionOut", a.attention_out});
-  return t;
+  return named_tensors(kForwardParams, kBackwardParams, a, TensorParams::kOutputs);
 }
 
 std::span<const int64_t> values_of(const aclIntArray* array) {

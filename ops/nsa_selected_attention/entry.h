@@ -4,6 +4,7 @@
 #define GRADCONF_OPS_NSA_SELECTED_ATTENTION_ENTRY_H_
 
 #include "core/executor.h"
+#include "core/phase1.h"
 #include "core/profile.h"
 #include "core/status.h"
 #include "nsa_selected_attention/clauses.h"
@@ -55,12 +56,9 @@ inline void snapshot_topk(Plan& plan) {
 
 template <Fault kFault>
 aclnnStatus phase1(const CallArgs& args) {
-  clear_last_error();
-  const Verdict verdict =
-      planted<kFault>(Fault::kFormatUnchecked)
-          ? run_clauses_without(clause_table(), args, spec_profile(), "NSA-FORMAT-01")
-          : run_clauses(clause_table(), args, spec_profile());
-  if (!verdict.proceed()) return fail(verdict.status, verdict.message);
+  const std::string_view unchecked =
+      planted<kFault>(Fault::kFormatUnchecked) ? "NSA-FORMAT-01" : "";
+  if (auto stopped = stopped_by_clauses(clause_table(), args, unchecked)) return *stopped;
   Plan plan = make_plan(args);
   if (!planted<kFault>(Fault::kTopkReadAtRun)) snapshot_topk(plan);
   if (args.direction == Direction::kForward) {

@@ -14,6 +14,7 @@
 #include "aclnn/acl_meta.h"
 #include "core/direction.h"
 #include "core/layout.h"
+#include "core/problem_base.h"
 #include "core/profile.h"
 #include "core/tensor.h"
 
@@ -46,9 +47,7 @@ enum class TopkFill : uint8_t {
 };
 std::string_view topk_fill_name(TopkFill fill);
 
-struct Problem {
-  Direction entry = Direction::kBackward;
-  aclDataType dtype = ACL_FLOAT16;
+struct Problem : ProblemBase<Role, kRoleCount, ACL_FLOAT16> {
   int64_t q_heads = 1, kv_heads = 1, dim_qk = 128, dim_v = 128, block = 16, count = 1;
   std::vector<std::array<int64_t, 2>> seqs = {{16, 16}};  ///< (query length, kv length) per batch
   int64_t sparse_mode = 2;
@@ -56,9 +55,6 @@ struct Problem {
   bool with_mask = false;           ///< attenMask passed (2-D BOOL, never read)
   bool null_attention_out = false;  ///< backward: attentionOut null (recomputed)
   double scale = 0;                 ///< 0: 1 / sqrt(Dqk)
-  std::array<LayoutSpec, kRoleCount> layouts{};
-  uint64_t seed = 1;
-  SpecProfile profile = SpecProfile::kSeed;
 
   bool operator==(const Problem&) const = default;
 
@@ -67,8 +63,6 @@ struct Problem {
   std::vector<int64_t> seq_q() const;   ///< actualSeqQLen
   std::vector<int64_t> seq_kv() const;  ///< actualSeqKvLen
   double scale_value() const;
-  const LayoutSpec& layout(Role role) const { return layouts[static_cast<int>(role)]; }
-  LayoutSpec& layout(Role role) { return layouts[static_cast<int>(role)]; }
   DimVector dims(Role role) const;  ///< inline: validation and fuzz decoding ask for every role's
   aclDataType dtype_of(Role role) const;
   std::vector<Role> roles() const;  ///< the entry's roles, C-prototype order

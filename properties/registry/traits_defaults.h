@@ -5,6 +5,7 @@
 #ifndef GRADCONF_PROPERTIES_REGISTRY_TRAITS_DEFAULTS_H_
 #define GRADCONF_PROPERTIES_REGISTRY_TRAITS_DEFAULTS_H_
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <string>
@@ -39,6 +40,17 @@ struct TraitsDefaults {
     return props::run(call, options, backend);
   }
   static aclDataType dtype(const Problem& p) { return p.dtype; }
+  /// `p` in `dtype`, under `extended` when the dtype is one of Self::kExtendedOnlyDtypes (those
+  /// the seed profiles refuse; an op that does not list them accepts every dtype everywhere).
+  static Problem with_dtype(Problem p, aclDataType dtype) {
+    p.dtype = dtype;
+    if constexpr (requires { Self::kExtendedOnlyDtypes; }) {
+      if (std::ranges::find(Self::kExtendedOnlyDtypes, dtype) != Self::kExtendedOnlyDtypes.end()) {
+        p.profile = SpecProfile::kExtended;
+      }
+    }
+    return p;
+  }
   static std::string_view op_name(const Problem& p) { return p.op_name(); }
 
   /// True when the op's semantics depend on the dtype only through rounding, so a low-precision

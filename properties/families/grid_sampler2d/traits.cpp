@@ -72,11 +72,6 @@ std::vector<int> GridSampler2DTraits::wanted_outputs(const Problem& p, const Cal
   return indices;
 }
 
-GridSampler2DTraits::Problem GridSampler2DTraits::with_dtype(Problem p, aclDataType dtype) {
-  p.dtype = dtype;
-  return p;
-}
-
 std::vector<Differentiable> GridSampler2DTraits::differentiable(const Problem&) {
   return {{"input", "out", "gradOutput", "inputGrad", true},
           {"grid", "out", "gradOutput", "gridGrad", false}};

@@ -29,7 +29,6 @@ struct GridSampler2DTraits : TraitsDefaults<GridSampler2DTraits, grid_sampler2d:
   /// The defaults', for the wanted outputs only (outputMask).
   static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
   static std::vector<int> wanted_outputs(const Problem& p, const Call& call);
-  static Problem with_dtype(Problem p, aclDataType dtype);
   /// No: the coordinate is computed in float for FLOAT/FLOAT16/BFLOAT16 and in double for DOUBLE
   /// (spec "Coordinate precision"), so at a nearest tie, an integer coordinate (gridGrad's kink) or
   /// the border a float run and a float64 run of the same grid differ by design. Each dtype is held

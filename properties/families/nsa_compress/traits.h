@@ -3,6 +3,7 @@
 #define GRADCONF_PROPERTIES_FAMILIES_NSA_COMPRESS_TRAITS_H_
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,7 @@ struct NsaCompressTraits : TraitsDefaults<NsaCompressTraits, gradconf::nc::Probl
     return nc::reference_term_magnitudes(p, call);
   }
   /// FLOAT and DOUBLE are `extended` dtypes.
-  static Problem with_dtype(Problem p, aclDataType dtype) {
-    p.dtype = dtype;
-    if (dtype == ACL_FLOAT || dtype == ACL_DOUBLE) p.profile = SpecProfile::kExtended;
-    return p;
-  }
+  static constexpr std::array kExtendedOnlyDtypes = {ACL_FLOAT, ACL_DOUBLE};
   /// input and weight: the op is bilinear, both adjoint identities hold exactly.
   static std::vector<Differentiable> differentiable(const Problem& p);
   /// sum_j |g_j| * forward(|input|, |weight|)_j: the sum of |terms| of <forward, g>.

@@ -3,6 +3,7 @@
 #define GRADCONF_PROPERTIES_FAMILIES_NSA_SELECTED_ATTENTION_TRAITS_H_
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,8 @@ struct NsaSelectedAttentionTraits
   }
   /// The defaults' reference, with the elements zero by construction counted per output.
   static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
-  /// FLOAT and DOUBLE are `extended` dtypes; so are head dims outside {128, 192}, kept as drawn.
-  static Problem with_dtype(Problem p, aclDataType dtype) {
-    p.dtype = dtype;
-    if (dtype == ACL_FLOAT || dtype == ACL_DOUBLE) p.profile = SpecProfile::kExtended;
-    return p;
-  }
+  /// FLOAT and DOUBLE are `extended` dtypes (head dims outside {128, 192} are kept as drawn).
+  static constexpr std::array kExtendedOnlyDtypes = {ACL_FLOAT, ACL_DOUBLE};
   /// value (linear: the adjoint identity holds), query and key (smooth: softmax).
   static std::vector<Differentiable> differentiable(const Problem& p);
   /// sum_j |g_j| * (P |value|)_j: the sum of |terms| of <forward, g>.
