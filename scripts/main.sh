@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fresh machine -> main job: installs, builds, replays the bundled seed cases (outputs under out/),
 # then runs the default conformance campaign, `gradconf check` (every law of every registered op
-# and the planted-fault self-test, 60 s budget, one shard process per core: on a 2-core machine
-# one process spent the whole minute on its first round, 4 cases per binding), which writes
+# and the planted-fault self-test, 60 s budget, one shard process per core; the fork law's 48
+# forks a case take about half of it on 2 cores, spread over the rounds), which writes
 # summary.md, report.json, junit.xml and report.html to reports/out/<timestamp>/ and exits
 # non-zero when anything FAILED.
 set -euo pipefail

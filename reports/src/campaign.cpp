@@ -15,6 +15,7 @@
 
 #include "compare/tolerance.h"
 #include "registry/registry.h"
+#include "reports/src/round_plan.h"
 
 namespace gradconf::reports {
 namespace {
@@ -142,6 +143,7 @@ struct WorkResult {
   std::map<std::string, std::vector<int>> margin_bins;      ///< dtype -> histogram
   std::map<std::string, int> tags;
   int cases = 0, failures = 0;
+  int drawn = 0;  ///< case indices run over all rounds (filtered and extra boundary draws too)
 };
 
 aclDataType dtype_of(const std::string& name) {
@@ -193,9 +195,9 @@ Cell cell_of_case(const props::LawResult& r) {
   return one;
 }
 
-// One round of a binding: `cases` cases drawn from `seed`, added to what earlier rounds left in
-// `out`.
-void run_work(const Work& w, const CampaignOptions& options, int cases, uint64_t seed,
+// One round of a binding: `cases` cases drawn from `seed` from index `first`, added to what
+// earlier rounds left in `out`.
+void run_work(const Work& w, const CampaignOptions& options, int first, int cases, uint64_t seed,
               const props::Backend& backend, WorkResult& out) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -218,7 +220,8 @@ void run_work(const Work& w, const CampaignOptions& options, int cases, uint64_t
   }
   for (int i = 0;
        i < cases || (!sides_missing.empty() && i < std::max(10 * cases, kMinBoundaryDraws)); ++i) {
-    props::LawResult r = props::run_law_case(*w.law, backend, i, seed);
+    props::LawResult r = props::run_law_case(*w.law, backend, first + i, seed);
+    out.drawn += 1;
     if (!r.clause.empty()) sides_missing.erase({r.clause, r.just_valid});
     if (!options.dtypes.empty() && !selected(options.dtypes, {r.dtype})) continue;
     const SpecProfile profile = profile_of(r.repro);
@@ -284,18 +287,32 @@ void add_clause_rows(const props::OpFamily& family, Campaign& campaign) {
   }
 }
 
-// Shards by law: the bindings of one law go round the shards in turn, each law starting one shard
-// after the previous law. A law's bindings cost alike across ops, and laws do not: in registry
-// order the fork-heavy host-process laws fell on one shard, whose first round took a 60 s budget
-// while the other shard ran 154 cases per binding.
-void assign_shard_slots(std::vector<Work>& all) {
-  std::map<std::string, std::pair<int, int>> law_start_and_count;
-  for (Work& w : all) {
-    const std::string law(w.law->law);
-    const int start = static_cast<int>(law_start_and_count.size());
-    auto& [first, seen] = law_start_and_count.try_emplace(law, start, 0).first->second;
-    w.shard_slot = first + seen++;
+// Shards by law: the items (bindings, fault rows) of one law go round the shards in turn, each
+// law starting one shard after the previous law. A law's items cost alike across ops, and laws
+// do not: in registry order the fork-heavy host-process laws fell on one shard, whose first round
+// took a 60 s budget while the other shard ran 154 cases per binding.
+class ShardSlots {
+ public:
+  int next(std::string_view law) {
+    const int start = static_cast<int>(law_start_and_count_.size());
+    auto& [first, seen] =
+        law_start_and_count_.try_emplace(std::string(law), start, 0).first->second;
+    return first + seen++;
   }
+
+ private:
+  std::map<std::string, std::pair<int, int>> law_start_and_count_;
+};
+
+void assign_shard_slots(std::vector<Work>& all) {
+  ShardSlots slots;
+  for (Work& w : all) w.shard_slot = slots.next(w.law->law);
+}
+
+// The law of a fault row's binding name ("NsaCompressGrad.host_fork_under_load").
+std::string_view law_of_binding(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
 }
 
 // Every law binding the options select, in registry order, and the families they come from.
@@ -359,7 +376,9 @@ void collect_results(const std::vector<Work>& work, const std::vector<WorkResult
 }
 
 // The planted-fault self-test: each fault row of the shard must be caught by its law on a case
-// the shipped backend holds (a case the shipped backend also fails proves nothing).
+// the shipped backend holds (a case the shipped backend also fails proves nothing). Rows go to
+// shards by law, as bindings do: by row order, three of the four fork-law rows (each attempt 48
+// forks, a catch a 3 s deadline) fell on one shard, which spent 30 of a 60 s budget on them.
 void run_fault_self_test(const CampaignOptions& options,
                          const std::vector<const props::OpFamily*>& families,
                          const props::Backend& backend, Campaign& campaign) {
@@ -367,10 +386,11 @@ void run_fault_self_test(const CampaignOptions& options,
   std::string error;
   auto planted = props::Backend::load(options.planted_library, &error);
   int order = 0;
+  ShardSlots slots;
   for (const props::OpFamily* family : families) {
     for (const props::FaultRow& row : family->fault_rows) {
       const int this_order = order++;
-      if (this_order % shards != options.shard_index) continue;
+      if (slots.next(law_of_binding(row.law)) % shards != options.shard_index) continue;
       FaultCheck check{this_order, std::string(family->family), std::string(row.fault),
                        std::string(row.law)};
       check.timing_dependent = row.timing_dependent;
@@ -423,70 +443,6 @@ std::optional<double> parse_duration(std::string_view text) {
   return value * unit;
 }
 
-namespace {
-
-// Rounds of the clock-driven campaign: the first is small, to measure the pace; the next ones
-// are sized from it to take about kRoundShare of the budget (at least kMinRoundSeconds, at most
-// what is left), so the reports are rewritten often and a kill loses little.
-constexpr int kFirstRoundCases = 4;
-constexpr double kRoundShare = 0.125;
-constexpr double kMinRoundSeconds = 5;
-constexpr int kMaxCasesPerRound = 100000;
-
-// The work of case `index` relative to a size-0 case. Tensor extents grow with the generator
-// size, so a case costs about the square of (1 + size). Rounds are sized in this work, not in
-// cases: the pace round's cases have sizes 0, 37, 74 and 10 (mean 30; every 101 cases have mean
-// 50), and seconds per case from it made the second round take about three times its share.
-double case_work(int index) {
-  const double size = 1.0 + props::case_size(index);
-  return size * size;
-}
-
-double round_work(int cases) {
-  double work = 0;
-  for (int i = 0; i < cases; ++i) work += case_work(i);
-  return work;
-}
-
-// The most cases, from index 0, whose work fits in `work` (at least 1, at most
-// kMaxCasesPerRound).
-int cases_within(double work) {
-  int cases = 0;
-  for (double sum = case_work(0); cases < kMaxCasesPerRound && sum <= work;) {
-    sum += case_work(++cases);
-  }
-  return std::max(cases, 1);
-}
-
-// Rounds until the budget is spent: the first of kFirstRoundCases cases measures the pace, and
-// each next one is sized to take its share of the budget.
-void run_rounds_on_the_clock(const CampaignOptions& options,
-                             const std::function<void(const Round&)>& run_round,
-                             const std::function<double()>& elapsed) {
-  int cases = kFirstRoundCases;
-  for (int r = 0;; ++r) {
-    const double round_start = elapsed();
-    run_round({options.shard_index, round_seed(options.seed, r), cases});
-    // Seconds per unit of case work of every binding, from the round just run.
-    const double per_work = (elapsed() - round_start) / round_work(cases);
-    const double left = options.budget_seconds - elapsed();
-    if (!(left > per_work * case_work(0))) break;
-    const double target =
-        std::min(left, std::max(kMinRoundSeconds, kRoundShare * options.budget_seconds));
-    // A case also has a fixed cost that its work does not model (the host-process laws fork per
-    // case). Sized by work alone, a round of one size-0 case took long enough that the next
-    // was one size-0 case again: 64 such rounds on one shard of a 60 s campaign. So a round may
-    // also double the last, as far as the seconds per case of the last allow.
-    const double per_case = (elapsed() - round_start) / cases;
-    const int by_work = cases_within(target / std::max(per_work, 1e-12));
-    const int by_count =
-        static_cast<int>(std::min<double>(target / std::max(per_case, 1e-12), kMaxCasesPerRound));
-    cases = std::max(by_work, std::min(2 * cases, by_count));
-  }
-}
-
-}  // namespace
-
 Campaign run_campaign(const CampaignOptions& options, const props::Backend& backend) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -524,12 +480,21 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
   // One process runs one binding at a time: the backend's spec profile and thread count are
   // process-wide, so `gradconf check --jobs N` runs N shard processes instead of threads.
   const auto run_round = [&](const Round& round) {
+    RoundCost cost{.more_to_run = false};
     for (size_t i = 0; i < work.size(); ++i) {
       // A capped binding (the host-process laws fork per case) stops at its cap over all rounds.
       const int cap = work[i].law->cases_of(std::numeric_limits<int>::max());
-      const int cases = std::min(round.cases, std::max(0, cap - results[i].cases));
+      const bool capped = work[i].law->max_cases > 0;
+      int cases = std::min(round.cases, std::max(0, cap - results[i].cases));
+      if (capped && round.spreads_capped) cases = std::min(cases, std::max(1, cap / kRoundsPerCap));
       const int failures_before = results[i].failures;
-      run_work(work[i], options, cases, round.seed, backend, results[i]);
+      const double binding_start = elapsed();
+      run_work(work[i], options, capped && round.spreads_capped ? results[i].drawn : 0, cases,
+               round.seed, backend, results[i]);
+      if (results[i].cases < cap) {
+        (capped ? cost.fixed_seconds : cost.scaling_seconds) += elapsed() - binding_start;
+        cost.more_to_run = true;
+      }
       total_cases += cases;
       total_failures += results[i].failures - failures_before;
       progress.update(static_cast<int>(campaign.rounds.size()), static_cast<int>(i) + 1,
@@ -538,13 +503,15 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
     }
     campaign.rounds.push_back(round);
     if (options.after_round) options.after_round(snapshot());
+    return cost;
   };
   if (!options.replay.empty()) {
     for (const Round& round : options.replay) run_round(round);
   } else if (options.fixed_cases > 0) {
     run_round({options.shard_index, options.seed, options.fixed_cases});
   } else {
-    run_rounds_on_the_clock(options, run_round, elapsed);
+    run_rounds_on_the_clock(options.budget_seconds, options.seed, options.shard_index, run_round,
+                            elapsed);
   }
   progress.finish();
   campaign = snapshot();

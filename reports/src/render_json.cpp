@@ -145,13 +145,17 @@ void from_json(const json& j, ErrorHistogram& h) {
 }
 
 void to_json(json& j, const Round& r) {
-  j = {{"shard", r.shard}, {"seed", r.seed}, {"cases", r.cases}};
+  j = {{"shard", r.shard},
+       {"seed", r.seed},
+       {"cases", r.cases},
+       {"spreads_capped", r.spreads_capped}};
 }
 
 void from_json(const json& j, Round& r) {
   j.at("shard").get_to(r.shard);
   j.at("seed").get_to(r.seed);
   j.at("cases").get_to(r.cases);
+  r.spreads_capped = j.value("spreads_capped", false);  // absent in reports of before it
 }
 
 void to_json(json& j, const CampaignOptions& o) {
