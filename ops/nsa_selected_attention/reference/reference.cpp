@@ -22,6 +22,7 @@ std::vector<Selected> selection(const Dims& d, const std::vector<double>& topk, 
   const int64_t kv_start = b == 0 ? 0 : d.seq_kv[b - 1];
   const int64_t s = t - q_start;
   std::vector<Selected> rows;
+  rows.reserve(static_cast<std::size_t>(d.count * d.block));
   for (int64_t k = 0; k < d.count; ++k) {
     const auto index =
         static_cast<int64_t>(topk[static_cast<std::size_t>((t * d.kv_heads + n2) * d.count + k)]);
@@ -99,8 +100,11 @@ Gradients backward(const Dims& d, const std::vector<double>& query, const std::v
                    const std::vector<double>& softmax_max, const std::vector<double>& softmax_sum,
                    const std::vector<double>& topk) {
   const int64_t group = d.q_heads / d.kv_heads;
-  const std::vector<double> out =
-      attention_out.empty() ? forward(d, query, key, value, topk).attention_out : attention_out;
+  // attentionOut is optional: recomputed when absent, read in place otherwise.
+  const std::vector<double> recomputed = attention_out.empty()
+                                             ? forward(d, query, key, value, topk).attention_out
+                                             : std::vector<double>{};
+  const std::vector<double>& out = attention_out.empty() ? recomputed : attention_out;
   Gradients g;
   g.dq.assign(query.size(), 0.0);
   g.dk.assign(key.size(), 0.0);
