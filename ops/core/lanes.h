@@ -229,31 +229,10 @@ inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,
   for (int j = 0; j < kLanes; ++j) p[j * stride] = static_cast<T>(v[j]);
 }
 
-/// Stores kLanes values to the 16-byte-aligned p[0..kLanes) converted to T, bypassing the caches.
-template <typename Acc, typename T>
-inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<Acc>& v) {
-#if defined(__x86_64__)
-  if constexpr (std::is_same_v<T, Acc> ||
-                (std::is_same_v<Acc, float> &&
-                 (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>))) {
-    alignas(64) T converted[kLanes];
-    store_lanes<Acc>(converted, 1, v);
-    constexpr size_t kStores = sizeof(T) * kLanes / sizeof(__m128i);
-    static_assert(kStores * sizeof(__m128i) == sizeof(T) * kLanes);
-    for (size_t i = 0; i < kStores; ++i) {
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p) + i,
-                       _mm_load_si128(reinterpret_cast<const __m128i*>(converted) + i));
-    }
-    return;
-  }
-#endif
-  store_lanes<Acc>(p, 1, v);
-}
-
 /// Copies `bytes` (a multiple of 16) from `src` to the 16-byte-aligned `dst`, bypassing the caches:
 /// no read for ownership of lines that another core's cache may hold. A kernel that streams calls
 /// stream_fence() before its threads join.
-inline void stream_copy(void* dst, const void* src, size_t bytes) {
+inline __attribute__((always_inline)) void stream_copy(void* dst, const void* src, size_t bytes) {
 #if defined(__x86_64__)
   auto* to = static_cast<__m128i*>(dst);
   const auto* from = static_cast<const char*>(src);
@@ -265,6 +244,21 @@ inline void stream_copy(void* dst, const void* src, size_t bytes) {
 #else
   std::memcpy(dst, src, bytes);
 #endif
+}
+
+/// Stores kLanes values to the 16-byte-aligned p[0..kLanes) converted to T, bypassing the caches.
+template <typename Acc, typename T>
+inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<Acc>& v) {
+  if constexpr (std::is_same_v<T, Acc> ||
+                (std::is_same_v<Acc, float> &&
+                 (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>))) {
+    alignas(64) T converted[kLanes];
+    static_assert(sizeof converted % 16 == 0);
+    store_lanes<Acc>(converted, 1, v);
+    stream_copy(p, converted, sizeof converted);
+    return;
+  }
+  store_lanes<Acc>(p, 1, v);
 }
 
 /// Orders this thread's streaming stores before whatever it does next (a join, a flag).

@@ -67,8 +67,9 @@ struct RunOptions {
   std::vector<std::pair<size_t, std::vector<double>>> rewrite_between_phases;
 };
 
-/// `options` with Outcome::values left unread: for calls judged by statuses, canaries and guards.
-inline RunOptions values_unread(RunOptions options = {}) {
+/// Options that leave Outcome::values unread: for calls judged by statuses, canaries and guards.
+inline RunOptions values_unread() {
+  RunOptions options;
   options.read_values = false;
   return options;
 }
