@@ -5,7 +5,7 @@
 #define GRADCONF_OPS_CORE_LANES_H_
 
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "core/isa.h"
 
 namespace gradconf {
 
@@ -259,6 +260,23 @@ inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<A
     return;
   }
   store_lanes<Acc>(p, 1, v);
+}
+
+/// out[j] = inside[j] ? base[offset[j]] : +0 for the kLanes lanes (`inside` lanes all ones or
+/// all zeros), with one AVX2 gather: the bits of the scalar copy. Compiled for AVX2, so it is
+/// inlined into on_widest_isa's AVX2 path only; a kernel calls it only when kernel_isa() is AVX2
+/// (from the baseline path it would be an out-of-line call that never runs).
+GRADCONF_TARGET_AVX2 inline void gather_lanes_avx2(const float* base, const MaskLanes& offset,
+                                                   const MaskLanes& inside, float* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __m256i index, mask;
+  std::memcpy(&index, &offset, sizeof index);
+  std::memcpy(&mask, &inside, sizeof mask);
+  _mm256_storeu_ps(out, _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, index,
+                                                 _mm256_castsi256_ps(mask), sizeof(float)));
+#else
+  for (int j = 0; j < kLanes; ++j) out[j] = inside[j] ? base[offset[j]] : 0.0f;
+#endif
 }
 
 /// Orders this thread's streaming stores before whatever it does next (a join, a flag).
