@@ -56,6 +56,14 @@ struct CoordinateTaps {
     dwy[count] = y;
     ++count;
   }
+  /// add() when `inside`, without a branch (a point's taps fall inside or not at random): the
+  /// entry is written either way and counted only then (count < 16 before the last tap).
+  GRADCONF_ALWAYS_INLINE void add_if(bool inside, int64_t p, double x, double y) {
+    pixel[count] = p;
+    dwx[count] = x;
+    dwy[count] = y;
+    count += inside ? 1 : 0;
+  }
 };
 
 /// A located point's taps, computed once for both gradients: its scatter taps (inputGrad; see
@@ -286,19 +294,18 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
                                             Taps (&scatter)[kLanes],
                                             CoordinateTaps (*coordinate)[kLanes]) {
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
-  const int64_t outside = l.pixels();
-  for (int j = 0; j < kLanes; ++j) {
-    for (int k = 0; k < Taps::kCount; ++k) scatter[j].offset[k] = outside, scatter[j].weight[k] = 0;
-  }
+  const int64_t outside = l.pixels();  // every tap is written below: inside, or here
   constexpr Interpolation kInterpolation =
       Taps::kCount == 1 ? Interpolation::kNearest : Interpolation::kBilinear;
   const BilinearTapLanes<kFault> t(s, l.in_h, l.in_w, kInterpolation, static_cast<int32_t>(l.in_w),
                                    1);
+  // Selects, not branches: whether a tap falls inside is data (grids reach past the input), and
+  // a mispredicted branch per tap was a quarter of the nearest point pass.
   if constexpr (Taps::kCount == 1) {
     for (int j = 0; j < kLanes; ++j) {
-      if (!t.inside[0][j]) continue;
-      scatter[j].offset[0] = t.offset[0][j];
-      scatter[j].weight[0] = 1;
+      const bool inside = t.inside[0][j] != 0;
+      scatter[j].offset[0] = inside ? t.offset[0][j] : outside;
+      scatter[j].weight[0] = inside ? 1 : 0;
     }
   } else {
     double weight[4][kLanes];
@@ -310,10 +317,10 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
       const double dwy[4] = {-(1 - tx), -tx, 1 - tx, tx};
 #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) {
-        if (!t.inside[k][j]) continue;
-        scatter[j].offset[k] = t.offset[k][j];
-        scatter[j].weight[k] = static_cast<PlaneAcc>(weight[k][j]);
-        if (coordinate) (*coordinate)[j].add(t.offset[k][j], dwx[k], dwy[k]);
+        const bool inside = t.inside[k][j] != 0;
+        scatter[j].offset[k] = inside ? t.offset[k][j] : outside;
+        scatter[j].weight[k] = inside ? static_cast<PlaneAcc>(weight[k][j]) : 0;
+        if (coordinate) (*coordinate)[j].add_if(inside, t.offset[k][j], dwx[k], dwy[k]);
       }
     }
   }
