@@ -50,12 +50,7 @@ struct CoordinateTaps {
   int count = 0;
   int64_t pixel[16];
   double dwx[16], dwy[16];
-  GRADCONF_ALWAYS_INLINE void add(int64_t p, double x, double y) {
-    pixel[count] = p;
-    dwx[count] = x;
-    dwy[count] = y;
-    ++count;
-  }
+  GRADCONF_ALWAYS_INLINE void add(int64_t p, double x, double y) { add_if(true, p, x, y); }
   /// add() when `inside`, without a branch (a point's taps fall inside or not at random): the
   /// entry is written either way and counted only then (count < 16 before the last tap).
   GRADCONF_ALWAYS_INLINE void add_if(bool inside, int64_t p, double x, double y) {

@@ -485,12 +485,12 @@ Campaign run_campaign(const CampaignOptions& options, const props::Backend& back
       // A capped binding (the host-process laws fork per case) stops at its cap over all rounds.
       const int cap = work[i].law->cases_of(std::numeric_limits<int>::max());
       const bool capped = work[i].law->max_cases > 0;
-      int cases = std::min(round.cases, std::max(0, cap - results[i].cases));
-      if (capped && round.spreads_capped) cases = std::min(cases, std::max(1, cap / kRoundsPerCap));
+      const int cases = cases_in_round(round, work[i].law->max_cases, results[i].cases);
+      // A spread binding's cases continue its indices from the rounds before.
+      const int first = capped && round.spreads_capped ? results[i].drawn : 0;
       const int failures_before = results[i].failures;
       const double binding_start = elapsed();
-      run_work(work[i], options, capped && round.spreads_capped ? results[i].drawn : 0, cases,
-               round.seed, backend, results[i]);
+      run_work(work[i], options, first, cases, round.seed, backend, results[i]);
       if (results[i].cases < cap) {
         (capped ? cost.fixed_seconds : cost.scaling_seconds) += elapsed() - binding_start;
         cost.more_to_run = true;

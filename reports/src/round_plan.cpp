@@ -42,6 +42,13 @@ int cases_within(double work) {
 
 }  // namespace
 
+int cases_in_round(const Round& round, int max_cases, int done) {
+  if (max_cases <= 0) return round.cases;
+  const int cases = std::min(round.cases, std::max(0, max_cases - done));
+  if (!round.spreads_capped) return cases;
+  return std::min(cases, std::max(1, max_cases / kRoundsPerCap));
+}
+
 void run_rounds_on_the_clock(double budget_seconds, uint64_t seed, int shard,
                              const std::function<RoundCost(const Round&)>& run_round,
                              const std::function<double()>& elapsed) {

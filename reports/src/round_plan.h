@@ -22,6 +22,11 @@ struct RoundCost {
   bool more_to_run = true;     ///< some binding can still run cases
 };
 
+/// The cases a binding runs in `round` when `done` ran before: the round's cases, at most what
+/// is left of its cap (`max_cases` 0: no cap), and in a round that spreads capped bindings at most
+/// 1/kRoundsPerCap of the cap (at least one).
+int cases_in_round(const Round& round, int max_cases, int done);
+
 /// Runs rounds (seed round_seed(seed, r), shard `shard`) until `budget_seconds` of `elapsed()`
 /// are spent or no binding has cases left.
 void run_rounds_on_the_clock(double budget_seconds, uint64_t seed, int shard,

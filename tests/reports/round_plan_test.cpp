@@ -30,8 +30,7 @@ struct SimulatedCampaign {
       const double size = 1.0 + props::case_size(i);
       cost.scaling_seconds += seconds_per_work * size * size;
     }
-    int capped = std::min(round.cases, cap - capped_done);
-    if (round.spreads_capped) capped = std::min(capped, std::max(1, cap / kRoundsPerCap));
+    const int capped = cases_in_round(round, cap, capped_done);
     capped_done += capped;
     const double capped_seconds = capped * seconds_per_capped_case;
     if (capped_done < cap) cost.fixed_seconds = capped_seconds;
