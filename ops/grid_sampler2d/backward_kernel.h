@@ -3,7 +3,9 @@
 //   1. channels last: gradOutput (and, for gridGrad, input) are copied so that a point's (or a
 //      pixel's) channels are contiguous, in blocks of W channels (kLanes, or 4 when C <= 4:
 //      workspace.h; channels_last.h): the later passes handle several channels per vector
-//      operation instead of striding across planes;
+//      operation instead of striding across planes. When only the scatter would read gradOutput's
+//      copy (nearest, or no gridGrad) it reads the planes instead, kLanes points transposed in
+//      registers at a time (scatter_reads_planes);
 //   2. points: every grid point (n, h, w) is located once (coords.h, in the coordinate type) and
 //      its taps computed once. When inputGrad is wanted its scatter taps (1 nearest, 4 bilinear,
 //      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms (4
@@ -162,33 +164,50 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
   }
 }
 
-/// One inputGrad task: scatters gradOutput rows of one batch and channel block of W channels
-/// (`grad`, row by row) through each point's taps, in point order, into the accumulator's pixels
-/// [first, first + count); every other tap lands in a trash slot. A task that holds only a range
-/// of the plane (`filter`) first picks, chunk by chunk and in order, the points with a tap inside
-/// it: the points it skips would only have reached trash, so every pixel still sums the same
-/// points in the same order, while the range's task walks its points rather than all of them.
-template <typename PlaneAcc, int W, typename Taps, typename Val>
-GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc, W>* acc, const Taps* taps,
-                                          const Val* grad, int64_t row, int64_t points,
-                                          int64_t first, int64_t count, bool filter) {
-  const auto inside = [&](int64_t pixel) GRADCONF_ALWAYS_INLINE_LAMBDA {
+/// One inputGrad task's accumulator: the pixels [first, first + count) of a plane, then
+/// kTrashSlots trash slots where every other tap lands (the scatter then has no branch).
+template <typename PlaneAcc, int W, typename Taps>
+struct ScatterRange {
+  LaneVector<PlaneAcc, W>* acc;
+  int64_t first, count;
+
+  GRADCONF_ALWAYS_INLINE bool inside(int64_t pixel) const {
     return static_cast<uint64_t>(pixel - first) < static_cast<uint64_t>(count);
-  };
-  const auto slot = [&](int64_t pixel, int64_t i, int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
-    return inside(pixel) ? pixel - first : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
-  };
-  const auto scatter_point = [&](int64_t i) GRADCONF_ALWAYS_INLINE_LAMBDA {
-    const LaneVector<PlaneAcc, W> g = load_row<PlaneAcc, W>(grad + i * row);
-    const Taps& t = taps[i];
+  }
+  GRADCONF_ALWAYS_INLINE bool reached_by(const Taps& t) const {
+    bool hit = false;
+    for (int k = 0; k < Taps::kCount; ++k) hit |= inside(t.offset[k]);
+    return hit;
+  }
+  /// Point i's gradOutput channels g through its taps t.
+  GRADCONF_ALWAYS_INLINE void add(const Taps& t, int64_t i,
+                                  const LaneVector<PlaneAcc, W>& g) const {
+    const auto slot = [&](int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
+      return inside(t.offset[k]) ? t.offset[k] - first
+                                 : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
+    };
     if constexpr (Taps::kCount == 1) {
       // Nearest: weight 1, and 1 * g == g exactly, NaN and inf included.
-      acc[slot(t.offset[0], i, 0)] += g;
+      acc[slot(0)] += g;
       return;
     }
 #pragma GCC unroll 16
-    for (int k = 0; k < Taps::kCount; ++k)
-      acc[slot(t.offset[k], i, k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
+    for (int k = 0; k < Taps::kCount; ++k) acc[slot(k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
+  }
+};
+
+/// One inputGrad task: scatters gradOutput rows of one batch and channel block of W channels
+/// (`grad`, row by row) through each point's taps, in point order, into `range`. A task that
+/// holds only a range of the plane (`filter`) first picks, chunk by chunk and in order, the
+/// points with a tap inside it: the points it skips would only have reached trash, so every pixel
+/// still sums the same points in the same order, while the range's task walks its points rather
+/// than all of them.
+template <typename PlaneAcc, int W, typename Taps, typename Val>
+GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>& range,
+                                          const Taps* taps, const Val* grad, int64_t row,
+                                          int64_t points, bool filter) {
+  const auto scatter_point = [&](int64_t i) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    range.add(taps[i], i, load_row<PlaneAcc, W>(grad + i * row));
   };
   if (!filter) {
     for (int64_t i = 0; i < points; ++i) scatter_point(i);
@@ -200,12 +219,62 @@ GRADCONF_ALWAYS_INLINE void scatter_block(LaneVector<PlaneAcc, W>* acc, const Ta
     const int64_t end = std::min(points, i0 + kChunk);
     int64_t count_picked = 0;
     for (int64_t i = i0; i < end; ++i) {
-      bool hit = false;
-      for (int k = 0; k < Taps::kCount; ++k) hit |= inside(taps[i].offset[k]);
-      picked[count_picked] = i;  // kept only when hit: the next point overwrites it otherwise
-      count_picked += hit;
+      picked[count_picked] = i;  // kept only when reached: the next point overwrites it otherwise
+      count_picked += range.reached_by(taps[i]);
     }
     for (int64_t j = 0; j < count_picked; ++j) scatter_point(picked[j]);
+  }
+}
+
+/// The first W lanes of v, converted to Acc.
+template <typename Acc, int W>
+GRADCONF_ALWAYS_INLINE LaneVector<Acc, W> head_lanes(const LaneVector<float>& v) {
+  LaneVector<float, W> head;
+  std::memcpy(&head, &v, sizeof head);
+  return __builtin_convertvector(head, LaneVector<Acc, W>);
+}
+
+/// scatter_block reading gradOutput where it is (wants.scatter_reads_planes): point i's channel
+/// c at grad[c * plane + i * step], `channels` (at most W) of them. kLanes consecutive points are
+/// loaded plane by plane and transposed in registers, so each point adds the values its
+/// channels-last row would hold (zero past `channels`), in the same order: the same bits. With
+/// `filter`, tiles of points that reach no pixel of the range are skipped (the others' points
+/// that do not reach it land in trash).
+template <typename PlaneAcc, int W, typename Taps, typename T>
+GRADCONF_ALWAYS_INLINE void scatter_block_from_planes(const ScatterRange<PlaneAcc, W, Taps>& range,
+                                                      const Taps* taps, const T* grad,
+                                                      int64_t plane, int64_t step, int channels,
+                                                      int64_t points, bool filter) {
+  int64_t i = 0;
+  for (; i + kLanes <= points; i += kLanes) {
+    if (filter) {
+      bool reached = false;
+      for (int j = 0; j < kLanes; ++j) reached |= range.reached_by(taps[i + j]);
+      if (!reached) continue;
+    }
+    LaneVector<float> tile[kLanes];
+#pragma GCC unroll 8
+    for (int c = 0; c < W; ++c) {
+      tile[c] =
+          c < channels ? load_lanes<float>(grad + c * plane + i * step, step) : LaneVector<float>{};
+    }
+    if constexpr (W == kNarrowLanes) {
+      LaneVector<float, 4> column[kLanes];
+      transpose_4x8(reinterpret_cast<const LaneVector<float>(&)[4]>(tile), column);
+#pragma GCC unroll 8
+      for (int j = 0; j < kLanes; ++j)
+        range.add(taps[i + j], i + j, __builtin_convertvector(column[j], LaneVector<PlaneAcc, 4>));
+    } else {
+      transpose_lanes(tile);
+#pragma GCC unroll 8
+      for (int j = 0; j < kLanes; ++j)
+        range.add(taps[i + j], i + j, head_lanes<PlaneAcc, W>(tile[j]));
+    }
+  }
+  for (; i < points; ++i) {
+    LaneVector<float> g = {};
+    for (int c = 0; c < channels; ++c) g[c] = static_cast<float>(grad[c * plane + i * step]);
+    range.add(taps[i], i, head_lanes<PlaneAcc, W>(g));
   }
 }
 
@@ -450,6 +519,7 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
   // accumulator is double for every dtype (spec README §3).
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
   const auto input_grad = view_of<T, 4>(plan.input_grad);
+  const auto grad_output = view_of<const T, 4>(plan.grad_output);
   const int64_t points = l.points(), row = l.padded_channels(), blocks = l.channel_blocks();
   const int64_t ranges = pixel_ranges(l, plan.workers);
   const Interpolation interpolation = plan.attrs.interpolation;
@@ -467,11 +537,20 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
             if (!planted<kFault>(Fault::kWorkspaceAssumedZero))
               std::fill(acc, acc + count + kTrashSlots, LaneVector<PlaneAcc, W>{});
             const int64_t batch = planted<kFault>(Fault::kGridOfFirstBatchOnly) ? 0 : n * points;
-            const Val* grad = grad_rows + n * points * row + b * W;
             with_scatter_taps(interpolation, [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
               using Taps = std::remove_pointer_t<decltype(type)>;
-              scatter_block<PlaneAcc, W>(acc, reinterpret_cast<const Taps*>(scatter) + batch, grad,
-                                         row, points, first, count, ranges > 1);
+              const ScatterRange<PlaneAcc, W, Taps> range{acc, first, count};
+              const Taps* taps = reinterpret_cast<const Taps*>(scatter) + batch;
+              if constexpr (!std::is_same_v<T, double>) {
+                if (plan.wants.scatter_reads_planes) {
+                  const int channels = static_cast<int>(std::min<int64_t>(W, l.channels - b * W));
+                  return scatter_block_from_planes(range, taps, &grad_output(n, b * W, 0, 0),
+                                                   grad_output.strides[1], grad_output.strides[3],
+                                                   channels, points, ranges > 1);
+                }
+              }
+              scatter_block(range, taps, grad_rows + n * points * row + b * W, row, points,
+                            ranges > 1);
             });
             write_block<T, PlaneAcc, W>(input_grad, acc, n, b * W, y0, y1);
           }
@@ -488,7 +567,7 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   const BackwardWorkspace ws = *backward_workspace(l, plan.wants, plan.workers);
   auto* grad_rows = reinterpret_cast<Val*>(workspace + ws.grad_output);
   auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
-  if (plan.wants.input_grad || plan.wants.grid_reads())
+  if (plan.wants.copies_grad_output())
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels());
   if (plan.wants.grid_reads())
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels());
