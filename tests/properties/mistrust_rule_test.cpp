@@ -1,8 +1,13 @@
 // When a passing case proves little: the rule behind a MISTRUSTED cell, on the outputs of cases the
-// campaigns drew (MSDA backward: gradValue, gradLocation, gradAttnWeight).
+// campaigns drew (MSDA backward: gradValue, gradLocation, gradAttnWeight), and what an op marks as
+// zero by construction for it (GridSampler2D's empty problems).
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "compare/compare.h"
+#include "families/grid_sampler2d/traits.h"
+#include "laws/matches_reference.h"
 
 namespace gradconf::props {
 namespace {
@@ -49,6 +54,41 @@ TEST(MistrustRule, ALargeSparseOutputDoesNotDrownTheOthers) {
   // Every weight zero: gradValue and gradLocation vanish, gradAttnWeight does not.
   const OutputZeros zero_weights[] = {{400, 400, 0}, {6, 6, 0}, {3, 0, 0}};
   EXPECT_FALSE(proves_little(zero_weights));
+}
+
+// E-GS-8 zero-fills gridGrad when C = 0 and inputGrad when Hout or Wout = 0, whatever the inputs:
+// the reference marks them zero by construction, so our kernels' (correct) passes on such problems
+// are judged as the zero fill, not MISTRUSTED (two cells of a default campaign were, from draws of
+// C = 0). Unmarked, the same outputs are mistrusted:
+// AnOutputZeroByConstructionThroughoutIsNotJudged.
+TEST(MistrustRule, GridSampler2DEmptyProblemsMarkTheirZeroFills) {
+  struct Case {
+    const char* repro;
+    std::string zero_filled;  // "" for a problem with nothing zero by construction
+  };
+  const Case cases[] = {
+      {"grid_sampler2d_backward --dt=f16 n2c0_ih5iw8_oh3ow3", "gridGrad"},
+      {"grid_sampler2d_backward n2c3_ih5iw8_oh0ow3", "inputGrad"},
+      {"grid_sampler2d_backward --mask=01 n1c0_ih4iw4_oh2ow5", "gridGrad"},
+      {"grid_sampler2d_backward n1c2_ih4iw4_oh2ow5", ""},
+  };
+  for (const Case& c : cases) {
+    const auto p = grid_sampler2d::Problem::parse_repro(c.repro);
+    ASSERT_TRUE(p) << c.repro;
+    const Call call = GridSampler2DTraits::make_call(*p);
+    for (const ExpectedOutput& e : GridSampler2DTraits::reference(*p, call)) {
+      const bool zero_filled = e.name == c.zero_filled;
+      EXPECT_EQ(e.structural_zeros, zero_filled ? static_cast<int64_t>(e.values.size()) : 0)
+          << c.repro << ": " << e.name;
+      if (zero_filled) {
+        EXPECT_GT(e.values.size(), 0u) << c.repro;
+      }
+    }
+    const LawResult r =
+        matches_reference<GridSampler2DTraits>(*p, GridSampler2DTraits::default_backend());
+    EXPECT_TRUE(r.holds) << r.detail;
+    EXPECT_FALSE(r.mistrusted) << r.mistrust_reason;
+  }
 }
 
 }  // namespace
