@@ -7,6 +7,7 @@
 
 #include "core/checked_math.h"
 #include "core/fork_safe.h"
+#include "core/parallel.h"
 #include "core/planted_fault.h"
 #include "core/status.h"
 
@@ -109,6 +110,7 @@ aclnnStatus run_executor(void* workspace, uint64_t workspace_size, aclOpExecutor
                                            ~uintptr_t{kWorkspaceAlignment - 1});
   }
   try {
+    const ParallelRegion passes;
     entry->body(aligned);
   } catch (const std::exception& e) {
     return fail(ACLNN_ERR_INNER, api + ": internal failure: " + e.what());

@@ -32,6 +32,17 @@ int64_t grain_for_work(double work_per_index);
 /// needs the workers used on its small problems). Returns the previous setting.
 bool set_fine_split(bool fine);
 
+/// While one is alive (a kernel of several parallel_for calls: run_executor holds one around the
+/// kernel), idle workers spin for the next call instead of sleeping; outside any they sleep as
+/// soon as a call is done, so a host process pays no spinning between kernels.
+class ParallelRegion {
+ public:
+  ParallelRegion();
+  ~ParallelRegion();
+  ParallelRegion(const ParallelRegion&) = delete;
+  ParallelRegion& operator=(const ParallelRegion&) = delete;
+};
+
 /// The index of the calling worker in [0, num_threads()) inside parallel_for (0 outside), so a
 /// kernel can give each worker its own slice of the workspace.
 int worker_index();

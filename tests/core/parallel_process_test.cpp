@@ -1,8 +1,10 @@
 // The pool inside other people's processes: it keeps working in a child after fork() (Python
 // multiprocessing and test runners fork), from static destructors and atexit handlers, and under
-// concurrent calls from many application threads, with the same results every time.
+// concurrent calls from many application threads, with the same results every time; its idle
+// workers do not keep a core busy.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -100,6 +103,60 @@ TEST(PoolInProcesses, concurrent_callers_each_get_their_own_complete_result) {
   }
   for (auto& caller : callers) caller.join();
   EXPECT_EQ(wrong.load(), 0);
+  set_num_threads(0);
+}
+
+// Inside a ParallelRegion (a kernel's passes) the workers spin for the next call: a fork while
+// they spin, concurrent callers each in their own region, and calls after the region all still
+// get whole results.
+TEST(PoolInProcesses, regions_keep_every_result_whole_through_fork_and_concurrent_callers) {
+  set_num_threads(3);
+  {
+    const ParallelRegion passes;
+    ASSERT_EQ(chunked_sum(kN), kExpected);  // the workers now spin for the next call
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) _exit(chunked_sum(kN) == kExpected ? 0 : 1);
+    EXPECT_EQ(wait_for(child), 0);
+    EXPECT_EQ(chunked_sum(kN), kExpected);
+  }
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&] {
+      for (int round = 0; round < 100; ++round) {
+        const ParallelRegion passes;
+        if (chunked_sum(kN) != kExpected || chunked_sum(kN) != kExpected) ++wrong;
+      }
+    });
+  }
+  for (auto& caller : callers) caller.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(chunked_sum(kN), kExpected);
+  set_num_threads(0);
+}
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Idle workers burn no core for long: outside a region they sleep as soon as a call is done, and
+// in a region left open they stop spinning after a bounded while (kRegionSpin, 500 us). Two
+// workers spinning through 200 ms would take 400 ms of CPU; the bound leaves room for a slow
+// machine's wake-ups, not for spinning.
+TEST(PoolInProcesses, idle_workers_sleep_in_and_out_of_regions) {
+  set_num_threads(3);
+  for (bool in_region : {false, true}) {
+    std::optional<ParallelRegion> passes;
+    if (in_region) passes.emplace();
+    ASSERT_EQ(chunked_sum(kN), kExpected);
+    const double before = process_cpu_seconds();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_LT(process_cpu_seconds() - before, 0.05)
+        << (in_region ? "in" : "outside") << " a region";
+  }
   set_num_threads(0);
 }
 
