@@ -32,8 +32,9 @@ std::atomic<int>& configured_threads() {
 
 thread_local int current_worker = 0;
 
-// Workers sleep between jobs; a job is one parallel_for call split into `parts` chunks, part i
-// run by worker i (the caller runs part 0).
+// Workers sleep between jobs (inside a ParallelRegion they first spin a while for the next one);
+// a job is one parallel_for call split into `parts` chunks, part i run by worker i (the caller
+// runs part 0).
 //
 // The pool lives inside other people's processes: it is never destroyed (a call from a static
 // destructor or an atexit handler still finds it, with its workers), and it survives fork(): the
