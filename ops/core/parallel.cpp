@@ -31,6 +31,7 @@ std::atomic<int>& configured_threads() {
 [[maybe_unused]] const std::atomic<int>& threads_at_load = configured_threads();  // fork_safe.h
 
 thread_local int current_worker = 0;
+thread_local int regions_on_this_thread = 0;  // ParallelRegions alive on the calling thread
 
 // Workers sleep between jobs (inside a ParallelRegion they first spin a while for the next one);
 // a job is one parallel_for call split into `parts` chunks, part i run by worker i (the caller
@@ -87,6 +88,9 @@ class Pool {
     pool.job_ = nullptr;
     pool.parts_ = 0;
     pool.pending_.store(0, std::memory_order_relaxed);
+    // Only the forking thread's regions exist here: the parent's other threads' would keep the
+    // child's workers spinning after each call.
+    pool.regions_.store(regions_on_this_thread, std::memory_order_relaxed);
     // The condition variables still count the parent's waiters; a broadcast would wait for them
     // to wake forever. Fresh ones (their storage is reused, nothing to destroy in the child).
     new (&pool.wake_) std::condition_variable();
@@ -182,8 +186,14 @@ void set_num_threads(int threads) {
 
 int worker_index() { return current_worker; }
 
-ParallelRegion::ParallelRegion() { pool().regions_.fetch_add(1, std::memory_order_relaxed); }
-ParallelRegion::~ParallelRegion() { pool().regions_.fetch_sub(1, std::memory_order_relaxed); }
+ParallelRegion::ParallelRegion() {
+  ++regions_on_this_thread;
+  pool().regions_.fetch_add(1, std::memory_order_relaxed);
+}
+ParallelRegion::~ParallelRegion() {
+  --regions_on_this_thread;
+  pool().regions_.fetch_sub(1, std::memory_order_relaxed);
+}
 
 namespace {
 std::atomic<bool>& fine_split() {

@@ -5,7 +5,7 @@
 //      workspace.h; channels_last.h): the later passes handle several channels per vector
 //      operation instead of striding across planes. When only the scatter would read gradOutput's
 //      copy (nearest, or no gridGrad) it reads the planes instead, kLanes points transposed in
-//      registers at a time (scatter_reads_planes);
+//      registers at a time (workspace.h, scatter_can_read_planes);
 //   2. points: every grid point (n, h, w) is located once (coords.h, in the coordinate type) and
 //      its taps computed once. When inputGrad is wanted its scatter taps (1 nearest, 4 bilinear,
 //      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms (4

@@ -100,7 +100,7 @@ struct BackwardWants {
   Interpolation interpolation = Interpolation::kBilinear;
   int64_t value_bytes = sizeof(float);  ///< of the channels-last copies: compute_t of the dtype
   /// The inputGrad scatter reads gradOutput where it is, not from a channels-last copy
-  /// (scatter_reads_planes below).
+  /// (scatter_can_read_planes below).
   bool scatter_reads_planes = false;
   /// gridGrad reads input and gradOutput (nearest's gridGrad is zero and reads nothing).
   bool grid_reads() const { return grid_grad && interpolation != Interpolation::kNearest; }
@@ -111,7 +111,7 @@ struct BackwardWants {
 /// channels-last copy (gridGrad not wanted, or nearest's), values below double (loaded and
 /// transposed as floats), and each plane's points one stride apart. The copy's write and reread
 /// were a third of the nearest backward's time.
-inline bool scatter_reads_planes(const aclTensor& grad_output, bool grid_reads) {
+inline bool scatter_can_read_planes(const aclTensor& grad_output, bool grid_reads) {
   const auto& dims = grad_output.view_dims;
   const auto& strides = grad_output.strides;
   const bool points_evenly_strided =
@@ -144,7 +144,7 @@ inline BackwardWants wants_of(const CallArgs& a) {
                       .grid_grad = bool(a.output_mask->values[1]),
                       .interpolation = static_cast<Interpolation>(a.interpolation_mode),
                       .value_bytes = a.input->dtype == ACL_DOUBLE ? 8 : 4};
-  wants.scatter_reads_planes = scatter_reads_planes(*a.grad_output, wants.grid_reads());
+  wants.scatter_reads_planes = scatter_can_read_planes(*a.grad_output, wants.grid_reads());
   return wants;
 }
 
