@@ -45,6 +45,7 @@ void time_case(benchmark::State& state, LazyCase& lazy, int threads) {
   const gradconf::props::Call& call = record->call;
   gradconf::props::RunOptions options;
   options.threads = threads;
+  options.fine_split = false;
   options.timed_repeats = 1;
   for (auto _ : state) {
     const gradconf::props::Outcome outcome = gradconf::props::run(call, options, Backend::linked());

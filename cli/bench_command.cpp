@@ -110,6 +110,7 @@ Timed time_case(const std::string& name, const std::string& repro,
   }
   props::RunOptions options;
   options.threads = threads;
+  options.fine_split = false;
   options.timed_repeats = repeats;
   const props::Outcome outcome = props::run(record->call, options, backend);
   if (!outcome.ok() || outcome.phase2_ms.empty()) {

@@ -212,6 +212,12 @@ int64_t grain_for_work(double work_per_index) {
   return kMinChunkWork / std::max<int64_t>(1, static_cast<int64_t>(work_per_index));
 }
 
+int workers_for_work(double total_work, int threads) {
+  if (threads <= 1 || fine_split().load(std::memory_order_relaxed)) return std::max(threads, 1);
+  const double chunks = total_work / static_cast<double>(kMinChunkWork);
+  return chunks >= threads ? threads : std::max(1, static_cast<int>(chunks));
+}
+
 void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn, int max_workers) {
   if (end <= begin) return;

@@ -21,13 +21,19 @@ void set_num_threads(int threads);
 void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn, int max_workers = 1 << 30);
 
-/// Waking a worker costs microseconds, the work of tens of thousands of multiply-adds: a chunk
-/// is given at least this many units of work (about one multiply-add each), so a small call
-/// runs on the calling thread alone.
-inline constexpr int64_t kMinChunkWork = int64_t{1} << 16;
+/// Waking a sleeping worker costs 10-75 us on a 2-core VM (its vCPU halted), and a worker's
+/// first reads of what the caller just wrote come from the other core: a chunk is given at least
+/// this many units of work (about one multiply-add each, some 50 us), so a small call runs on
+/// the calling thread alone. At 2^16, GridSampler2D backwards of 0.1-0.6 ms ran slower on 2
+/// threads than on 1 (N 2, C 16, 32 x 32: 0.21 ms against 0.12).
+inline constexpr int64_t kMinChunkWork = int64_t{1} << 18;
 /// The grain for parallel_for when each index costs `work_per_index` units (a double: callers
 /// multiply sizes that may be large, and only the order of magnitude matters). 1 under fine split.
 int64_t grain_for_work(double work_per_index);
+/// How many of `threads` workers a call of `total_work` units keeps busy with chunks worth
+/// waking them for: for a kernel that plans per-worker workspace slices in phase 1. All of them
+/// under fine split.
+int workers_for_work(double total_work, int threads);
 /// Fine split: grain_for_work gives 1, so small calls use every thread too (the determinism law
 /// needs the workers used on its small problems). Returns the previous setting.
 bool set_fine_split(bool fine);

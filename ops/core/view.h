@@ -46,6 +46,24 @@ StridedView<T, Rank> view_of(const aclTensor& t) {
   return v;
 }
 
+/// Sets every element of v to zero: the outputs an empty problem still has (no pointer into an
+/// empty view is formed).
+template <typename T, int Rank>
+void zero_fill(const StridedView<T, Rank>& v) {
+  for (int d = 0; d < Rank; ++d) {
+    if (v.dims[d] == 0) return;
+  }
+  std::array<int64_t, Rank> index{};
+  for (;;) {
+    int64_t offset = 0;
+    for (int d = 0; d < Rank; ++d) offset += index[d] * v.strides[d];
+    v.origin[offset] = T(0);
+    int d = Rank - 1;
+    while (d >= 0 && ++index[d] == v.dims[d]) index[d--] = 0;
+    if (d < 0) return;
+  }
+}
+
 }  // namespace gradconf
 
 #endif  // GRADCONF_OPS_CORE_VIEW_H_

@@ -227,14 +227,6 @@ GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>&
   }
 }
 
-/// The first W lanes of v, converted to Acc.
-template <typename Acc, int W>
-GRADCONF_ALWAYS_INLINE LaneVector<Acc, W> head_lanes(const LaneVector<float>& v) {
-  LaneVector<float, W> head;
-  std::memcpy(&head, &v, sizeof head);
-  return __builtin_convertvector(head, LaneVector<Acc, W>);
-}
-
 /// scatter_block reading gradOutput where it is (wants.scatter_reads_planes): point i's channel
 /// c at grad[c * plane + i * step], `channels` (at most W) of them. kLanes consecutive points are
 /// loaded plane by plane and transposed in registers, so each point adds the values its
@@ -264,18 +256,18 @@ GRADCONF_ALWAYS_INLINE void scatter_block_from_planes(const ScatterRange<PlaneAc
       transpose_4x8(reinterpret_cast<const LaneVector<float>(&)[4]>(tile), column);
 #pragma GCC unroll 8
       for (int j = 0; j < kLanes; ++j)
-        range.add(taps[i + j], i + j, __builtin_convertvector(column[j], LaneVector<PlaneAcc, 4>));
+        range.add(taps[i + j], i + j, load_row<PlaneAcc, W>(reinterpret_cast<float*>(&column[j])));
     } else {
       transpose_lanes(tile);
 #pragma GCC unroll 8
       for (int j = 0; j < kLanes; ++j)
-        range.add(taps[i + j], i + j, head_lanes<PlaneAcc, W>(tile[j]));
+        range.add(taps[i + j], i + j, load_row<PlaneAcc, W>(reinterpret_cast<float*>(&tile[j])));
     }
   }
   for (; i < points; ++i) {
     LaneVector<float> g = {};
     for (int c = 0; c < channels; ++c) g[c] = static_cast<float>(grad[c * plane + i * step]);
-    range.add(taps[i], i, head_lanes<PlaneAcc, W>(g));
+    range.add(taps[i], i, load_row<PlaneAcc, W>(reinterpret_cast<float*>(&g)));
   }
 }
 
@@ -316,30 +308,11 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
   }
 }
 
+/// Empty problems: whatever wanted output still has elements is zero (spec, E-GS-8).
 template <typename T>
 void zero_empty_outputs(const BackwardPlan& plan, const SamplerLayout& l) {
-  const auto input_grad = view_of<T, 4>(plan.input_grad);
-  const auto grid_grad = view_of<T, 4>(plan.grid_grad);
-  const int64_t points = l.points();
-  // Empty problems: whatever wanted output still has elements is zero (spec, E-GS-8).
-  if (plan.wants.grid_grad && l.channels == 0) {
-    parallel_for(0, l.n_batch * points, 4096, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        grid_grad(i / points, (i % points) / l.out_w, i % l.out_w, 0) = T(0);
-        grid_grad(i / points, (i % points) / l.out_w, i % l.out_w, 1) = T(0);
-      }
-    });
-  }
-  if (plan.wants.input_grad && points == 0) {
-    parallel_for(0, l.n_batch * l.channels, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t nc = lo; nc < hi; ++nc) {
-        for (int64_t y = 0; y < l.in_h; ++y) {
-          for (int64_t x = 0; x < l.in_w; ++x)
-            input_grad(nc / l.channels, nc % l.channels, y, x) = T(0);
-        }
-      }
-    });
-  }
+  if (plan.wants.grid_grad && l.channels == 0) zero_fill(view_of<T, 4>(plan.grid_grad));
+  if (plan.wants.input_grad && l.points() == 0) zero_fill(view_of<T, 4>(plan.input_grad));
 }
 
 template <Fault kFault, typename T>
@@ -451,6 +424,11 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
   }
 }
 
+/// The point pass's grain: a point's gridGrad reads its 4 taps' rows and its own.
+inline int64_t point_grain(const SamplerLayout& l) {
+  return grain_for_work(8.0 * double(l.padded_channels()));
+}
+
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
 /// (inputGrad) and its gridGrad computed from the channels-last copies and written (gridGrad),
 /// kPointGroup points' sums side by side.
@@ -466,7 +444,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
   // group's sums wait on theirs (rows of one cache line: a longer row's first line did not help).
   const bool prefetch = reads && row * sizeof(Val) <= 64;
   static_assert(kLanes % kPointGroup == 0);
-  parallel_for(0, l.n_batch * l.points(), grain_for_work(8.0 * row), [&](int64_t lo, int64_t hi) {
+  parallel_for(0, l.n_batch * l.points(), point_grain(l), [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       PointIndex next(lo, l.out_h, l.out_w);
       // Declared once per task (3.9 KB): a block resets only the coordinate counts it adds to.
@@ -533,8 +511,13 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
   // Per worker, how many leading pixels of its accumulator are known zero: none at first (the
   // workspace holds anything), then those its last task wrote out (write_block clears them).
   std::vector<int64_t> cleared(static_cast<size_t>(plan.workers), 0);
+  // A task reads every tap of its batch's points (picking those that reach its range), then
+  // scatters its share of them and writes its pixels, W channels each.
+  const int taps = scatter_tap_count(interpolation);
+  const double task_work = double(points) * taps * (1.0 + double(W) / double(ranges)) +
+                           double(l.pixels()) * W / double(ranges);
   parallel_for(
-      0, l.n_batch * blocks * ranges, 1,
+      0, l.n_batch * blocks * ranges, grain_for_work(task_work),
       [&](int64_t lo, int64_t hi) {
         auto* acc = reinterpret_cast<LaneVector<PlaneAcc, W>*>(accumulators +
                                                                accumulator_bytes * worker_index());
@@ -581,10 +564,12 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   const BackwardWorkspace ws = *backward_workspace(l, plan.wants, plan.workers);
   auto* grad_rows = reinterpret_cast<Val*>(workspace + ws.grad_output);
   auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
+  // The point pass reads both copies; the scatter reads gradOutput's, split when the points are.
+  const bool shared = num_threads() > 1 && l.n_batch * l.points() >= 2 * point_grain(l);
   if (plan.wants.copies_grad_output())
-    to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels());
+    to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
   if (plan.wants.grid_reads())
-    to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels());
+    to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared);
   with_scatter_taps(plan.attrs.interpolation, [&](auto* type) {
     using Taps = std::remove_pointer_t<decltype(type)>;
     auto* scatter = reinterpret_cast<Taps*>(workspace + ws.scatter);

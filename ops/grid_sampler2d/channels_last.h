@@ -60,20 +60,21 @@ GRADCONF_ALWAYS_INLINE void transpose_4x8(const LaneVector<float> (&rows)[4],
 
 /// Copies src (N, C, H, W) to dst as N * H * W rows of `row` values (channel c at c), the lanes
 /// past C zero: 8 x 8 tiles of (channels, columns), transposed in registers. `row` is 4 (C <= 4)
-/// or a multiple of kLanes.
+/// or a multiple of kLanes. `shared`: the pass that reads the copy is split across workers.
 template <typename Val, typename T>
-void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row) {
+void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row, bool shared) {
   const int64_t channels = src.dims[1], height = src.dims[2], width = src.dims[3];
   const int64_t xs = src.strides[3];
   if (width == 0) return;
   // One 8 x 8 tile: channels c.. of columns x.., transposed into the rows of columns x.. (a row
   // of 4, for C <= 4, takes the tile's first 4 channels).
   const int64_t channel_stride = src.strides[1];
-  // Rows of at most kLanes make each tile one run of whole lines. With several workers they are
-  // streamed: another core's random reads of lines this core holds modified cost more than reads
-  // from memory (large spatial, C 4, 2 threads: about 1.13x); one worker reads them back from its
-  // own cache (streaming was about 1.18x slower there).
-  const bool stream = row <= kLanes && num_threads() > 1;
+  // Rows of at most kLanes make each tile one run of whole lines. When other workers read them
+  // they are streamed: another core's random reads of lines this core holds modified cost more
+  // than reads from memory (large spatial, C 4, 2 threads: about 1.13x); one worker reads them
+  // back from its own cache (streaming was about 1.18x slower there, and 1.2x on small problems
+  // that 2 threads leave to one).
+  const bool stream = row <= kLanes && shared;
   const auto copy_tile = [&](const T* at, int lanes_in, Val* out) GRADCONF_ALWAYS_INLINE_LAMBDA {
     LaneVector<Val> tile[kLanes];
 #pragma GCC unroll 8

@@ -74,9 +74,13 @@ bool is_addressable(Coord coord) {
 /// Reflection padding (PyTorch's reflect_coordinates_set_grad): folds coord into [low, low + span]
 /// and sets *grad to d(result)/d(coord), +-1. The bounds are alignCorners' centres of the corner
 /// pixels or their outer edges. The number of folds is only needed for its parity, taken in
-/// floating point: PyTorch's int cast of it overflows for far points.
+/// floating point: PyTorch's int cast of it overflows for far points. fmod is exact, so the
+/// folds of points within two spans, exact by subtraction (Sterbenz), give fmod's bits; the
+/// parity test f - 2 floor(f / 2) is exact for any integral f. Both fmods were 9% of the
+/// reflection backward.
 template <typename Coord>
-Coord reflect_coordinates(Coord coord, int64_t size, bool align_corners, double* grad) {
+GRADCONF_ALWAYS_INLINE Coord reflect_coordinates(Coord coord, int64_t size, bool align_corners,
+                                                 double* grad) {
   if (align_corners && size == 1) {
     *grad = 0;
     return 0;
@@ -89,8 +93,9 @@ Coord reflect_coordinates(Coord coord, int64_t size, bool align_corners, double*
     sign = -1;
     in = -in;
   }
-  const Coord extra = std::fmod(in, span);
-  const bool even_folds = std::fmod(std::floor(in / span), Coord(2)) == 0;
+  const Coord extra = in < span ? in : in < 2 * span ? in - span : std::fmod(in, span);
+  const Coord folds = std::floor(in / span);
+  const bool even_folds = folds - 2 * std::floor(folds / 2) == 0;
   *grad = even_folds ? sign : -sign;
   return even_folds ? extra + low : span - extra + low;
 }

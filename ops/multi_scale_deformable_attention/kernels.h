@@ -502,36 +502,14 @@ GRADCONF_ALWAYS_INLINE void backward_slice(const Plan& plan, const SampleLevels&
 /// gradValue of a call that samples nothing (no queries, levels or points): zero everywhere.
 template <typename T>
 void zero_value_gradient(const Plan& plan) {
-  const Sizes s = plan.sizes;
-  const auto grad_value = view_of<T, 4>(*plan.grad_value);
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t key = 0; key < s.keys; ++key) {
-      for (int64_t m = 0; m < s.heads; ++m) {
-        for (int64_t c = 0; c < s.channels; ++c) grad_value(b, key, m, c) = T(0);
-      }
-    }
-  }
+  zero_fill(view_of<T, 4>(*plan.grad_value));
 }
 
 /// gradLocation and gradAttnWeight of a call whose value is empty: zero everywhere.
 template <typename T>
 void zero_sample_gradients(const Plan& plan) {
-  const Sizes s = plan.sizes;
-  const auto grad_location = view_of<T, 6>(*plan.grad_location);
-  const auto grad_attn = view_of<T, 5>(*plan.grad_attn_weight);
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t q = 0; q < s.queries; ++q) {
-      for (int64_t m = 0; m < s.heads; ++m) {
-        for (int64_t l = 0; l < s.levels; ++l) {
-          for (int64_t p = 0; p < s.points; ++p) {
-            grad_attn(b, q, m, l, p) = T(0);
-            grad_location(b, q, m, l, p, 0) = T(0);
-            grad_location(b, q, m, l, p, 1) = T(0);
-          }
-        }
-      }
-    }
-  }
+  zero_fill(view_of<T, 6>(*plan.grad_location));
+  zero_fill(view_of<T, 5>(*plan.grad_attn_weight));
 }
 
 template <typename T, Fault kFault>

@@ -125,7 +125,8 @@ void forward_kernel(const Plan& plan) {
       weights[n * s.block + j] = static_cast<Acc>(weight_at<kFault>(weight, s, j, n));
     }
   }
-  parallel_for(0, s.compressed, 4, [&](int64_t lo, int64_t hi) {
+  const int64_t grain = grain_for_work(double(s.block) * double(s.heads * s.dim));  // per window
+  parallel_for(0, s.compressed, grain, [&](int64_t lo, int64_t hi) {
     std::vector<Acc> acc(static_cast<size_t>(s.heads * s.dim));
     on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       auto batch = std::upper_bound(
@@ -305,7 +306,8 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
 
   // outputGrad in the compute type, contiguous: each of its rows is read by l tokens.
   if (convert && s.compressed > 0 && s.heads * s.dim > 0) {
-    parallel_for(0, s.compressed * s.heads, 64, [&](int64_t lo, int64_t hi) {
+    const int64_t grain = grain_for_work(double(s.dim));
+    parallel_for(0, s.compressed * s.heads, grain, [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r) {
         const T* row = &output_grad(r / s.heads, r % s.heads, 0);
         load_row_lanes(row, output_grad.strides[2], s.dim, grad + r * s.dim);
@@ -331,7 +333,10 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                              static_cast<double>(s.dim) * sizeof(T) >=
                          static_cast<double>(kStreamingBytes);
   if (plan_ws.chunks > 0) {
-    parallel_for(0, plan_ws.chunks, 1, [&](int64_t lo, int64_t hi) {
+    // A chunk's tokens each sum their covering windows' rows (about l / d) into both gradients.
+    const int64_t grain = grain_for_work(2.0 * double(per_chunk) * double(s.heads * s.dim) *
+                                         std::ceil(double(s.block) / double(s.stride)));
+    parallel_for(0, plan_ws.chunks, grain, [&](int64_t lo, int64_t hi) {
       on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
         backward_chunks<T, kFault>(plan, batches, output_grad_row, partials, per_chunk, streaming,
                                    lo, hi);
@@ -340,7 +345,8 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   }
 
   // weightGrad: the chunks' partials in chunk order.
-  parallel_for(0, block_heads, 64, [&](int64_t lo, int64_t hi) {
+  const int64_t grain = grain_for_work(double(plan_ws.chunks));
+  parallel_for(0, block_heads, grain, [&](int64_t lo, int64_t hi) {
     for (int64_t e = lo; e < hi; ++e) {
       double sum = 0;
       for (int64_t chunk = 0; chunk < plan_ws.chunks; ++chunk)

@@ -122,11 +122,12 @@ bool Backend::select_fault(std::string_view fault) const {
   return runtime_.select_planted_fault(std::string(fault).c_str()) == ACLNN_SUCCESS;
 }
 
-ScopedBackendThreads::ScopedBackendThreads(const Backend& backend, int threads)
+ScopedBackendThreads::ScopedBackendThreads(const Backend& backend, int threads, bool fine_split)
     : backend_(backend) {
   if (threads > 0 && backend.runtime().set_num_threads) {
     saved_ = backend.runtime().set_num_threads(threads);
-    if (backend.runtime().set_fine_split) saved_fine_split_ = backend.runtime().set_fine_split(1);
+    if (backend.runtime().set_fine_split)
+      saved_fine_split_ = backend.runtime().set_fine_split(fine_split ? 1 : 0);
     active_ = true;
   }
 }

@@ -97,11 +97,11 @@ inline std::shared_ptr<const Backend> unowned(const Backend& backend) {
   return std::shared_ptr<const Backend>(std::shared_ptr<void>(), &backend);
 }
 
-/// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime, with fine
-/// splitting: a law that asks for N threads wants them used, on small problems too.
+/// Sets the backend's kernel thread count (when it offers it) for the guard's lifetime, by default
+/// with fine splitting: a law that asks for N threads wants them used, on small problems too.
 class ScopedBackendThreads {
  public:
-  ScopedBackendThreads(const Backend& backend, int threads);
+  ScopedBackendThreads(const Backend& backend, int threads, bool fine_split = true);
   ~ScopedBackendThreads();
   ScopedBackendThreads(const ScopedBackendThreads&) = delete;
   ScopedBackendThreads& operator=(const ScopedBackendThreads&) = delete;

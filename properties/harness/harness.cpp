@@ -467,7 +467,8 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
     return outcome;
   }
   std::optional<ScopedBackendThreads> threads;
-  threads.emplace(backend, options.phase1_threads > 0 ? options.phase1_threads : options.threads);
+  threads.emplace(backend, options.phase1_threads > 0 ? options.phase1_threads : options.threads,
+                  options.fine_split);
   aclrtStream stream = nullptr;
   rt.create_stream(&stream);
   uint64_t workspace_size = 0;
@@ -485,7 +486,7 @@ Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phas
   } else {
     if (options.phase1_threads > 0) {
       threads.reset();
-      threads.emplace(backend, options.threads);
+      threads.emplace(backend, options.threads, options.fine_split);
     }
     status = run_phase2(phase1, phase2, tensors, storages, executor, workspace_size, stream,
                         options, rt, outcome);
