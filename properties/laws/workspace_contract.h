@@ -5,7 +5,9 @@
 // executor runs once (361001, EXEC-STATE-01, after); a null executor is 161001 (EXEC-NULL-01).
 // Every phase-2 message names its clause. Four runs: the clean one (phase 1 twice, checked pure
 // before phase 2), the perturbed one, the two refusals; a difference in bits costs one more run,
-// which tells prior content from alignment.
+// which tells prior content from alignment. Every run asks for kThreads threads with every call
+// split (where the backend offers it): a backend that gives each worker its own workspace slice
+// has them all filled with garbage and guarded, however small the problem.
 #ifndef GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 #define GRADCONF_PROPERTIES_LAWS_WORKSPACE_CONTRACT_H_
 
@@ -14,6 +16,8 @@
 namespace gradconf::props {
 
 namespace workspace_contract_detail {
+
+inline constexpr int kThreads = 2;
 
 /// Phase 1, queried twice: the same size, and no byte of any tensor written ("" if so).
 inline std::string phase1_pure_and_idempotent(const Outcome& clean) {
@@ -55,6 +59,7 @@ std::string same_bits(const Call& call, const std::vector<int>& wanted, const Ou
     if (at < 0) continue;
     RunOptions garbage;
     garbage.workspace_fill = WorkspaceFill::kGarbage;
+    garbage.threads = kThreads;
     const Outcome dirty = Traits::run(call, garbage, backend);
     const int64_t dirty_at =
         dirty.ok() ? first_bit_difference(clean.values[o], dirty.values[o]) : at;
@@ -109,6 +114,7 @@ LawResult workspace_contract(const typename Traits::Problem& p, const Backend& b
   perturbed_options.workspace_fill = WorkspaceFill::kGarbage;
   perturbed_options.misaligned_workspace = true;
   perturbed_options.run_phase2_twice = true;
+  zeroed.threads = perturbed_options.threads = steps::kThreads;
   const Outcome clean = Traits::run(call, zeroed, backend);
   if (auto why = steps::phase1_pure_and_idempotent(clean); !why.empty()) return fail(why);
   const Outcome perturbed = Traits::run(call, perturbed_options, backend);
