@@ -218,13 +218,17 @@ int workers_for_work(double total_work, int threads) {
   return chunks >= threads ? threads : std::max(1, static_cast<int>(chunks));
 }
 
+int parallel_parts(int64_t count, int64_t grain, int max_workers) {
+  const int64_t max_parts = std::max<int64_t>(1, count / std::max<int64_t>(1, grain));
+  return static_cast<int>(
+      std::min<int64_t>(std::min(num_threads(), std::max(1, max_workers)), max_parts));
+}
+
 void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn, int max_workers) {
   if (end <= begin) return;
   const int64_t count = end - begin;
-  const int64_t max_parts = std::max<int64_t>(1, count / std::max<int64_t>(1, grain));
-  const int parts = static_cast<int>(
-      std::min<int64_t>(std::min(num_threads(), std::max(1, max_workers)), max_parts));
+  const int parts = parallel_parts(count, grain, max_workers);
   // Nested calls run inline: the pool serves one level, and inline keeps the same results.
   if (parts <= 1 || inside_parallel_region) {
     fn(begin, end);

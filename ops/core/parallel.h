@@ -20,6 +20,9 @@ void set_num_threads(int threads);
 /// every chunk is done.
 void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn, int max_workers = 1 << 30);
+/// How many chunks parallel_for runs over `count` indices (1: the caller alone), so a pass can
+/// tell whether other workers will read what it writes.
+int parallel_parts(int64_t count, int64_t grain, int max_workers = 1 << 30);
 
 /// Waking a sleeping worker costs 10-75 us on a 2-core VM (its vCPU halted), and a worker's
 /// first reads of what the caller just wrote come from the other core: a chunk is given at least

@@ -565,7 +565,7 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   auto* grad_rows = reinterpret_cast<Val*>(workspace + ws.grad_output);
   auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
   // The point pass reads both copies; the scatter reads gradOutput's, split when the points are.
-  const bool shared = num_threads() > 1 && l.n_batch * l.points() >= 2 * point_grain(l);
+  const bool shared = parallel_parts(l.n_batch * l.points(), point_grain(l)) > 1;
   if (plan.wants.copies_grad_output())
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
   if (plan.wants.grid_reads())

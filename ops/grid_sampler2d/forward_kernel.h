@@ -250,9 +250,8 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const Attributes& a = plan.attrs;
   const bool bicubic = a.interpolation == Interpolation::kBicubic;
   const bool in_lanes = locates_in_lanes(a.interpolation, a.padding) && in_h * in_w <= INT_MAX;
-  const int64_t points = input.dims[0] * out_h * out_w;
-  const bool split =
-      num_threads() > 1 && points >= 2 * grain_for_work((bicubic ? 16.0 : 4.0) * row);
+  const bool split = parallel_parts(input.dims[0] * out_h * out_w,
+                                    grain_for_work((bicubic ? 16.0 : 4.0) * row)) > 1;
   to_channels_last(input, pixels, row, split);
   parallel_for(
       0, input.dims[0] * out_h * out_w, grain_for_work((bicubic ? 16.0 : 4.0) * row),
