@@ -1,6 +1,7 @@
 #include "core/gemm.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "core/isa.h"
 #include "core/lanes.h"
@@ -18,15 +19,15 @@ namespace {
 template <typename Acc>
 using Vec = LaneVector<Acc>;
 
-template <typename Acc>
-GRADCONF_ALWAYS_INLINE Vec<Acc> load(const Acc* p) {
-  Vec<Acc> v;
+template <typename Acc, int W = kLanes>
+GRADCONF_ALWAYS_INLINE LaneVector<Acc, W> load(const Acc* p) {
+  LaneVector<Acc, W> v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
-template <typename Acc>
-GRADCONF_ALWAYS_INLINE void store(Acc* p, const Vec<Acc>& v) {
+template <typename Acc, int W>
+GRADCONF_ALWAYS_INLINE void store(Acc* p, const LaneVector<Acc, W>& v) {
   std::memcpy(p, &v, sizeof v);
 }
 
@@ -48,29 +49,62 @@ struct Tile {
   static constexpr int kVectors = sizeof(Acc) == 4 ? 3 : 2;
 };
 
+// The AVX-512 tiles of A B and A^T B: 512-bit vectors and 32 registers, 6 rows by 4 vectors
+// (24 accumulators, 4 of B, 1 broadcast). Only these products take the wide path: each of their
+// elements is one chain of multiply-adds in order of p whatever the vector width, so its bits are
+// the AVX2 path's. A B^T sums each element in kLanes lanes: its wide tiles (abt_pair_tile) put two
+// columns' lanes in one vector, so its lanes keep their terms and order too.
+template <typename Acc>
+struct WideTile {
+  static constexpr int kWidth = 64 / static_cast<int>(sizeof(Acc));
+  static constexpr int kRows = 6;
+  static constexpr int kVectors = 4;
+  /// A B^T (floats): pairs of columns per tile, each pair one 512-bit vector of two columns' lanes.
+  static constexpr int kDotPairs = 4;
+};
+
+// Operands: rows anywhere in memory. RowsAt: row r at base + r * ld; RowList: row r at rows[r]
+// (rows of a chunk gathered from a cache or read in place). Either may start at a column offset.
+template <typename Acc>
+struct RowsAt {
+  const Acc* base;
+  int64_t ld;
+  GRADCONF_ALWAYS_INLINE const Acc* row(int64_t r) const { return base + r * ld; }
+  GRADCONF_ALWAYS_INLINE RowsAt from_row(int64_t r) const { return {base + r * ld, ld}; }
+  GRADCONF_ALWAYS_INLINE RowsAt from_column(int64_t c) const { return {base + c, ld}; }
+};
+
+template <typename Acc>
+struct RowList {
+  const Acc* const* rows;
+  int64_t column;
+  GRADCONF_ALWAYS_INLINE const Acc* row(int64_t r) const { return rows[r] + column; }
+  GRADCONF_ALWAYS_INLINE RowList from_row(int64_t r) const { return {rows + r, column}; }
+  GRADCONF_ALWAYS_INLINE RowList from_column(int64_t c) const { return {rows, column + c}; }
+};
+
 /// C[i][j] for MR rows of A and NR rows of B: element p of k in lane p % kLanes (the tail as a
 /// zero-padded vector), the lanes combined in combine_lanes' tree.
-template <typename Acc, int MR, int NR>
-GRADCONF_ALWAYS_INLINE void abt_tile(int64_t k, const Acc* a, int64_t lda, const Acc* b,
-                                     int64_t ldb, Acc* c, int64_t ldc, bool accumulate) {
+template <typename Acc, int MR, int NR, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void abt_tile(int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
   Vec<Acc> acc[MR][NR] = {};
   int64_t p = 0;
   for (; p + kLanes <= k; p += kLanes) {
     // B's NR vectors held, A's one at a time: MR * NR + NR + 1 registers.
     Vec<Acc> bv[NR];
 #pragma GCC unroll 8
-    for (int j = 0; j < NR; ++j) bv[j] = load(b + j * ldb + p);
+    for (int j = 0; j < NR; ++j) bv[j] = load(b.row(j) + p);
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
-      const Vec<Acc> av = load(a + i * lda + p);
+      const Vec<Acc> av = load(a.row(i) + p);
 #pragma GCC unroll 8
       for (int j = 0; j < NR; ++j) acc[i][j] += av * bv[j];
     }
   }
   if (p < k) {
     Vec<Acc> av[MR], bv[NR];
-    for (int i = 0; i < MR; ++i) av[i] = load_head(a + i * lda + p, k - p);
-    for (int j = 0; j < NR; ++j) bv[j] = load_head(b + j * ldb + p, k - p);
+    for (int i = 0; i < MR; ++i) av[i] = load_head(a.row(i) + p, k - p);
+    for (int j = 0; j < NR; ++j) bv[j] = load_head(b.row(j) + p, k - p);
     for (int i = 0; i < MR; ++i) {
       for (int j = 0; j < NR; ++j) acc[i][j] += av[i] * bv[j];
     }
@@ -84,125 +118,236 @@ GRADCONF_ALWAYS_INLINE void abt_tile(int64_t k, const Acc* a, int64_t lda, const
   }
 }
 
-template <typename Acc, int MR>
-GRADCONF_ALWAYS_INLINE void abt_rows(int64_t n, int64_t k, const Acc* a, int64_t lda, const Acc* b,
-                                     int64_t ldb, Acc* c, int64_t ldc, bool accumulate) {
-  constexpr int NR = Tile<Acc>::kDotColumns;
-  int64_t j = 0;
-  for (; j + NR <= n; j += NR)
-    abt_tile<Acc, MR, NR>(k, a, lda, b + j * ldb, ldb, c + j, ldc, accumulate);
-  for (; j < n; ++j) abt_tile<Acc, MR, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc, accumulate);
+/// Two lane vectors side by side in one 512-bit vector.
+GRADCONF_ALWAYS_INLINE LaneVector<float, 2 * kLanes> pair_of(Vec<float> low, Vec<float> high) {
+  return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
-template <typename Acc>
-GRADCONF_ALWAYS_INLINE void abt_body(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda,
-                                     const Acc* b, int64_t ldb, Acc* c, int64_t ldc,
+/// abt_tile for floats in 512-bit vectors: each holds the kLanes lanes of two columns of C (rows
+/// 2q and 2q + 1 of B) against A's lanes repeated in both halves, so every lane sums the same
+/// terms in the same order as abt_tile's, and the halves are combined in the same tree.
+template <int MR, int NP, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void abt_pair_tile(int64_t k, A a, B b, float* c, int64_t ldc,
+                                          bool accumulate) {
+  using Pair = LaneVector<float, 2 * kLanes>;
+  Pair acc[MR][NP] = {};
+  auto step = [&](auto load_lanes) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    Pair bv[NP];
+#pragma GCC unroll 8
+    for (int q = 0; q < NP; ++q)
+      bv[q] = pair_of(load_lanes(b.row(2 * q)), load_lanes(b.row(2 * q + 1)));
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      const Vec<float> lanes = load_lanes(a.row(i));
+      const Pair av = pair_of(lanes, lanes);
+#pragma GCC unroll 8
+      for (int q = 0; q < NP; ++q) acc[i][q] += av * bv[q];
+    }
+  };
+  int64_t p = 0;
+  for (; p + kLanes <= k; p += kLanes) {
+    step([p](const float* row) GRADCONF_ALWAYS_INLINE_LAMBDA { return load(row + p); });
+  }
+  if (p < k) {
+    step([p, k](const float* row)
+             GRADCONF_ALWAYS_INLINE_LAMBDA { return load_head(row + p, k - p); });
+  }
+  for (int i = 0; i < MR; ++i) {
+    for (int q = 0; q < NP; ++q) {
+      const Vec<float> halves[2] = {
+          __builtin_shufflevector(acc[i][q], acc[i][q], 0, 1, 2, 3, 4, 5, 6, 7),
+          __builtin_shufflevector(acc[i][q], acc[i][q], 8, 9, 10, 11, 12, 13, 14, 15)};
+      for (int h = 0; h < 2; ++h) {
+        const float sum = combine_lane_vector<float>(halves[h]);
+        float& out = c[i * ldc + 2 * q + h];
+        out = accumulate ? out + sum : sum;
+      }
+    }
+  }
+}
+
+template <typename Acc, int MR, bool kWide, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void abt_rows(int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
+                                     bool accumulate) {
+  int64_t j = 0;
+  if constexpr (kWide && std::is_same_v<Acc, float>) {
+    constexpr int NP = WideTile<Acc>::kDotPairs;
+    for (; j + 2 * NP <= n; j += 2 * NP)
+      abt_pair_tile<MR, NP>(k, a, b.from_row(j), c + j, ldc, accumulate);
+  }
+  constexpr int NR = Tile<Acc>::kDotColumns;
+  for (; j + NR <= n; j += NR) abt_tile<Acc, MR, NR>(k, a, b.from_row(j), c + j, ldc, accumulate);
+  for (; j < n; ++j) abt_tile<Acc, MR, 1>(k, a, b.from_row(j), c + j, ldc, accumulate);
+}
+
+template <typename Acc, bool kWide, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void abt_body(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
                                      bool accumulate) {
   constexpr int MR = Tile<Acc>::kRows;
   int64_t i = 0;
   for (; i + MR <= m; i += MR)
-    abt_rows<Acc, MR>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, accumulate);
-  for (; i < m; ++i) abt_rows<Acc, 1>(n, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, accumulate);
+    abt_rows<Acc, MR, kWide>(n, k, a.from_row(i), b, c + i * ldc, ldc, accumulate);
+  for (; i < m; ++i) abt_rows<Acc, 1, kWide>(n, k, a.from_row(i), b, c + i * ldc, ldc, accumulate);
 }
 
-/// C[i][j] (+)= sum_p A(i, p) B[p][j] for MR rows and NV lane vectors of columns, A(i, p) at
-/// a[i * a_row + p * a_step]: each element adds its terms in order of p.
-template <typename Acc, int MR, int NV>
-GRADCONF_ALWAYS_INLINE void ab_tile(int64_t k, const Acc* a, int64_t a_row, int64_t a_step,
-                                    const Acc* b, int64_t ldb, Acc* c, int64_t ldc,
-                                    bool accumulate) {
-  Vec<Acc> acc[MR][NV];
+/// A(i, p) of A B (A's rows are C's rows) or of A^T B (A's rows are the terms p).
+template <bool kTransposed, typename A>
+GRADCONF_ALWAYS_INLINE auto a_at(const A& a, int64_t i, int64_t p) {
+  return kTransposed ? a.row(p)[i] : a.row(i)[p];
+}
+
+/// A from C's row i on.
+template <bool kTransposed, typename A>
+GRADCONF_ALWAYS_INLINE A a_from(const A& a, int64_t i) {
+  return kTransposed ? a.from_column(i) : a.from_row(i);
+}
+
+/// C[i][j] (+)= sum_p A(i, p) B[p][j] for MR rows and NV vectors of W columns: each element
+/// adds its terms in order of p.
+template <typename Acc, int MR, int NV, int W, bool kTransposed, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void ab_tile(int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
+  using V = LaneVector<Acc, W>;
+  V acc[MR][NV];
   for (int i = 0; i < MR; ++i) {
-    for (int v = 0; v < NV; ++v)
-      acc[i][v] = accumulate ? load(c + i * ldc + v * kLanes) : Vec<Acc>{};
+    for (int v = 0; v < NV; ++v) acc[i][v] = accumulate ? load<Acc, W>(c + i * ldc + v * W) : V{};
   }
   for (int64_t p = 0; p < k; ++p) {
-    Vec<Acc> bv[NV];
+    V bv[NV];
+    const Acc* b_row = b.row(p);
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) bv[v] = load(b + p * ldb + v * kLanes);
+    for (int v = 0; v < NV; ++v) bv[v] = load<Acc, W>(b_row + v * W);
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
-      const Acc weight = a[i * a_row + p * a_step];
+      const Acc weight = a_at<kTransposed>(a, i, p);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[i][v] += weight * bv[v];
     }
   }
   for (int i = 0; i < MR; ++i) {
-    for (int v = 0; v < NV; ++v) store(c + i * ldc + v * kLanes, acc[i][v]);
+    for (int v = 0; v < NV; ++v) store<Acc, W>(c + i * ldc + v * W, acc[i][v]);
   }
 }
 
 /// The columns past the last whole lane vector, one by one, in the same order of p.
-template <typename Acc>
-GRADCONF_ALWAYS_INLINE void ab_column(int64_t m, int64_t k, const Acc* a, int64_t a_row,
-                                      int64_t a_step, const Acc* b, int64_t ldb, Acc* c,
-                                      int64_t ldc, bool accumulate) {
+template <typename Acc, bool kTransposed, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void ab_column(int64_t m, int64_t k, A a, B b, Acc* c, int64_t ldc,
+                                      bool accumulate) {
   for (int64_t i = 0; i < m; ++i) {
     Acc sum = accumulate ? c[i * ldc] : Acc(0);
-    for (int64_t p = 0; p < k; ++p) sum += a[i * a_row + p * a_step] * b[p * ldb];
+    for (int64_t p = 0; p < k; ++p) sum += a_at<kTransposed>(a, i, p) * b.row(p)[0];
     c[i * ldc] = sum;
   }
 }
 
-template <typename Acc, int MR>
-GRADCONF_ALWAYS_INLINE void ab_rows(int64_t n, int64_t k, const Acc* a, int64_t a_row,
-                                    int64_t a_step, const Acc* b, int64_t ldb, Acc* c, int64_t ldc,
+template <typename Acc, int MR, bool kTransposed, bool kWide, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void ab_rows(int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
                                     bool accumulate) {
-  constexpr int NV = Tile<Acc>::kVectors;
   int64_t j = 0;
-  for (; j + NV * kLanes <= n; j += NV * kLanes)
-    ab_tile<Acc, MR, NV>(k, a, a_row, a_step, b + j, ldb, c + j, ldc, accumulate);
-  for (; j + kLanes <= n; j += kLanes)
-    ab_tile<Acc, MR, 1>(k, a, a_row, a_step, b + j, ldb, c + j, ldc, accumulate);
-  for (; j < n; ++j) ab_column(MR, k, a, a_row, a_step, b + j, ldb, c + j, ldc, accumulate);
-}
-
-template <typename Acc>
-GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t a_row,
-                                    int64_t a_step, const Acc* b, int64_t ldb, Acc* c, int64_t ldc,
-                                    bool accumulate) {
-  constexpr int MR = Tile<Acc>::kRows;
-  int64_t i = 0;
-  for (; i + MR <= m; i += MR)
-    ab_rows<Acc, MR>(n, k, a + i * a_row, a_row, a_step, b, ldb, c + i * ldc, ldc, accumulate);
-  for (; i < m; ++i)
-    ab_rows<Acc, 1>(n, k, a + i * a_row, a_row, a_step, b, ldb, c + i * ldc, ldc, accumulate);
-}
-
-template <typename Acc>
-void abt_baseline(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda, const Acc* b,
-                  int64_t ldb, Acc* c, int64_t ldc, bool accumulate) {
-  abt_body(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-}
-
-template <typename Acc>
-GRADCONF_TARGET_AVX2 void abt_avx2(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda,
-                                   const Acc* b, int64_t ldb, Acc* c, int64_t ldc,
-                                   bool accumulate) {
-  abt_body(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-}
-
-template <typename Acc>
-void ab_baseline(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t a_row, int64_t a_step,
-                 const Acc* b, int64_t ldb, Acc* c, int64_t ldc, bool accumulate) {
-  ab_body(m, n, k, a, a_row, a_step, b, ldb, c, ldc, accumulate);
-}
-
-template <typename Acc>
-GRADCONF_TARGET_AVX2 void ab_avx2(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t a_row,
-                                  int64_t a_step, const Acc* b, int64_t ldb, Acc* c, int64_t ldc,
-                                  bool accumulate) {
-  ab_body(m, n, k, a, a_row, a_step, b, ldb, c, ldc, accumulate);
-}
-
-template <typename Acc>
-void ab_dispatch(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t a_row, int64_t a_step,
-                 const Acc* b, int64_t ldb, Acc* c, int64_t ldc, bool accumulate) {
-  if (m <= 0 || n <= 0) return;
-  if (kernel_isa() == Isa::kAvx2) {
-    ab_avx2(m, n, k, a, a_row, a_step, b, ldb, c, ldc, accumulate);
+  if constexpr (kWide) {
+    constexpr int W = WideTile<Acc>::kWidth, NV = WideTile<Acc>::kVectors;
+    for (; j + NV * W <= n; j += NV * W)
+      ab_tile<Acc, MR, NV, W, kTransposed>(k, a, b.from_column(j), c + j, ldc, accumulate);
+    for (; j + W <= n; j += W)
+      ab_tile<Acc, MR, 1, W, kTransposed>(k, a, b.from_column(j), c + j, ldc, accumulate);
   } else {
-    ab_baseline(m, n, k, a, a_row, a_step, b, ldb, c, ldc, accumulate);
+    constexpr int NV = Tile<Acc>::kVectors;
+    for (; j + NV * kLanes <= n; j += NV * kLanes)
+      ab_tile<Acc, MR, NV, kLanes, kTransposed>(k, a, b.from_column(j), c + j, ldc, accumulate);
+  }
+  for (; j + kLanes <= n; j += kLanes)
+    ab_tile<Acc, MR, 1, kLanes, kTransposed>(k, a, b.from_column(j), c + j, ldc, accumulate);
+  for (; j < n; ++j)
+    ab_column<Acc, kTransposed>(MR, k, a, b.from_column(j), c + j, ldc, accumulate);
+}
+
+/// Rows [i, i + MR) while MR of them remain.
+template <typename Acc, int MR, bool kTransposed, bool kWide, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void ab_row_tiles(int64_t& i, int64_t m, int64_t n, int64_t k, A a, B b,
+                                         Acc* c, int64_t ldc, bool accumulate) {
+  for (; i + MR <= m; i += MR) {
+    ab_rows<Acc, MR, kTransposed, kWide>(n, k, a_from<kTransposed>(a, i), b, c + i * ldc, ldc,
+                                         accumulate);
+  }
+}
+
+template <typename Acc, bool kTransposed, bool kWide, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
+                                    bool accumulate) {
+  int64_t i = 0;
+  if constexpr (kWide) {
+    ab_row_tiles<Acc, WideTile<Acc>::kRows, kTransposed, kWide>(i, m, n, k, a, b, c, ldc,
+                                                                accumulate);
+    ab_row_tiles<Acc, 4, kTransposed, kWide>(i, m, n, k, a, b, c, ldc, accumulate);
+    ab_row_tiles<Acc, 2, kTransposed, kWide>(i, m, n, k, a, b, c, ldc, accumulate);
+  } else {
+    ab_row_tiles<Acc, Tile<Acc>::kRows, kTransposed, kWide>(i, m, n, k, a, b, c, ldc, accumulate);
+  }
+  ab_row_tiles<Acc, 1, kTransposed, kWide>(i, m, n, k, a, b, c, ldc, accumulate);
+}
+
+template <typename Acc, typename A, typename B>
+void abt_baseline(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
+  abt_body<Acc, false>(m, n, k, a, b, c, ldc, accumulate);
+}
+
+template <typename Acc, typename A, typename B>
+GRADCONF_TARGET_AVX2 void abt_avx2(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
+                                   bool accumulate) {
+  abt_body<Acc, false>(m, n, k, a, b, c, ldc, accumulate);
+}
+
+template <typename Acc, typename A, typename B>
+GRADCONF_TARGET_AVX512 void abt_avx512(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c,
+                                       int64_t ldc, bool accumulate) {
+  abt_body<Acc, true>(m, n, k, a, b, c, ldc, accumulate);
+}
+
+template <typename Acc, typename A, typename B>
+void abt_dispatch(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  switch (kernel_isa()) {
+    case Isa::kAvx512:
+      abt_avx512(m, n, k, a, b, c, ldc, accumulate);
+      break;
+    case Isa::kAvx2:
+      abt_avx2(m, n, k, a, b, c, ldc, accumulate);
+      break;
+    case Isa::kBaseline:
+      abt_baseline(m, n, k, a, b, c, ldc, accumulate);
+      break;
+  }
+}
+
+template <typename Acc, bool kTransposed, typename A, typename B>
+void ab_baseline(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
+  ab_body<Acc, kTransposed, false>(m, n, k, a, b, c, ldc, accumulate);
+}
+
+template <typename Acc, bool kTransposed, typename A, typename B>
+GRADCONF_TARGET_AVX2 void ab_avx2(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
+                                  bool accumulate) {
+  ab_body<Acc, kTransposed, false>(m, n, k, a, b, c, ldc, accumulate);
+}
+
+template <typename Acc, bool kTransposed, typename A, typename B>
+GRADCONF_TARGET_AVX512 void ab_avx512(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c,
+                                      int64_t ldc, bool accumulate) {
+  ab_body<Acc, kTransposed, true>(m, n, k, a, b, c, ldc, accumulate);
+}
+
+template <typename Acc, bool kTransposed, typename A, typename B>
+void ab_dispatch(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  switch (kernel_isa()) {
+    case Isa::kAvx512:
+      ab_avx512<Acc, kTransposed>(m, n, k, a, b, c, ldc, accumulate);
+      break;
+    case Isa::kAvx2:
+      ab_avx2<Acc, kTransposed>(m, n, k, a, b, c, ldc, accumulate);
+      break;
+    case Isa::kBaseline:
+      ab_baseline<Acc, kTransposed>(m, n, k, a, b, c, ldc, accumulate);
+      break;
   }
 }
 
@@ -211,38 +356,48 @@ void ab_dispatch(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t a_row, i
 template <typename Acc>
 void gemm_abt(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda, const Acc* b, int64_t ldb,
               Acc* c, int64_t ldc, bool accumulate) {
-  if (m <= 0 || n <= 0) return;
-  if (kernel_isa() == Isa::kAvx2) {
-    abt_avx2(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-  } else {
-    abt_baseline(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-  }
+  abt_dispatch(m, n, k, RowsAt<Acc>{a, lda}, RowsAt<Acc>{b, ldb}, c, ldc, accumulate);
+}
+
+template <typename Acc>
+void gemm_abt_rows(int64_t m, int64_t n, int64_t k, const Acc* const* a_rows, const Acc* b,
+                   int64_t ldb, Acc* c, int64_t ldc, bool accumulate) {
+  abt_dispatch(m, n, k, RowList<Acc>{a_rows, 0}, RowsAt<Acc>{b, ldb}, c, ldc, accumulate);
 }
 
 template <typename Acc>
 void gemm_ab(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda, const Acc* b, int64_t ldb,
              Acc* c, int64_t ldc, bool accumulate) {
-  ab_dispatch(m, n, k, a, lda, 1, b, ldb, c, ldc, accumulate);
+  ab_dispatch<Acc, false>(m, n, k, RowsAt<Acc>{a, lda}, RowsAt<Acc>{b, ldb}, c, ldc, accumulate);
 }
 
 template <typename Acc>
 void gemm_atb(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda, const Acc* b, int64_t ldb,
               Acc* c, int64_t ldc, bool accumulate) {
-  ab_dispatch(m, n, k, a, 1, lda, b, ldb, c, ldc, accumulate);
+  ab_dispatch<Acc, true>(m, n, k, RowsAt<Acc>{a, lda}, RowsAt<Acc>{b, ldb}, c, ldc, accumulate);
 }
 
-template void gemm_abt<float>(int64_t, int64_t, int64_t, const float*, int64_t, const float*,
-                              int64_t, float*, int64_t, bool);
-template void gemm_abt<double>(int64_t, int64_t, int64_t, const double*, int64_t, const double*,
-                               int64_t, double*, int64_t, bool);
-template void gemm_ab<float>(int64_t, int64_t, int64_t, const float*, int64_t, const float*,
-                             int64_t, float*, int64_t, bool);
-template void gemm_ab<double>(int64_t, int64_t, int64_t, const double*, int64_t, const double*,
-                              int64_t, double*, int64_t, bool);
-template void gemm_atb<float>(int64_t, int64_t, int64_t, const float*, int64_t, const float*,
-                              int64_t, float*, int64_t, bool);
-template void gemm_atb<double>(int64_t, int64_t, int64_t, const double*, int64_t, const double*,
-                               int64_t, double*, int64_t, bool);
+template <typename Acc>
+void gemm_atb_rows(int64_t m, int64_t n, int64_t k, const Acc* const* a_rows,
+                   const Acc* const* b_rows, Acc* c, int64_t ldc, bool accumulate) {
+  ab_dispatch<Acc, true>(m, n, k, RowList<Acc>{a_rows, 0}, RowList<Acc>{b_rows, 0}, c, ldc,
+                         accumulate);
+}
+
+#define GRADCONF_GEMM_INSTANCES(Acc)                                                               \
+  template void gemm_abt<Acc>(int64_t, int64_t, int64_t, const Acc*, int64_t, const Acc*, int64_t, \
+                              Acc*, int64_t, bool);                                                \
+  template void gemm_abt_rows<Acc>(int64_t, int64_t, int64_t, const Acc* const*, const Acc*,       \
+                                   int64_t, Acc*, int64_t, bool);                                  \
+  template void gemm_ab<Acc>(int64_t, int64_t, int64_t, const Acc*, int64_t, const Acc*, int64_t,  \
+                             Acc*, int64_t, bool);                                                 \
+  template void gemm_atb<Acc>(int64_t, int64_t, int64_t, const Acc*, int64_t, const Acc*, int64_t, \
+                              Acc*, int64_t, bool);                                                \
+  template void gemm_atb_rows<Acc>(int64_t, int64_t, int64_t, const Acc* const*,                   \
+                                   const Acc* const*, Acc*, int64_t, bool);
+GRADCONF_GEMM_INSTANCES(float)
+GRADCONF_GEMM_INSTANCES(double)
+#undef GRADCONF_GEMM_INSTANCES
 
 }  // namespace gradconf
 

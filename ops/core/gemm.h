@@ -22,6 +22,12 @@ template <typename Acc>
 void gemm_abt(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda, const Acc* b, int64_t ldb,
               Acc* c, int64_t ldc, bool accumulate);
 
+/// gemm_abt with A's m rows at a_rows[0..m) (rows gathered from anywhere): the same bits as
+/// gemm_abt on a copy of those rows.
+template <typename Acc>
+void gemm_abt_rows(int64_t m, int64_t n, int64_t k, const Acc* const* a_rows, const Acc* b,
+                   int64_t ldb, Acc* c, int64_t ldc, bool accumulate);
+
 /// C (m x n) = A (m x k) B (k x n), or C += A B: rows of B weighted by A's entries (attention
 /// outputs, dq). Each element adds its k terms to C in order of k.
 template <typename Acc>
@@ -33,6 +39,12 @@ void gemm_ab(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda, const A
 template <typename Acc>
 void gemm_atb(int64_t m, int64_t n, int64_t k, const Acc* a, int64_t lda, const Acc* b, int64_t ldb,
               Acc* c, int64_t ldc, bool accumulate);
+
+/// gemm_atb with the k rows of A and of B at a_rows[0..k) and b_rows[0..k): the same bits as
+/// gemm_atb on copies of those rows, without the copies.
+template <typename Acc>
+void gemm_atb_rows(int64_t m, int64_t n, int64_t k, const Acc* const* a_rows,
+                   const Acc* const* b_rows, Acc* c, int64_t ldc, bool accumulate);
 
 }  // namespace gradconf
 

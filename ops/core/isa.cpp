@@ -9,10 +9,14 @@ namespace {
 
 Isa detect() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  const char* pinned = std::getenv("GRADCONF_ISA");
-  if (pinned && std::string_view(pinned) == "baseline") return Isa::kBaseline;
+  const char* env = std::getenv("GRADCONF_ISA");
+  const std::string_view pinned = env ? env : "";
+  if (pinned == "baseline") return Isa::kBaseline;
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return Isa::kBaseline;
+  if (pinned == "avx2") return Isa::kAvx2;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return Isa::kAvx512;
+  return Isa::kAvx2;
 #endif
   return Isa::kBaseline;
 }

@@ -11,18 +11,22 @@
 
 namespace gradconf {
 
-enum class Isa { kBaseline, kAvx2 };
+/// kAvx512 implies kAvx2: every AVX2 path runs on it; only core/gemm's A B and A^T B have a
+/// 512-bit path.
+enum class Isa { kBaseline, kAvx2, kAvx512 };
 
-/// The widest path this CPU runs, capped by GRADCONF_ISA ("baseline" or "avx2"; read once per
-/// process, so tests can pin a path).
+/// The widest path this CPU runs, capped by GRADCONF_ISA ("baseline", "avx2" or "avx512"; read
+/// once per process, so tests can pin a path).
 Isa kernel_isa();
 
 }  // namespace gradconf
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GRADCONF_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define GRADCONF_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
 #else
 #define GRADCONF_TARGET_AVX2
+#define GRADCONF_TARGET_AVX512
 #endif
 #define GRADCONF_ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -48,7 +52,7 @@ void on_widest_isa(Body&& body) {
     run_baseline(body);
     return;
   }
-  if (kernel_isa() == Isa::kAvx2) {
+  if (kernel_isa() != Isa::kBaseline) {
     run_avx2(body);
   } else {
     run_baseline(body);

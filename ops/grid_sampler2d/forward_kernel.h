@@ -378,7 +378,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const auto column_stride = static_cast<int32_t>(input.strides[3]);
   const int64_t grain = std::max<int64_t>(kLanes, 4096 / std::max<int64_t>(1, channels));
   // Nearest float rows copy with one gather per row (the element loop was 3/4 of the kernel).
-  const bool gathers = kFault == Fault::kNone && kernel_isa() == Isa::kAvx2;
+  const bool gathers = kFault == Fault::kNone && kernel_isa() != Isa::kBaseline;
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       // 32 groups (256 points, 14 KB) a block: they stay in L1 beside the input plane being

@@ -222,7 +222,7 @@ void forward_kernel(const Plan& plan) {
   const SampleLevels levels = sample_levels(effective_levels<kFault>(plan.levels), s.points);
   const int64_t rows = s.batch * s.queries * s.heads;
   if (rows == 0 || s.channels == 0) return;
-  const bool avx2 = kernel_isa() == Isa::kAvx2;
+  const bool avx2 = kernel_isa() != Isa::kBaseline;
   // A row reads four taps of C channels per sample.
   const double row_work =
       4.0 * static_cast<double>(s.levels * s.points) * static_cast<double>(s.channels);
@@ -549,7 +549,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     return;
   }
   const uint64_t block = *slice_block_bytes(s, sizeof(compute_t<T>));
-  const bool avx2 = kernel_isa() == Isa::kAvx2;
+  const bool avx2 = kernel_isa() != Isa::kBaseline;
   // A slice's samples each read four taps and scatter into four rows, over C channels.
   const double slice_work = 16.0 * static_cast<double>(s.queries) *
                             static_cast<double>(s.levels * s.points) *

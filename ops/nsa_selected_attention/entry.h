@@ -61,15 +61,21 @@ aclnnStatus phase1(const CallArgs& args) {
   if (auto stopped = stopped_by_clauses(clause_table(), args, unchecked)) return *stopped;
   Plan plan = make_plan(args);
   if (!planted<kFault>(Fault::kTopkReadAtRun)) snapshot_topk(plan);
-  if (args.direction == Direction::kForward) {
-    return make_kernel_executor(0, plan.query.dtype, args, [plan](auto tag, std::byte*) {
-      forward_kernel<typename decltype(tag)::type, kFault>(plan);
-    });
-  }
+  const bool forward = args.direction == Direction::kForward;
   const uint64_t workspace = dispatch_floating(plan.query.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return plan_workspace(plan.sizes, plan.batches, sizeof(compute_t<T>), plan.cache_budget).total;
+    const int64_t compute_bytes = sizeof(compute_t<T>);
+    if (forward) return plan_kv_copy(plan.sizes, compute_bytes, kv_copied<T>(plan)).end;
+    return plan_workspace(plan.sizes, plan.batches, compute_bytes, plan.cache_budget,
+                          kv_copied<T>(plan))
+        .total;
   });
+  if (forward) {
+    return make_kernel_executor(
+        workspace, plan.query.dtype, args, [plan](auto tag, std::byte* scratch) {
+          forward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+        });
+  }
   return make_kernel_executor(
       workspace, plan.query.dtype, args, [plan](auto tag, std::byte* scratch) {
         backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);

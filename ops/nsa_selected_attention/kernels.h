@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.h"
@@ -129,6 +130,18 @@ void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count,
   }
 }
 
+/// Row (token, n) of a (T, N, D) view in the compute type: in place when the view holds it with
+/// unit stride along D, else converted into row r of `buffer`.
+template <typename T, typename Acc>
+const Acc* row_in_compute_type(const StridedView<const T, 3>& v, int64_t token, int64_t n,
+                               Matrix<Acc>& buffer, int64_t r) {
+  if constexpr (std::is_same_v<T, Acc>) {
+    if (v.strides[2] == 1) return &v(token, n, 0);
+  }
+  gather_rows(v, token, 1, n, buffer, r);
+  return buffer.row(r).data();
+}
+
 /// unit_stride: a planted fault that ignores the view's last stride (it stays inside the view's
 /// span: d < D).
 template <typename T, typename Acc>
@@ -137,16 +150,51 @@ void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc
   store_row_lanes(&v(token, n, 0), unit_stride ? 1 : v.strides[2], v.dims[2], values, false);
 }
 
-/// The selected key and value blocks of (t, n2), slot by slot, and whether each row is masked.
-/// Blocks are read in place when the tensors hold the compute type with unit stride along D
-/// (FLOAT/DOUBLE, the usual layouts); otherwise they are converted into buffers first.
-template <typename T, Fault kFault>
-struct Selection {
+/// Whether key and value are read in the compute type as they are (else converted once into the
+/// workspace, plan_kv_copy).
+template <typename T>
+bool kv_copied(const Plan& plan) {
+  return !std::is_same_v<T, compute_t<T>> || plan.key.strides[2] != 1 || plan.value.strides[2] != 1;
+}
+
+template <typename Acc>
+using KvView = StridedView<const Acc, 3>;
+
+/// Rows of `tensor` converted into `copy`, contiguous (T2, N2, D).
+template <typename T, typename Acc>
+KvView<Acc> converted(const aclTensor& tensor, Acc* copy) {
+  const auto from = view_of<const T, 3>(tensor);
+  const int64_t heads = from.dims[1], dim = from.dims[2];
+  parallel_for(0, from.dims[0] * heads, grain_for_work(static_cast<double>(dim)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t row = lo; row < hi; ++row) {
+                   load_row_lanes(&from(row / heads, row % heads, 0), from.strides[2], dim,
+                                  copy + row * dim);
+                 }
+               });
+  return {copy, from.dims, {heads * dim, dim, 1}};
+}
+
+/// Key and value as the products read them: in the compute type with unit stride along D.
+template <typename T>
+std::pair<KvView<compute_t<T>>, KvView<compute_t<T>>> kv_views(const Plan& plan,
+                                                               const KvCopyPlan& copy,
+                                                               std::byte* workspace) {
   using Acc = compute_t<T>;
-  Matrix<Acc> key_buffer, value_buffer;
+  if (!copy.copied) {
+    if constexpr (std::is_same_v<T, Acc>)
+      return {view_of<const Acc, 3>(plan.key), view_of<const Acc, 3>(plan.value)};
+  }
+  return {converted<T>(plan.key, reinterpret_cast<Acc*>(workspace)),
+          converted<T>(plan.value, reinterpret_cast<Acc*>(workspace + copy.value_offset))};
+}
+
+/// The selected key and value blocks of (t, n2), slot by slot, read in place, and whether each
+/// row is masked.
+template <typename Acc, Fault kFault>
+struct Selection {
   std::vector<const Acc*> key_blocks, value_blocks;
   int64_t key_stride = 0, value_stride = 0, block = 0, dim_qk = 0, dim_v = 0;
-  bool in_place = false;  ///< blocks read in place; else converted, contiguous in the buffers
   std::vector<uint8_t> is_masked;
   std::vector<int32_t> blocks;
 
@@ -155,49 +203,35 @@ struct Selection {
     return (of_keys ? key_blocks : value_blocks)[static_cast<size_t>(k)];
   }
 
-  void gather(const Plan& plan, const StridedView<const T, 3>& key,
-              const StridedView<const T, 3>& value, const Batch& batch, int64_t t, int64_t n2) {
+  void gather(const Plan& plan, const KvView<Acc>& key, const KvView<Acc>& value,
+              const Batch& batch, int64_t t, int64_t n2) {
     const Sizes& s = plan.sizes;
     selected_slots<kFault>(plan.topk, s, t, n2, blocks);
     block = s.block;
     dim_qk = s.dim_qk;
     dim_v = s.dim_v;
-    const int64_t rows = slots() * s.block;
-    is_masked.assign(static_cast<size_t>(rows), 0);
+    is_masked.assign(static_cast<size_t>(slots() * s.block), 0);
     key_blocks.resize(blocks.size());
     value_blocks.resize(blocks.size());
-    in_place = false;
-    if constexpr (std::is_same_v<T, Acc>) in_place = key.strides[2] == 1 && value.strides[2] == 1;
-    if (!in_place) {
-      key_buffer.resize(rows, s.dim_qk);
-      value_buffer.resize(rows, s.dim_v);
-    }
-    key_stride = in_place ? key.strides[0] : s.dim_qk;
-    value_stride = in_place ? value.strides[0] : s.dim_v;
+    key_stride = key.strides[0];
+    value_stride = value.strides[0];
     const int64_t position = t - batch.q.begin;
     // (The mutant kKvOfFirstBatch stays inside the keys: batch 0 starts at token 0.)
     const int64_t kv_begin = planted<kFault>(Fault::kKvOfFirstBatch) ? 0 : batch.kv.begin;
     for (size_t k = 0; k < blocks.size(); ++k) {
       const int64_t first = static_cast<int64_t>(blocks[k]) * s.block;
       const auto row = static_cast<int64_t>(k) * s.block;
-      if (in_place) {
-        key_blocks[k] = reinterpret_cast<const Acc*>(&key(kv_begin + first, n2, 0));
-        value_blocks[k] = reinterpret_cast<const Acc*>(&value(kv_begin + first, n2, 0));
-      } else {
-        gather_rows(key, kv_begin + first, s.block, n2, key_buffer, row);
-        gather_rows(value, kv_begin + first, s.block, n2, value_buffer, row);
-        key_blocks[k] = key_buffer.row(row).data();
-        value_blocks[k] = value_buffer.row(row).data();
-      }
+      key_blocks[k] = &key(kv_begin + first, n2, 0);
+      value_blocks[k] = &value(kv_begin + first, n2, 0);
       for (int64_t r = 0; r < s.block; ++r) {
         is_masked[static_cast<size_t>(row + r)] = masked<kFault>(plan.causal, first + r, position);
       }
     }
   }
 
-  /// out (G x slots*B) = a rows^T over every selected row (keys or values), block by block
-  /// whether the blocks are read in place or converted: the same products, so the same bits for
-  /// any layout (stride invariance).
+  /// out (G x slots*B) = a rows^T over every selected row (keys or values), block by block: the
+  /// same products whether the blocks are the tensors' or their converted copies, so the same
+  /// bits for any layout (stride invariance).
   void products(const Matrix<Acc>& a, bool of_keys, Matrix<Acc>& out) const {
     out.resize(a.rows(), slots() * block);
     for (int64_t k = 0; k < slots(); ++k) {
@@ -253,17 +287,19 @@ void probabilities_from_stats(Acc* row, int64_t cols, const uint8_t* is_masked, 
 }
 
 template <typename T, Fault kFault>
-void forward_kernel(const Plan& plan) {
+void forward_kernel(const Plan& plan, std::byte* workspace) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
   const auto query = view_of<const T, 3>(plan.query);
-  const auto key = view_of<const T, 3>(plan.key);
-  const auto value = view_of<const T, 3>(plan.value);
+  // (Not a structured binding: clang 14, the fuzz build's compiler, cannot capture one.)
+  const auto kv = kv_views<T>(plan, plan_kv_copy(s, sizeof(Acc), kv_copied<T>(plan)), workspace);
+  const KvView<Acc>& key = kv.first;
+  const KvView<Acc>& value = kv.second;
   const auto out = view_of<T, 3>(*plan.attention_out);
   const std::vector<int32_t> batch_of = batch_of_tokens(plan);
   parallel_for(
       0, s.q_tokens * s.kv_heads, grain_for_work(row_work(s)), [&](int64_t lo, int64_t hi) {
-        Selection<T, kFault> sel;
+        Selection<Acc, kFault> sel;
         Matrix<Acc> q(s.group, s.dim_qk), scores, o;
         std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
         for (int64_t row = lo; row < hi; ++row) {
@@ -291,15 +327,17 @@ template <typename T, Fault kFault>
 void backward_kernel(const Plan& plan, std::byte* workspace) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
+  const WorkspacePlan ws =
+      plan_workspace(s, plan.batches, sizeof(Acc), plan.cache_budget, kv_copied<T>(plan));
   const auto query = view_of<const T, 3>(plan.query);
-  const auto key = view_of<const T, 3>(plan.key);
-  const auto value = view_of<const T, 3>(plan.value);
+  const auto kv = kv_views<T>(plan, ws.kv, workspace);
+  const KvView<Acc>& key = kv.first;
+  const KvView<Acc>& value = kv.second;
   const auto grad_out = view_of<const T, 3>(plan.attention_out_grad);
   const auto dq = view_of<T, 3>(plan.dq);
   const auto dk = view_of<T, 3>(plan.dk);
   const auto dv = view_of<T, 3>(plan.dv);
   const std::vector<int32_t> batch_of = batch_of_tokens(plan);
-  const WorkspacePlan ws = plan_workspace(s, plan.batches, sizeof(Acc), plan.cache_budget);
   auto* dr = reinterpret_cast<Acc*>(workspace + ws.dr_offset);  // (T1, N1)
   auto* offsets = reinterpret_cast<int64_t*>(workspace + ws.offsets_offset);
   auto* entries = reinterpret_cast<int64_t*>(workspace + ws.entries_offset);
@@ -312,7 +350,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   // Pass 1, per (t, n2): Dr, P from the statistics, dS, dq.
   parallel_for(
       0, s.q_tokens * s.kv_heads, grain_for_work(2 * row_work(s)), [&](int64_t lo, int64_t hi) {
-        Selection<T, kFault> sel;
+        Selection<Acc, kFault> sel;
         Matrix<Acc> q(s.group, s.dim_qk), go(s.group, s.dim_v), o(s.group, s.dim_v), p, dp, dq_rows;
         std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
         for (int64_t row = lo; row < hi; ++row) {
@@ -415,8 +453,10 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   parallel_for(
       0, task_start.back(), grain_for_work(2 * selections_per_block * slot_work(s)),
       [&](int64_t lo, int64_t hi) {
-        Matrix<Acc> kb(s.block, s.dim_qk), vb(s.block, s.dim_v), dkb(s.block, s.dim_qk),
-            dvb(s.block, s.dim_v), qs, gos, sc, dp;
+        Matrix<Acc> dkb(s.block, s.dim_qk), dvb(s.block, s.dim_v), qs, gos, sc, dp;
+        // The chunk's rows of q, dO, P and dS where they already are (tensors, cache) or in the
+        // buffers above: the products read them in place, in the same order as from copies.
+        std::vector<const Acc*> q_rows, go_rows, p_rows, ds_rows;
         std::vector<uint8_t> mask;
         std::vector<Acc> m, l, d;
         for (int64_t task = lo; task < hi; ++task) {
@@ -426,8 +466,8 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           const int64_t block = task - task_start[static_cast<size_t>(pair)];
           const Batch& batch = plan.batches[static_cast<size_t>(pair / s.kv_heads)];
           const int64_t n2 = pair % s.kv_heads, first = batch.kv.begin + block * s.block;
-          gather_rows(key, first, s.block, n2, kb, 0);
-          gather_rows(value, first, s.block, n2, vb, 0);
+          const Acc* key_rows = &key(first, n2, 0);
+          const Acc* value_rows = &value(first, n2, 0);
           dkb.setZero();
           dvb.setZero();
           const int64_t* off = offsets + ws.pair_offsets[static_cast<size_t>(pair)];
@@ -437,31 +477,36 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             const int64_t rows = count * s.group;
             qs.resize(rows, s.dim_qk);
             gos.resize(rows, s.dim_v);
-            sc.resize(rows, s.block);
-            dp.resize(rows, s.block);
-            mask.assign(static_cast<size_t>(rows * s.block), 0);
-            m.resize(static_cast<size_t>(rows));
-            l.resize(static_cast<size_t>(rows));
-            d.resize(static_cast<size_t>(rows));
+            for (auto* list : {&q_rows, &go_rows, &p_rows, &ds_rows})
+              list->resize(static_cast<size_t>(rows));
+            if (!ws.cached) {
+              sc.resize(rows, s.block);
+              dp.resize(rows, s.block);
+              mask.assign(static_cast<size_t>(rows * s.block), 0);
+              m.resize(static_cast<size_t>(rows));
+              l.resize(static_cast<size_t>(rows));
+              d.resize(static_cast<size_t>(rows));
+            }
             for (int64_t e = 0; e < count; ++e) {
               const int64_t t = ent[e0 + e] / s.count, slot = ent[e0 + e] % s.count;
               const int64_t position = t - batch.q.begin;
               for (int64_t g = 0; g < s.group; ++g) {
                 const int64_t n1 = query_head<kFault>(s, n2, g), r = e * s.group + g;
-                gather_rows(query, t, 1, n1, qs, r);
-                gather_rows(grad_out, t, 1, n1, gos, r);
+                const auto at = static_cast<size_t>(r);
+                q_rows[at] = row_in_compute_type(query, t, n1, qs, r);
+                go_rows[at] = row_in_compute_type(grad_out, t, n1, gos, r);
                 if (ws.cached) {
-                  const int64_t at =
+                  const int64_t cached =
                       ((t * s.kv_heads + n2) * s.group + g) * s.count * s.block + slot * s.block;
-                  std::copy(p_cache + at, p_cache + at + s.block, sc.row(r).data());
-                  std::copy(ds_cache + at, ds_cache + at + s.block, dp.row(r).data());
+                  p_rows[at] = p_cache + cached;
+                  ds_rows[at] = ds_cache + cached;
                   continue;
                 }
-                m[static_cast<size_t>(r)] =
-                    static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
-                l[static_cast<size_t>(r)] =
-                    static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
-                d[static_cast<size_t>(r)] = dr[t * s.q_heads + n1];
+                p_rows[at] = sc.row(r).data();
+                ds_rows[at] = dp.row(r).data();
+                m[at] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
+                l[at] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
+                d[at] = dr[t * s.q_heads + n1];
                 for (int64_t j = 0; j < s.block; ++j) {
                   mask[static_cast<size_t>(r * s.block + j)] =
                       masked<kFault>(plan.causal, block * s.block + j, position);
@@ -469,22 +514,22 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
               }
             }
             if (!ws.cached) {  // recompute P and dS of these slots against the block
-              gemm_abt<Acc>(rows, s.block, s.dim_qk, qs.data(), s.dim_qk, kb.data(), s.dim_qk,
-                            sc.data(), s.block, false);
+              gemm_abt_rows<Acc>(rows, s.block, s.dim_qk, q_rows.data(), key_rows, key.strides[0],
+                                 sc.data(), s.block, false);
               sc *= scale;
               for (int64_t r = 0; r < rows; ++r) {
                 probabilities_from_stats(sc.row(r).data(), s.block, mask.data() + r * s.block,
                                          m[static_cast<size_t>(r)], l[static_cast<size_t>(r)]);
               }
-              gemm_abt<Acc>(rows, s.block, s.dim_v, gos.data(), s.dim_v, vb.data(), s.dim_v,
-                            dp.data(), s.block, false);
+              gemm_abt_rows<Acc>(rows, s.block, s.dim_v, go_rows.data(), value_rows,
+                                 value.strides[0], dp.data(), s.block, false);
               for (int64_t r = 0; r < rows; ++r) dp.row(r).array() -= d[static_cast<size_t>(r)];
               dp.array() *= sc.array();  // dS
             }
-            gemm_atb<Acc>(s.block, s.dim_qk, rows, dp.data(), s.block, qs.data(), s.dim_qk,
-                          dkb.data(), s.dim_qk, true);
-            gemm_atb<Acc>(s.block, s.dim_v, rows, sc.data(), s.block, gos.data(), s.dim_v,
-                          dvb.data(), s.dim_v, true);
+            gemm_atb_rows<Acc>(s.block, s.dim_qk, rows, ds_rows.data(), q_rows.data(), dkb.data(),
+                               s.dim_qk, true);
+            gemm_atb_rows<Acc>(s.block, s.dim_v, rows, p_rows.data(), go_rows.data(), dvb.data(),
+                               s.dim_v, true);
           }
           if (!planted<kFault>(Fault::kDkScaleMissing)) dkb *= scale;
           for (int64_t r = 0; r < s.block; ++r) {

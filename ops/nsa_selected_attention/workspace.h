@@ -1,5 +1,8 @@
-// The backward's workspace plan: Dr per (query token, query head) from the dq pass, and the
-// inverted index (per batch and kv head: block offsets, then the selecting queries).
+// The workspace plans. Both entry points: key and value converted once into the compute type when
+// the kernels cannot read them in place (every selected block is read by many queries, so one
+// conversion per row beats one per read). The backward also: Dr per (query token, query head)
+// from the dq pass, and the inverted index (per batch and kv head: block offsets, then the
+// selecting queries).
 #ifndef GRADCONF_OPS_NSA_SELECTED_ATTENTION_WORKSPACE_H_
 #define GRADCONF_OPS_NSA_SELECTED_ATTENTION_WORKSPACE_H_
 
@@ -25,7 +28,28 @@ inline uint64_t cache_budget() {
   return env ? std::strtoull(env, nullptr, 10) : kDefaultCacheBytes;
 }
 
+inline uint64_t workspace_aligned(uint64_t bytes) {
+  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+}
+
+/// Key and value converted: (T2, N2, Dqk) then (T2, N2, Dv), contiguous, from offset 0.
+struct KvCopyPlan {
+  bool copied = false;
+  uint64_t value_offset = 0, end = 0;
+};
+
+inline KvCopyPlan plan_kv_copy(const Sizes& s, int64_t compute_bytes, bool copied) {
+  KvCopyPlan c;
+  if (!copied) return c;
+  const auto rows = static_cast<uint64_t>(s.kv_tokens * s.kv_heads * compute_bytes);
+  c.copied = true;
+  c.value_offset = workspace_aligned(rows * static_cast<uint64_t>(s.dim_qk));
+  c.end = c.value_offset + workspace_aligned(rows * static_cast<uint64_t>(s.dim_v));
+  return c;
+}
+
 struct WorkspacePlan {
+  KvCopyPlan kv;
   uint64_t dr_offset = 0, offsets_offset = 0, entries_offset = 0, total = 0;
   bool cached = false;  ///< P and dS kept: (T1, N2, G, K*B) each, from cache_offset
   uint64_t cache_offset = 0, cache_elements = 0;
@@ -33,11 +57,13 @@ struct WorkspacePlan {
   std::vector<int64_t> pair_offsets, pair_entries;
 };
 
-/// Sizes are bounded by the clauses (T1, T2 <= 2^21, N <= 128, K <= T2): no overflow, and the
-/// total stays below 2^56 bytes.
+/// Sizes are bounded by the clauses (T1, T2 <= 2^21, N <= 128, K <= T2, D <= 512): no overflow,
+/// and the total stays below 2^56 bytes.
 inline WorkspacePlan plan_workspace(const Sizes& s, const std::vector<Batch>& batches,
-                                    int64_t compute_bytes, uint64_t cache_bytes_allowed) {
+                                    int64_t compute_bytes, uint64_t cache_bytes_allowed,
+                                    bool kv_copied) {
   WorkspacePlan w;
+  w.kv = plan_kv_copy(s, compute_bytes, kv_copied);
   int64_t offsets = 0, entries = 0;
   for (const Batch& b : batches) {
     for (int64_t n2 = 0; n2 < s.kv_heads; ++n2) {
@@ -47,11 +73,10 @@ inline WorkspacePlan plan_workspace(const Sizes& s, const std::vector<Batch>& ba
       entries += b.q.length() * s.count;
     }
   }
-  auto aligned = [](uint64_t bytes) {
-    return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
-  };
-  w.dr_offset = 0;
-  w.offsets_offset = aligned(static_cast<uint64_t>(s.q_tokens * s.q_heads * compute_bytes));
+  const auto aligned = workspace_aligned;
+  w.dr_offset = w.kv.end;
+  w.offsets_offset =
+      w.dr_offset + aligned(static_cast<uint64_t>(s.q_tokens * s.q_heads * compute_bytes));
   w.entries_offset = w.offsets_offset + aligned(static_cast<uint64_t>(offsets) * 8);
   w.total = w.entries_offset + aligned(static_cast<uint64_t>(entries) * 8);
   w.cache_elements = static_cast<uint64_t>(s.q_tokens * s.q_heads * s.count * s.block);

@@ -112,8 +112,46 @@ void check_forms() {
   }
 }
 
+// The row-list forms read the same rows through pointers, here scattered in reverse order over a
+// second buffer: the same bits as the strided forms.
+template <typename Acc>
+void check_row_lists() {
+  std::mt19937_64 rng(20261129);
+  for (Form form : {Form::kABt, Form::kAtB}) {
+    for (int trial = 0; trial < 200; ++trial) {
+      const Case<Acc> c = make_case<Acc>(rng, form);
+      const int64_t a_rows = form == Form::kAtB ? c.k : c.m, a_cols = c.lda;
+      const int64_t b_rows = form == Form::kAtB ? c.k : 0;
+      std::vector<Acc> moved(c.a.size() + c.b.size() + static_cast<size_t>(a_rows + b_rows));
+      std::vector<const Acc*> a_list, b_list;
+      size_t at = moved.size();
+      auto move_row = [&](const Acc* row, int64_t cols) {
+        at -= static_cast<size_t>(cols) + 1;  // reverse order, a gap between rows
+        std::copy(row, row + cols, moved.begin() + static_cast<std::ptrdiff_t>(at));
+        return moved.data() + at;
+      };
+      for (int64_t r = 0; r < a_rows; ++r) a_list.push_back(move_row(&c.a[r * c.lda], a_cols));
+      for (int64_t r = 0; r < b_rows; ++r) b_list.push_back(move_row(&c.b[r * c.ldb], c.ldb));
+      std::vector<Acc> listed = c.c;
+      if (form == Form::kABt) {
+        gemm_abt_rows<Acc>(c.m, c.n, c.k, a_list.data(), c.b.data(), c.ldb, listed.data(), c.ldc,
+                           c.accumulate);
+      } else {
+        gemm_atb_rows<Acc>(c.m, c.n, c.k, a_list.data(), b_list.data(), listed.data(), c.ldc,
+                           c.accumulate);
+      }
+      ASSERT_EQ(listed, c.run(c.c, 0, c.m))
+          << "form " << static_cast<int>(form) << " trial " << trial;
+    }
+  }
+}
+
 TEST(Gemm, float_matches_double_sums_and_rows_keep_their_bits) { check_forms<float>(); }
 TEST(Gemm, double_matches_double_sums_and_rows_keep_their_bits) { check_forms<double>(); }
+TEST(Gemm, row_lists_give_the_strided_forms_bits) {
+  check_row_lists<float>();
+  check_row_lists<double>();
+}
 
 }  // namespace
 }  // namespace gradconf
