@@ -6,9 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
+
+#include <unistd.h>
+
+#include "core/isa.h"
 
 namespace gradconf {
 namespace {
@@ -151,6 +159,58 @@ TEST(Gemm, double_matches_double_sums_and_rows_keep_their_bits) { check_forms<do
 TEST(Gemm, row_lists_give_the_strided_forms_bits) {
   check_row_lists<float>();
   check_row_lists<double>();
+}
+
+// FNV-1a over the bytes of every product of the cases above (row lists included), in order.
+template <typename Acc>
+void digest_products(uint64_t& hash) {
+  std::mt19937_64 rng(20261130);
+  auto add = [&](const std::vector<Acc>& values) {
+    for (const Acc& v : values) {
+      unsigned char bytes[sizeof(Acc)];
+      std::memcpy(bytes, &v, sizeof(Acc));
+      for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211u;
+    }
+  };
+  for (Form form : {Form::kABt, Form::kAB, Form::kAtB}) {
+    for (int trial = 0; trial < 300; ++trial) {
+      const Case<Acc> c = make_case<Acc>(rng, form);
+      add(c.run(c.c, 0, c.m));
+    }
+  }
+}
+
+std::string products_digest() {
+  uint64_t hash = 14695981039346656037u;
+  digest_products<float>(hash);
+  digest_products<double>(hash);
+  return std::to_string(hash);
+}
+
+// The AVX-512 path promises the AVX2 path's bits (core/gemm.cpp): the test reruns itself with
+// GRADCONF_ISA=avx2 (read once per process) and compares the digests of the same products.
+TEST(Gemm, avx512_path_gives_the_avx2_paths_bits) {
+  if (std::getenv("GRADCONF_GEMM_DIGEST_CHILD")) {
+    std::printf("digest=%s\n", products_digest().c_str());
+    return;
+  }
+  if (kernel_isa() != Isa::kAvx512) GTEST_SKIP() << "this CPU has no AVX-512 path";
+  char self[4096] = {};  // this test binary (in the shell /proc/self/exe would be the shell)
+  ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
+  const std::string command = "GRADCONF_ISA=avx2 GRADCONF_GEMM_DIGEST_CHILD=1 '" +
+                              std::string(self) +
+                              "' --gtest_filter=Gemm.avx512_path_gives_the_avx2_paths_bits";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string child_digest;
+  char line[256];
+  while (std::fgets(line, sizeof line, pipe)) {
+    if (std::strncmp(line, "digest=", 7) == 0)
+      child_digest = std::string(line + 7, std::strcspn(line + 7, "\n"));
+  }
+  ASSERT_EQ(pclose(pipe), 0);
+  ASSERT_FALSE(child_digest.empty());
+  EXPECT_EQ(products_digest(), child_digest);
 }
 
 }  // namespace
