@@ -67,7 +67,7 @@ aclnnStatus phase1(const CallArgs& args) {
     const int64_t compute_bytes = sizeof(compute_t<T>);
     if (forward) return plan_kv_copy(plan.sizes, compute_bytes, kv_copied<T>(plan)).end;
     return plan_workspace(plan.sizes, plan.batches, compute_bytes, plan.cache_budget,
-                          kv_copied<T>(plan))
+                          kv_copied<T>(plan), query_rows_copied<T>(plan))
         .total;
   });
   if (forward) {

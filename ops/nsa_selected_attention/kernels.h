@@ -130,18 +130,6 @@ void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count,
   }
 }
 
-/// Row (token, n) of a (T, N, D) view in the compute type: in place when the view holds it with
-/// unit stride along D, else converted into row r of `buffer`.
-template <typename T, typename Acc>
-const Acc* row_in_compute_type(const StridedView<const T, 3>& v, int64_t token, int64_t n,
-                               Matrix<Acc>& buffer, int64_t r) {
-  if constexpr (std::is_same_v<T, Acc>) {
-    if (v.strides[2] == 1) return &v(token, n, 0);
-  }
-  gather_rows(v, token, 1, n, buffer, r);
-  return buffer.row(r).data();
-}
-
 /// unit_stride: a planted fault that ignores the view's last stride (it stays inside the view's
 /// span: d < D).
 template <typename T, typename Acc>
@@ -150,19 +138,27 @@ void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc
   store_row_lanes(&v(token, n, 0), unit_stride ? 1 : v.strides[2], v.dims[2], values, false);
 }
 
-/// Whether key and value are read in the compute type as they are (else converted once into the
-/// workspace, plan_kv_copy).
+/// Whether two tensors are read in the compute type as they are (else converted once into the
+/// workspace, plan_pair_copy).
+template <typename T>
+bool copied(const aclTensor& a, const aclTensor& b) {
+  return !std::is_same_v<T, compute_t<T>> || a.strides[2] != 1 || b.strides[2] != 1;
+}
 template <typename T>
 bool kv_copied(const Plan& plan) {
-  return !std::is_same_v<T, compute_t<T>> || plan.key.strides[2] != 1 || plan.value.strides[2] != 1;
+  return copied<T>(plan.key, plan.value);
+}
+template <typename T>
+bool query_rows_copied(const Plan& plan) {
+  return copied<T>(plan.query, plan.attention_out_grad);
 }
 
 template <typename Acc>
-using KvView = StridedView<const Acc, 3>;
+using RowsView = StridedView<const Acc, 3>;
 
-/// Rows of `tensor` converted into `copy`, contiguous (T2, N2, D).
+/// Rows of `tensor` converted into `copy`, contiguous (T, N, D).
 template <typename T, typename Acc>
-KvView<Acc> converted(const aclTensor& tensor, Acc* copy) {
+RowsView<Acc> converted(const aclTensor& tensor, Acc* copy) {
   const auto from = view_of<const T, 3>(tensor);
   const int64_t heads = from.dims[1], dim = from.dims[2];
   parallel_for(0, from.dims[0] * heads, grain_for_work(static_cast<double>(dim)),
@@ -175,18 +171,20 @@ KvView<Acc> converted(const aclTensor& tensor, Acc* copy) {
   return {copy, from.dims, {heads * dim, dim, 1}};
 }
 
-/// Key and value as the products read them: in the compute type with unit stride along D.
+/// Two tensors as the products read them: in the compute type with unit stride along D, in place
+/// or converted into the workspace as `copy` plans.
 template <typename T>
-std::pair<KvView<compute_t<T>>, KvView<compute_t<T>>> kv_views(const Plan& plan,
-                                                               const KvCopyPlan& copy,
-                                                               std::byte* workspace) {
+std::pair<RowsView<compute_t<T>>, RowsView<compute_t<T>>> compute_views(const aclTensor& first,
+                                                                        const aclTensor& second,
+                                                                        const PairCopyPlan& copy,
+                                                                        std::byte* workspace) {
   using Acc = compute_t<T>;
   if (!copy.copied) {
     if constexpr (std::is_same_v<T, Acc>)
-      return {view_of<const Acc, 3>(plan.key), view_of<const Acc, 3>(plan.value)};
+      return {view_of<const Acc, 3>(first), view_of<const Acc, 3>(second)};
   }
-  return {converted<T>(plan.key, reinterpret_cast<Acc*>(workspace)),
-          converted<T>(plan.value, reinterpret_cast<Acc*>(workspace + copy.value_offset))};
+  return {converted<T>(first, reinterpret_cast<Acc*>(workspace + copy.first_offset)),
+          converted<T>(second, reinterpret_cast<Acc*>(workspace + copy.second_offset))};
 }
 
 /// The selected key and value blocks of (t, n2), slot by slot, read in place, and whether each
@@ -203,7 +201,7 @@ struct Selection {
     return (of_keys ? key_blocks : value_blocks)[static_cast<size_t>(k)];
   }
 
-  void gather(const Plan& plan, const KvView<Acc>& key, const KvView<Acc>& value,
+  void gather(const Plan& plan, const RowsView<Acc>& key, const RowsView<Acc>& value,
               const Batch& batch, int64_t t, int64_t n2) {
     const Sizes& s = plan.sizes;
     selected_slots<kFault>(plan.topk, s, t, n2, blocks);
@@ -292,9 +290,10 @@ void forward_kernel(const Plan& plan, std::byte* workspace) {
   const Sizes s = plan.sizes;
   const auto query = view_of<const T, 3>(plan.query);
   // (Not a structured binding: clang 14, the fuzz build's compiler, cannot capture one.)
-  const auto kv = kv_views<T>(plan, plan_kv_copy(s, sizeof(Acc), kv_copied<T>(plan)), workspace);
-  const KvView<Acc>& key = kv.first;
-  const KvView<Acc>& value = kv.second;
+  const auto kv = compute_views<T>(plan.key, plan.value,
+                                   plan_kv_copy(s, sizeof(Acc), kv_copied<T>(plan)), workspace);
+  const RowsView<Acc>& key = kv.first;
+  const RowsView<Acc>& value = kv.second;
   const auto out = view_of<T, 3>(*plan.attention_out);
   const std::vector<int32_t> batch_of = batch_of_tokens(plan);
   parallel_for(
@@ -327,13 +326,15 @@ template <typename T, Fault kFault>
 void backward_kernel(const Plan& plan, std::byte* workspace) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
-  const WorkspacePlan ws =
-      plan_workspace(s, plan.batches, sizeof(Acc), plan.cache_budget, kv_copied<T>(plan));
-  const auto query = view_of<const T, 3>(plan.query);
-  const auto kv = kv_views<T>(plan, ws.kv, workspace);
-  const KvView<Acc>& key = kv.first;
-  const KvView<Acc>& value = kv.second;
-  const auto grad_out = view_of<const T, 3>(plan.attention_out_grad);
+  const WorkspacePlan ws = plan_workspace(s, plan.batches, sizeof(Acc), plan.cache_budget,
+                                          kv_copied<T>(plan), query_rows_copied<T>(plan));
+  const auto kv = compute_views<T>(plan.key, plan.value, ws.kv, workspace);
+  const RowsView<Acc>& key = kv.first;
+  const RowsView<Acc>& value = kv.second;
+  const auto query_rows =
+      compute_views<T>(plan.query, plan.attention_out_grad, ws.query_rows, workspace);
+  const RowsView<Acc>& query = query_rows.first;
+  const RowsView<Acc>& grad_out = query_rows.second;
   const auto dq = view_of<T, 3>(plan.dq);
   const auto dk = view_of<T, 3>(plan.dk);
   const auto dv = view_of<T, 3>(plan.dv);
@@ -453,9 +454,9 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   parallel_for(
       0, task_start.back(), grain_for_work(2 * selections_per_block * slot_work(s)),
       [&](int64_t lo, int64_t hi) {
-        Matrix<Acc> dkb(s.block, s.dim_qk), dvb(s.block, s.dim_v), qs, gos, sc, dp;
-        // The chunk's rows of q, dO, P and dS where they already are (tensors, cache) or in the
-        // buffers above: the products read them in place, in the same order as from copies.
+        Matrix<Acc> dkb(s.block, s.dim_qk), dvb(s.block, s.dim_v), sc, dp;
+        // The chunk's rows of q, dO, P and dS where they are (tensors or their converted copies,
+        // cache or the buffers above): the products read them in place.
         std::vector<const Acc*> q_rows, go_rows, p_rows, ds_rows;
         std::vector<uint8_t> mask;
         std::vector<Acc> m, l, d;
@@ -475,8 +476,6 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           for (int64_t e0 = off[block]; e0 < off[block + 1]; e0 += kEntriesPerChunk) {
             const int64_t count = std::min(kEntriesPerChunk, off[block + 1] - e0);
             const int64_t rows = count * s.group;
-            qs.resize(rows, s.dim_qk);
-            gos.resize(rows, s.dim_v);
             for (auto* list : {&q_rows, &go_rows, &p_rows, &ds_rows})
               list->resize(static_cast<size_t>(rows));
             if (!ws.cached) {
@@ -493,8 +492,8 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
               for (int64_t g = 0; g < s.group; ++g) {
                 const int64_t n1 = query_head<kFault>(s, n2, g), r = e * s.group + g;
                 const auto at = static_cast<size_t>(r);
-                q_rows[at] = row_in_compute_type(query, t, n1, qs, r);
-                go_rows[at] = row_in_compute_type(grad_out, t, n1, gos, r);
+                q_rows[at] = &query(t, n1, 0);
+                go_rows[at] = &grad_out(t, n1, 0);
                 if (ws.cached) {
                   const int64_t cached =
                       ((t * s.kv_heads + n2) * s.group + g) * s.count * s.block + slot * s.block;

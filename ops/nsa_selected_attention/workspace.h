@@ -1,8 +1,9 @@
 // The workspace plans. Both entry points: key and value converted once into the compute type when
 // the kernels cannot read them in place (every selected block is read by many queries, so one
-// conversion per row beats one per read). The backward also: Dr per (query token, query head)
-// from the dq pass, and the inverted index (per batch and kv head: block offsets, then the
-// selecting queries).
+// conversion per row beats one per read). The backward also: query and attentionOutGrad
+// converted likewise (the dk/dv pass reads a query row once per slot that selected a block), Dr
+// per (query token, query head) from the dq pass, and the inverted index (per batch and kv
+// head: block offsets, then the selecting queries).
 #ifndef GRADCONF_OPS_NSA_SELECTED_ATTENTION_WORKSPACE_H_
 #define GRADCONF_OPS_NSA_SELECTED_ATTENTION_WORKSPACE_H_
 
@@ -32,24 +33,33 @@ inline uint64_t workspace_aligned(uint64_t bytes) {
   return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
 }
 
-/// Key and value converted: (T2, N2, Dqk) then (T2, N2, Dv), contiguous, from offset 0.
-struct KvCopyPlan {
+/// Two tensors of `rows` rows (tokens x heads) converted into the compute type: D_a values per row
+/// then D_b, contiguous, from `begin`.
+struct PairCopyPlan {
   bool copied = false;
-  uint64_t value_offset = 0, end = 0;
+  uint64_t first_offset = 0, second_offset = 0, end = 0;
 };
 
-inline KvCopyPlan plan_kv_copy(const Sizes& s, int64_t compute_bytes, bool copied) {
-  KvCopyPlan c;
+inline PairCopyPlan plan_pair_copy(int64_t rows, int64_t dim_a, int64_t dim_b,
+                                   int64_t compute_bytes, bool copied, uint64_t begin) {
+  PairCopyPlan c;
+  c.first_offset = c.second_offset = c.end = begin;
   if (!copied) return c;
-  const auto rows = static_cast<uint64_t>(s.kv_tokens * s.kv_heads * compute_bytes);
+  const auto row_bytes = static_cast<uint64_t>(rows * compute_bytes);
   c.copied = true;
-  c.value_offset = workspace_aligned(rows * static_cast<uint64_t>(s.dim_qk));
-  c.end = c.value_offset + workspace_aligned(rows * static_cast<uint64_t>(s.dim_v));
+  c.second_offset = begin + workspace_aligned(row_bytes * static_cast<uint64_t>(dim_a));
+  c.end = c.second_offset + workspace_aligned(row_bytes * static_cast<uint64_t>(dim_b));
   return c;
 }
 
+/// Key and value, (T2, N2, Dqk) and (T2, N2, Dv), from offset 0.
+inline PairCopyPlan plan_kv_copy(const Sizes& s, int64_t compute_bytes, bool copied) {
+  return plan_pair_copy(s.kv_tokens * s.kv_heads, s.dim_qk, s.dim_v, compute_bytes, copied, 0);
+}
+
 struct WorkspacePlan {
-  KvCopyPlan kv;
+  PairCopyPlan kv;
+  PairCopyPlan query_rows;  ///< query and attentionOutGrad, (T1, N1, Dqk) and (T1, N1, Dv)
   uint64_t dr_offset = 0, offsets_offset = 0, entries_offset = 0, total = 0;
   bool cached = false;  ///< P and dS kept: (T1, N2, G, K*B) each, from cache_offset
   uint64_t cache_offset = 0, cache_elements = 0;
@@ -61,9 +71,11 @@ struct WorkspacePlan {
 /// and the total stays below 2^56 bytes.
 inline WorkspacePlan plan_workspace(const Sizes& s, const std::vector<Batch>& batches,
                                     int64_t compute_bytes, uint64_t cache_bytes_allowed,
-                                    bool kv_copied) {
+                                    bool kv_copied, bool query_rows_copied) {
   WorkspacePlan w;
   w.kv = plan_kv_copy(s, compute_bytes, kv_copied);
+  w.query_rows = plan_pair_copy(s.q_tokens * s.q_heads, s.dim_qk, s.dim_v, compute_bytes,
+                                query_rows_copied, w.kv.end);
   int64_t offsets = 0, entries = 0;
   for (const Batch& b : batches) {
     for (int64_t n2 = 0; n2 < s.kv_heads; ++n2) {
@@ -74,7 +86,7 @@ inline WorkspacePlan plan_workspace(const Sizes& s, const std::vector<Batch>& ba
     }
   }
   const auto aligned = workspace_aligned;
-  w.dr_offset = w.kv.end;
+  w.dr_offset = w.query_rows.end;
   w.offsets_offset =
       w.dr_offset + aligned(static_cast<uint64_t>(s.q_tokens * s.q_heads * compute_bytes));
   w.entries_offset = w.offsets_offset + aligned(static_cast<uint64_t>(offsets) * 8);
