@@ -285,70 +285,45 @@ GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, A a, B b, A
   ab_row_tiles<Acc, 1, kTransposed, kWide>(i, m, n, k, a, b, c, ldc, accumulate);
 }
 
-template <typename Acc, typename A, typename B>
-void abt_baseline(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
-  abt_body<Acc, false>(m, n, k, a, b, c, ldc, accumulate);
-}
-
-template <typename Acc, typename A, typename B>
-GRADCONF_TARGET_AVX2 void abt_avx2(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
-                                   bool accumulate) {
-  abt_body<Acc, false>(m, n, k, a, b, c, ldc, accumulate);
-}
-
-template <typename Acc, typename A, typename B>
-GRADCONF_TARGET_AVX512 void abt_avx512(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c,
-                                       int64_t ldc, bool accumulate) {
-  abt_body<Acc, true>(m, n, k, a, b, c, ldc, accumulate);
+/// Runs `narrow` (8-lane tiles) or `wide` (512-bit tiles), lambdas declared
+/// GRADCONF_ALWAYS_INLINE_LAMBDA, compiled for the path kernel_isa() names.
+template <typename Narrow, typename Wide>
+void on_gemm_path(Narrow& narrow, Wide& wide) {
+  switch (kernel_isa()) {
+    case Isa::kAvx512:
+      run_avx512(wide);
+      break;
+    case Isa::kAvx2:
+      run_avx2(narrow);
+      break;
+    case Isa::kBaseline:
+      run_baseline(narrow);
+      break;
+  }
 }
 
 template <typename Acc, typename A, typename B>
 void abt_dispatch(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
-  switch (kernel_isa()) {
-    case Isa::kAvx512:
-      abt_avx512(m, n, k, a, b, c, ldc, accumulate);
-      break;
-    case Isa::kAvx2:
-      abt_avx2(m, n, k, a, b, c, ldc, accumulate);
-      break;
-    case Isa::kBaseline:
-      abt_baseline(m, n, k, a, b, c, ldc, accumulate);
-      break;
-  }
-}
-
-template <typename Acc, bool kTransposed, typename A, typename B>
-void ab_baseline(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
-  ab_body<Acc, kTransposed, false>(m, n, k, a, b, c, ldc, accumulate);
-}
-
-template <typename Acc, bool kTransposed, typename A, typename B>
-GRADCONF_TARGET_AVX2 void ab_avx2(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
-                                  bool accumulate) {
-  ab_body<Acc, kTransposed, false>(m, n, k, a, b, c, ldc, accumulate);
-}
-
-template <typename Acc, bool kTransposed, typename A, typename B>
-GRADCONF_TARGET_AVX512 void ab_avx512(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c,
-                                      int64_t ldc, bool accumulate) {
-  ab_body<Acc, kTransposed, true>(m, n, k, a, b, c, ldc, accumulate);
+  auto narrow = [&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    abt_body<Acc, false>(m, n, k, a, b, c, ldc, accumulate);
+  };
+  auto wide = [&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    abt_body<Acc, true>(m, n, k, a, b, c, ldc, accumulate);
+  };
+  on_gemm_path(narrow, wide);
 }
 
 template <typename Acc, bool kTransposed, typename A, typename B>
 void ab_dispatch(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
-  switch (kernel_isa()) {
-    case Isa::kAvx512:
-      ab_avx512<Acc, kTransposed>(m, n, k, a, b, c, ldc, accumulate);
-      break;
-    case Isa::kAvx2:
-      ab_avx2<Acc, kTransposed>(m, n, k, a, b, c, ldc, accumulate);
-      break;
-    case Isa::kBaseline:
-      ab_baseline<Acc, kTransposed>(m, n, k, a, b, c, ldc, accumulate);
-      break;
-  }
+  auto narrow = [&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    ab_body<Acc, kTransposed, false>(m, n, k, a, b, c, ldc, accumulate);
+  };
+  auto wide = [&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    ab_body<Acc, kTransposed, true>(m, n, k, a, b, c, ldc, accumulate);
+  };
+  on_gemm_path(narrow, wide);
 }
 
 }  // namespace

@@ -11,8 +11,8 @@
 
 namespace gradconf {
 
-/// kAvx512 implies kAvx2: every AVX2 path runs on it; only core/gemm's A B and A^T B have a
-/// 512-bit path.
+/// kAvx512 implies kAvx2: every AVX2 path runs on it; only core/gemm's products have a 512-bit
+/// path.
 enum class Isa { kBaseline, kAvx2, kAvx512 };
 
 /// The widest path this CPU runs, capped by GRADCONF_ISA ("baseline", "avx2" or "avx512"; read
@@ -34,6 +34,11 @@ namespace gradconf {
 
 template <typename Body>
 GRADCONF_TARGET_AVX2 void run_avx2(Body& body) {
+  body();
+}
+
+template <typename Body>
+GRADCONF_TARGET_AVX512 void run_avx512(Body& body) {
   body();
 }
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "core/executor.h"
 #include "nsa_selected_attention/clauses.h"
 
@@ -29,8 +30,9 @@ inline uint64_t cache_budget() {
   return env ? std::strtoull(env, nullptr, 10) : kDefaultCacheBytes;
 }
 
+/// Sizes here stay below 2^56 bytes (plan_workspace): rounding them up cannot overflow.
 inline uint64_t workspace_aligned(uint64_t bytes) {
-  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+  return *checked_align_up(bytes, kWorkspaceAlignment);
 }
 
 /// Two tensors of `rows` rows (tokens x heads) converted into the compute type: D_a values per row
