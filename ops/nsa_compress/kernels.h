@@ -92,17 +92,35 @@ inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
 /// zeros). The window's tokens are walked in order, each token's N x D values once and in memory
 /// order (a window is l whole tokens, contiguous in the usual layout), into one accumulator row
 /// per head: every output element still sums its l terms in token order.
+///
+/// The next window (`stride` tokens on) shares all but its last `stride` tokens with this one, so
+/// the reads jump back at every window and the hardware prefetcher keeps restarting: its new
+/// tokens are requested while this window sums the tokens `stride` before them.
 template <typename T, typename Acc>
 GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
                                         const StridedView<T, 3>& output, int64_t c,
                                         const int64_t* first, const Acc* weights, int64_t block,
-                                        Acc* acc) {
-  const int64_t heads = input.dims[1], dim = input.dims[2], xs = input.strides[2];
+                                        int64_t stride, Acc* acc) {
+  const int64_t tokens = input.dims[0], heads = input.dims[1], dim = input.dims[2];
   std::fill(acc, acc + heads * dim, Acc(0));
-  for (int64_t j = 0; first && j < block; ++j) {
-    for (int64_t n = 0; n < heads; ++n) {
-      axpy_lanes(weights[n * block + j], &input(*first + j, n, 0), xs, acc + n * dim, dim);
+  const auto sum_tokens = [&](auto unit_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    const int64_t xs = decltype(unit_stride)::value ? 1 : input.strides[2];
+    for (int64_t j = 0; first && j < block; ++j) {
+      const int64_t ahead = *first + j + stride;
+      const bool fetch = decltype(unit_stride)::value && j + stride >= block && ahead < tokens;
+      for (int64_t n = 0; n < heads; ++n) {
+        if (fetch) {
+          const auto* row = reinterpret_cast<const char*>(&input(ahead, n, 0));
+          for (int64_t b = 0; b < dim * int64_t{sizeof(T)}; b += 64) __builtin_prefetch(row + b);
+        }
+        axpy_lanes(weights[n * block + j], &input(*first + j, n, 0), xs, acc + n * dim, dim);
+      }
     }
+  };
+  if (input.strides[2] == 1) {
+    sum_tokens(std::true_type{});
+  } else {
+    sum_tokens(std::false_type{});
   }
   for (int64_t n = 0; n < heads; ++n) {
     store_row_lanes(&output(c, n, 0), output.strides[2], dim, acc + n * dim, false);
@@ -141,7 +159,7 @@ void forward_kernel(const Plan& plan) {
                            window_offset<kFault>(c - batch->first_window, s, batch->tokens.length())
                      : 0;
         window_rows(input, output, c, computed ? &first : nullptr, weights.data(), s.block,
-                    acc.data());
+                    s.stride, acc.data());
       }
     });
   });
