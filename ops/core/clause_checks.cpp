@@ -1,6 +1,8 @@
 #include "core/clause_checks.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.h"
@@ -73,6 +75,20 @@ std::optional<std::string> check_rank(std::span<const NamedTensor> tensors, int6
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> check_string_attr(std::string_view name, const char* value,
+                                             std::string_view expected, bool null_allowed) {
+  constexpr size_t kShown = 64;
+  if (value == nullptr ? null_allowed
+                       : std::string_view(value, strnlen(value, kShown + 1)) == expected)
+    return std::nullopt;
+  const std::string wanted =
+      std::string(null_allowed ? "null or " : "") + "\"" + std::string(expected) + "\"";
+  if (value == nullptr) return "expected " + std::string(name) + " " + wanted + ", but got nullptr";
+  std::string got(value, strnlen(value, kShown));
+  if (got.size() == kShown) got += "...";
+  return "expected " + std::string(name) + " " + wanted + ", but got \"" + got + "\"";
 }
 
 std::optional<std::string> check_disjoint(std::span<const NamedTensor> outputs) {

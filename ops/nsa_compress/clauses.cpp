@@ -3,7 +3,6 @@
 #include "nsa_compress/clauses.h"
 
 #include <array>
-#include <cstring>
 #include <string>
 
 #include "core/checked_math.h"
@@ -87,12 +86,7 @@ Check seq_len_type(const CallArgs& a) {
   return "expected actSeqLenType 0 (prefix sums), but got " + std::to_string(a.act_seq_len_type);
 }
 
-Check layout(const CallArgs& a) {
-  if (a.layout == nullptr || std::strcmp(a.layout, "TND") == 0) return std::nullopt;
-  std::string got(a.layout, strnlen(a.layout, 64));
-  if (got.size() == 64) got += "...";
-  return "expected layout null or \"TND\", but got \"" + got + "\"";
-}
+Check layout(const CallArgs& a) { return check_string_attr("layout", a.layout, "TND", true); }
 
 Check sequences(const CallArgs& a) {
   if (a.act_seq_len == nullptr) return std::nullopt;

@@ -3,7 +3,6 @@
 #include "nsa_selected_attention/clauses.h"
 
 #include <array>
-#include <cstring>
 #include <string>
 
 #include "core/checked_math.h"
@@ -105,13 +104,7 @@ Check formats(const CallArgs& a) {
   return check_format_nd(all);
 }
 
-Check layout(const CallArgs& a) {
-  if (a.layout != nullptr && std::strcmp(a.layout, "TND") == 0) return std::nullopt;
-  if (a.layout == nullptr) return "expected inputLayout \"TND\", but got nullptr";
-  std::string got(a.layout, strnlen(a.layout, 64));
-  if (got.size() == 64) got += "...";
-  return "expected inputLayout \"TND\", but got \"" + got + "\"";
-}
+Check layout(const CallArgs& a) { return check_string_attr("inputLayout", a.layout, "TND", false); }
 
 Check ranks(const CallArgs& a) {
   std::vector<NamedTensor> tnd = float_tensors(a);

@@ -70,6 +70,19 @@ struct ClauseBreaker {
   }
 };
 
+/// A breaker written as data: the attribute set to one of `wrong` (just-invalid) or of `valid`
+/// (just-valid), `choice` picking which (break_attr_value).
+struct AttrChoices {
+  std::string_view attr;
+  std::vector<AttrValue> wrong, valid;
+};
+
+template <const AttrChoices& kChoices>
+void break_attr_value(Call& call, uint64_t choice, bool just_valid) {
+  const std::vector<AttrValue>& from = just_valid ? kChoices.valid : kChoices.wrong;
+  call.attr(kChoices.attr) = from[choice % from.size()];
+}
+
 /// The breaker of `clause_id` in `breakers`, or nullptr.
 const ClauseBreaker* find_breaker(std::span<const ClauseBreaker> breakers,
                                   std::string_view clause_id);

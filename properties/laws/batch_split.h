@@ -40,19 +40,27 @@ Call slice_batch(const Call& call, int64_t begin, int64_t end) {
   return part;
 }
 
-/// Batches [begin, end) of a call whose batched roles are tokens of prefix-sum sequences
+/// The dim-0 rows of a sequence role's batches as prefix sums, from the sequences' token prefix
+/// sums (null: the role's rows are its tokens).
+using SequenceRows = std::vector<int64_t> (*)(const Call& call, const TensorSpec& tensor,
+                                              const std::vector<int64_t>& token_prefix);
+
+/// Batches [begin, end) of a call whose batched roles are rows of prefix-sum sequences
 /// (Batching::kSequence along dim 0, each naming its prefix-sum attribute): every such role keeps
-/// its batches' tokens and every such attribute is rebased to start at 0. Other roles are whole.
-inline Call slice_sequences(const Call& call, int64_t begin, int64_t end) {
+/// its batches' rows (`rows_of`) and every such attribute is rebased to start at 0. Other roles
+/// are whole.
+inline Call slice_sequences(const Call& call, int64_t begin, int64_t end,
+                            SequenceRows rows_of = nullptr) {
   Call part = call;
   std::vector<std::string_view> attrs;
   for (TensorSpec& t : part.tensors) {
     const RoleSpec* role = call.entry->role(t.name);
     if (!role || role->batching != Batching::kSequence) continue;
-    const auto* prefix = std::get_if<std::vector<int64_t>>(&call.attr(role->sequence_attr));
-    if (!prefix || end > static_cast<int64_t>(prefix->size())) continue;
-    const int64_t lo = begin == 0 ? 0 : (*prefix)[static_cast<size_t>(begin - 1)];
-    const int64_t hi = (*prefix)[static_cast<size_t>(end - 1)];
+    const auto* tokens = std::get_if<std::vector<int64_t>>(&call.attr(role->sequence_attr));
+    if (!tokens || end > static_cast<int64_t>(tokens->size())) continue;
+    const std::vector<int64_t> prefix = rows_of ? rows_of(call, t, *tokens) : *tokens;
+    const int64_t lo = begin == 0 ? 0 : prefix[static_cast<size_t>(begin - 1)];
+    const int64_t hi = prefix[static_cast<size_t>(end - 1)];
     int64_t inner = 1;
     for (size_t d = 1; d < t.dims.size(); ++d) inner *= t.dims[d];
     t.dims[0] = hi - lo;

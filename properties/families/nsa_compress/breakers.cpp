@@ -129,21 +129,14 @@ void break_block_above_stride(Call& call, uint64_t choice, bool just_valid) {
 }
 
 // NC-ATTR-03: actSeqLenType 1, -1 or huge. Just-valid: 0.
-void break_seq_type(Call& call, uint64_t choice, bool just_valid) {
-  static constexpr std::array<int64_t, 3> kWrong = {1, -1, int64_t{1} << 62};
-  call.attr("actSeqLenType") = just_valid ? int64_t{0} : kWrong[choice % 3];
-}
+const AttrChoices kSeqLenTypes = {
+    "actSeqLenType", {int64_t{1}, int64_t{-1}, int64_t{1} << 62}, {int64_t{0}}};
 
-// NC-ATTR-04: layouts other than "TND". Just-valid: null or "TND".
-void break_layout(Call& call, uint64_t choice, bool just_valid) {
-  static const std::array<std::string, 5> kWrong = {"BSND", "", "tnd", "TND ",
-                                                    std::string(300, 'T')};
-  if (just_valid) {
-    call.attr("layoutOptional") = choice % 2 ? AttrValue{} : AttrValue{std::string("TND")};
-  } else {
-    call.attr("layoutOptional") = kWrong[choice % kWrong.size()];
-  }
-}
+// NC-ATTR-04: layouts other than "TND". Just-valid: "TND" or null.
+const AttrChoices kLayouts = {"layoutOptional",
+                              {std::string("BSND"), std::string(""), std::string("tnd"),
+                               std::string("TND "), std::string(300, 'T')},
+                              {std::string("TND"), std::monostate{}}};
 
 // NC-SEQ-01: actSeqLen empty, negative, decreasing, last != T. Just-valid: a leading 0 (an empty
 // first batch).
@@ -233,8 +226,8 @@ const std::array<ClauseBreaker, 13> kBreakers = {{
     {"NC-RANK-01", Directions::kBoth, break_rank},
     {"NC-ATTR-01", Directions::kBoth, break_block_stride},
     {"NC-ATTR-02", Directions::kBoth, break_block_above_stride},
-    {"NC-ATTR-03", Directions::kBoth, break_seq_type},
-    {"NC-ATTR-04", Directions::kBoth, break_layout},
+    {"NC-ATTR-03", Directions::kBoth, break_attr_value<kSeqLenTypes>},
+    {"NC-ATTR-04", Directions::kBoth, break_attr_value<kLayouts>},
     {"NC-SEQ-01", Directions::kBoth, break_sequences},
     {"NC-SHAPE-01", Directions::kBoth, break_shape},
     {"NC-EMPTY-01", Directions::kBoth, break_empty},

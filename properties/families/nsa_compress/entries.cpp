@@ -59,14 +59,21 @@ OutputShape output_shape(const Call& call, std::string_view role) {
 
 }  // namespace
 
-int64_t compressed_rows(const Call& call, int64_t block, int64_t stride) {
-  if (block <= 0 || stride <= 0) return 0;
-  int64_t rows = 0, previous = 0;
-  for (int64_t end : prefix_sums_of(call)) {
-    rows += gradconf::nc::windows_of(end - previous, block, stride);
+std::vector<int64_t> window_prefix(const std::vector<int64_t>& token_prefix, int64_t block,
+                                   int64_t stride) {
+  std::vector<int64_t> rows;
+  int64_t sum = 0, previous = 0;
+  for (int64_t end : token_prefix) {
+    if (block > 0 && stride > 0) sum += gradconf::nc::windows_of(end - previous, block, stride);
+    rows.push_back(sum);
     previous = end;
   }
   return rows;
+}
+
+int64_t compressed_rows(const Call& call, int64_t block, int64_t stride) {
+  const std::vector<int64_t> rows = window_prefix(prefix_sums_of(call), block, stride);
+  return rows.empty() ? 0 : rows.back();
 }
 
 std::vector<int64_t> prefix_sums_of(const Call& call) {

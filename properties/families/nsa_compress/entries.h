@@ -38,6 +38,11 @@ std::vector<TermMagnitudes<Role>> reference_term_magnitudes(const Problem& probl
 /// describe no valid windowing).
 int64_t compressed_rows(const Call& call, int64_t block, int64_t stride);
 
+/// The windows of each batch as prefix sums (compressed rows), from its tokens' prefix sums (all
+/// zero when l or d is not positive).
+std::vector<int64_t> window_prefix(const std::vector<int64_t>& token_prefix, int64_t block,
+                                   int64_t stride);
+
 /// actSeqLenOptional of a call as prefix sums (null: one batch of all tokens).
 std::vector<int64_t> prefix_sums_of(const Call& call);
 

@@ -85,12 +85,10 @@ void break_dtype(Call& call, uint64_t choice, bool just_valid) {
 }
 
 // NSA-LAYOUT-01: inputLayout other than "TND" or null. Just-valid: "TND".
-void break_layout(Call& call, uint64_t choice, bool just_valid) {
-  static const std::array<AttrValue, 5> kWrong = {std::monostate{}, std::string("BSND"),
-                                                  std::string(""), std::string("tnd"),
-                                                  std::string(200, 'T')};
-  call.attr("inputLayout") = just_valid ? AttrValue{std::string("TND")} : kWrong[choice % 5];
-}
+const AttrChoices kLayouts = {"inputLayout",
+                              {std::monostate{}, std::string("BSND"), std::string(""),
+                               std::string("tnd"), std::string(200, 'T')},
+                              {std::string("TND")}};
 
 // NSA-RANK-01: a TND tensor with an extra unit dim, statistics' last dim 16, topk's last dim
 // K + 1, attenMask 3-D. Just-valid: the call as it is.
@@ -285,7 +283,7 @@ const std::array<ClauseBreaker, 14> kBreakers = {{
     {"NSA-NULL-01", Directions::kBoth, break_null},
     {"NSA-DTYPE-01", Directions::kBoth, break_dtype},
     {"NSA-FORMAT-01", Directions::kBoth, break_format_nd},
-    {"NSA-LAYOUT-01", Directions::kBoth, break_layout},
+    {"NSA-LAYOUT-01", Directions::kBoth, break_attr_value<kLayouts>},
     {"NSA-RANK-01", Directions::kBoth, break_rank},
     {"NSA-SHAPE-01", Directions::kBoth, break_shape},
     {"NSA-HEAD-01", Directions::kBoth, break_heads},
