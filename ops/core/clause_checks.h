@@ -71,9 +71,9 @@ std::optional<std::string> check_rank(std::span<const NamedTensor> tensors, int6
 /// Every output view addresses each of its elements once (spec README §3).
 std::optional<std::string> check_disjoint(std::span<const NamedTensor> outputs);
 
-/// A C string attribute equal to `expected` (or null, where `null_allowed`): else "expected
-/// <name> [null or ]"<expected>", but got nullptr" or "... but got "<its first 64 bytes>..."" (a
-/// caller's string need not be terminated within any bound we know).
+/// A C string attribute that must equal `expected`, or may also be null where `null_allowed`.
+/// The message quotes at most the first 64 bytes of what it got, then "...": a caller's string
+/// need not be terminated within any bound we know, so no more than 65 bytes of it are read.
 std::optional<std::string> check_string_attr(std::string_view name, const char* value,
                                              std::string_view expected, bool null_allowed);
 
