@@ -286,6 +286,13 @@ inline void stream_fence() {
 #endif
 }
 
+/// Requests every cache line of `bytes` contiguous bytes from `p`: for a run the hardware
+/// prefetcher will not see coming (a jump back).
+inline __attribute__((always_inline)) void prefetch_bytes(const void* p, int64_t bytes) {
+  const auto* at = static_cast<const char*>(p);
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(at + b);
+}
+
 /// sum_k a[k] * b[k] over contiguous buffers: element k in lane k % kLanes, lanes combined by
 /// combine_lanes' tree.
 template <typename Acc>

@@ -109,10 +109,7 @@ GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
       const int64_t ahead = *first + j + stride;
       const bool fetch = decltype(unit_stride)::value && j + stride >= block && ahead < tokens;
       for (int64_t n = 0; n < heads; ++n) {
-        if (fetch) {
-          const auto* row = reinterpret_cast<const char*>(&input(ahead, n, 0));
-          for (int64_t b = 0; b < dim * int64_t{sizeof(T)}; b += 64) __builtin_prefetch(row + b);
-        }
+        if (fetch) prefetch_bytes(&input(ahead, n, 0), dim * int64_t{sizeof(T)});
         axpy_lanes(weights[n * block + j], &input(*first + j, n, 0), xs, acc + n * dim, dim);
       }
     }
