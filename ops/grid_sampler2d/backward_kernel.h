@@ -8,9 +8,9 @@
 //      registers at a time (workspace.h, scatter_can_read_planes);
 //   2. points: every grid point (n, h, w) is located once (coords.h, in the coordinate type) and
 //      its taps computed once. When inputGrad is wanted its scatter taps (1 nearest, 4 bilinear,
-//      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms (4
-//      channels per vector operation) are added one by one in channel order (in double for every
-//      dtype: C can be long), four points' chains side by side, and both components written.
+//      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms are summed
+//      in the compute type, a vector of channels at a time (each lane its channels in order, the
+//      lanes then in a fixed tree), four points side by side, and both components written.
 //      Bilinear and nearest on float coordinates under zeros or border padding locate kLanes
 //      points at once and form their taps in lanes (source_lanes.h, locate_in_lanes): the same
 //      values, so the same bits;
@@ -116,52 +116,75 @@ GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout
 /// dependency chains, which the core then runs side by side.
 inline constexpr int kPointGroup = 4;
 
-/// d loss / d(ix, iy) of kPointGroup points: for each, the sum over channels c, in channel order,
-/// of gradOutput(c) * (sum over taps k, in tap order, of input(c, tap k) * dw_k). `pixels[p]`:
-/// point p's batch's channels-last input rows; `grad[p]`: its channels-last gradOutput row.
-template <typename T, Fault kFault, typename Val>
+/// ((l0 + l1) + (l2 + l3)) + ... over V lanes (combine_lane_vector's tree for 8).
+template <typename Acc, int V>
+GRADCONF_ALWAYS_INLINE Acc combine_lane_tree(const LaneVector<Acc, V>& v) {
+  if constexpr (V == kLanes) {
+    return combine_lane_vector<Acc>(v);
+  } else {
+    static_assert(V == 4);
+    return (v[0] + v[1]) + (v[2] + v[3]);
+  }
+}
+
+/// d loss / d(ix, iy) of kPointGroup points: for each, the sum over channels c of gradOutput(c) *
+/// (sum over taps k, in tap order, of input(c, tap k) * dw_k), in the compute type (spec README
+/// §6: float for FLOAT and the half types, as PyTorch's CPU kernel sums them). Each of V lanes
+/// sums the channels c = lane (mod V) in order, and the lanes are then added in a fixed tree: one
+/// order whatever the thread count. `pixels[p]`: point p's batch's channels-last input rows (of
+/// `row` values, a whole number of V); `grad[p]`: its channels-last gradOutput row.
+template <typename T, Fault kFault, int V, typename Val>
 GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPointGroup],
                                              const Val* const (&pixels)[kPointGroup],
                                              const Val* const (&grad)[kPointGroup], int64_t row,
-                                             int64_t channels, double (&gx)[kPointGroup],
-                                             double (&gy)[kPointGroup]) {
-  using Part = compute_t<T>;
-  Part part_x[kPointGroup][8] = {}, part_y[kPointGroup][8] = {};  // kThreadDependentSum only
+                                             double (&gx)[kPointGroup], double (&gy)[kPointGroup]) {
+  using Acc = compute_t<T>;
+  using Lanes = LaneVector<Acc, V>;
+  static_assert(std::is_same_v<Acc, Val>);
+  Acc dwx[kPointGroup][16], dwy[kPointGroup][16];
+  for (int p = 0; p < kPointGroup; ++p) {
+    for (int k = 0; k < taps[p].count; ++k) {
+      dwx[p][k] = static_cast<Acc>(taps[p].dwx[k]);
+      dwy[p][k] = static_cast<Acc>(taps[p].dwy[k]);
+    }
+  }
+  // kThreadDependentSum only: the channel terms split into per-thread partial sums.
+  Acc part_x[kPointGroup][8] = {}, part_y[kPointGroup][8] = {};
   const int parts = planted<kFault>(Fault::kThreadDependentSum) ? std::min(num_threads(), 8) : 1;
-  for (int p = 0; p < kPointGroup; ++p) gx[p] = gy[p] = 0;
-  for (int64_t c = 0; c < channels; c += 4) {
-    Double4 tx[kPointGroup], ty[kPointGroup];
+  Lanes ax[kPointGroup] = {}, ay[kPointGroup] = {};
+  for (int64_t c = 0; c < row; c += V) {
 #pragma GCC unroll 4
     for (int p = 0; p < kPointGroup; ++p) {
-      Double4 sx{}, sy{};
+      Lanes sx = {}, sy = {};
       for (int k = 0; k < taps[p].count; ++k) {
-        const Double4 v = load_double4(pixels[p] + taps[p].pixel[k] * row + c);
-        sx += v * taps[p].dwx[k];
-        sy += v * taps[p].dwy[k];
+        const Lanes v = load_row<Acc, V>(pixels[p] + taps[p].pixel[k] * row + c);
+        sx += v * dwx[p][k];
+        sy += v * dwy[p][k];
       }
-      Double4 g = load_double4(grad[p] + c);
+      Lanes g = load_row<Acc, V>(grad[p] + c);
       if (planted<kFault>(Fault::kAbsIncomingGradient)) g = g < 0 ? -g : g;
-      tx[p] = g * sx;
-      ty[p] = g * sy;
-    }
-    const int lanes = static_cast<int>(std::min<int64_t>(4, channels - c));
-    for (int j = 0; j < lanes; ++j) {
-#pragma GCC unroll 4
-      for (int p = 0; p < kPointGroup; ++p) {
-        if (planted<kFault>(Fault::kThreadDependentSum)) {
-          // Mutant: per-thread partial sums in the compute type, combined at the end.
-          const auto part = static_cast<int>((c + j) * parts / channels);
-          part_x[p][part] += static_cast<Part>(tx[p][j]);
-          part_y[p][part] += static_cast<Part>(ty[p][j]);
-        } else {
-          gx[p] += tx[p][j];
-          gy[p] += ty[p][j];
+      if (planted<kFault>(Fault::kThreadDependentSum)) {
+        for (int j = 0; j < V; ++j) {
+          const auto part = static_cast<int>((c + j) * parts / row);
+          part_x[p][part] += g[j] * sx[j];
+          part_y[p][part] += g[j] * sy[j];
         }
+      } else {
+        ax[p] += g * sx;
+        ay[p] += g * sy;
       }
     }
   }
-  for (int p = 0; p < kPointGroup && planted<kFault>(Fault::kThreadDependentSum); ++p) {
-    for (int k = 0; k < parts; ++k) gx[p] += part_x[p][k], gy[p] += part_y[p][k];
+  for (int p = 0; p < kPointGroup; ++p) {
+    if (planted<kFault>(Fault::kThreadDependentSum)) {
+      Acc sum_x = 0, sum_y = 0;
+      for (int k = 0; k < parts; ++k) sum_x += part_x[p][k], sum_y += part_y[p][k];
+      gx[p] = sum_x;
+      gy[p] = sum_y;
+    } else {
+      gx[p] = combine_lane_tree<Acc, V>(ax[p]);
+      gy[p] = combine_lane_tree<Acc, V>(ay[p]);
+    }
   }
 }
 
@@ -480,7 +503,12 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
               pixels[p] = pixel_rows + at[j].n * l.pixels() * row;
               grad[p] = grad_rows + (i0 + j) * row;
             }
-            coordinate_grads<T, kFault>(group_taps, pixels, grad, row, l.channels, gx, gy);
+            // Rows of 4 (C <= 4) or, below double, of whole kLanes blocks.
+            if (row % kLanes == 0 && !std::is_same_v<Val, double>) {
+              coordinate_grads<T, kFault, kLanes>(group_taps, pixels, grad, row, gx, gy);
+            } else {
+              coordinate_grads<T, kFault, 4>(group_taps, pixels, grad, row, gx, gy);
+            }
           }
           for (int p = 0; p < group; ++p) {
             const int j = g + p;
