@@ -1,11 +1,11 @@
 // NOTE [GridSampler2D backward kernel]
 // Three passes over a workspace laid out as workspace.h lists it:
-//   1. channels last: gradOutput (and, for gridGrad, input) are copied so that a point's (or a
-//      pixel's) channels are contiguous, in blocks of W channels (kLanes, or 4 when C <= 4:
-//      workspace.h; channels_last.h): the later passes handle several channels per vector
-//      operation instead of striding across planes. When only the scatter would read gradOutput's
-//      copy (nearest, or no gridGrad) it reads the planes instead, kLanes points transposed in
-//      registers at a time (workspace.h, scatter_can_read_planes);
+//   1. channels last: for gridGrad, input is copied so that a pixel's channels are contiguous, in
+//      blocks of W channels (kLanes, or 4 when C <= 4: workspace.h; channels_last.h): the later
+//      passes handle several channels per vector operation instead of striding across planes.
+//      gradOutput is read where it is, kLanes points of a plane transposed in registers at a
+//      time, or, in double or when a plane's points are not evenly strided, copied the same way
+//      (workspace.h, grad_output_readable_in_place);
 //   2. points: every grid point (n, h, w) is located once (coords.h, in the coordinate type) and
 //      its taps computed once. When inputGrad is wanted its scatter taps (1 nearest, 4 bilinear,
 //      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms are summed
@@ -250,7 +250,7 @@ GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>&
   }
 }
 
-/// scatter_block reading gradOutput where it is (wants.scatter_reads_planes): point i's channel
+/// scatter_block reading gradOutput where it is (wants.grad_output_in_place): point i's channel
 /// c at grad[c * plane + i * step], `channels` (at most W) of them. kLanes consecutive points are
 /// loaded plane by plane and transposed in registers, so each point adds the values its
 /// channels-last row would hold (zero past `channels`), in the same order: the same bits. With
@@ -393,6 +393,44 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
   }
 }
 
+/// The channels-last gradOutput rows (`row` values each, zero past C) of a block's `count`
+/// points into `rows`, read where they are (wants.grad_output_in_place): kLanes points of one
+/// plane are kLanes evenly strided values per channel, loaded and transposed in registers as the
+/// copy would; a block that crosses batches or ends early takes its values one by one.
+template <typename T>
+GRADCONF_ALWAYS_INLINE void grad_rows_in_place(const StridedView<const T, 4>& grad_output,
+                                               const PointIndex (&at)[kLanes], int count,
+                                               int64_t row, float* rows) {
+  const int64_t channels = grad_output.dims[1];
+  if (count < kLanes || at[0].n != at[kLanes - 1].n) {
+    for (int j = 0; j < count; ++j) {
+      for (int64_t c = 0; c < row; ++c) {
+        rows[j * row + c] =
+            c < channels ? static_cast<float>(grad_output(at[j].n, c, at[j].h, at[j].w)) : 0.0f;
+      }
+    }
+    return;
+  }
+  const T* first = &grad_output(at[0].n, 0, at[0].h, at[0].w);
+  const int64_t plane = grad_output.strides[1], step = grad_output.strides[3];
+  for (int64_t c0 = 0; c0 < row; c0 += kLanes) {
+    LaneVector<float> tile[kLanes];
+#pragma GCC unroll 8
+    for (int i = 0; i < kLanes; ++i) {
+      tile[i] = c0 + i < channels ? load_lanes<float>(first + (c0 + i) * plane, step)
+                                  : LaneVector<float>{};
+    }
+    if (row == kNarrowLanes) {
+      LaneVector<float, 4> column[kLanes];
+      transpose_4x8(reinterpret_cast<const LaneVector<float>(&)[4]>(tile), column);
+      for (int j = 0; j < kLanes; ++j) std::memcpy(rows + j * row, &column[j], sizeof column[j]);
+      return;
+    }
+    transpose_lanes(tile);
+    for (int j = 0; j < kLanes; ++j) std::memcpy(rows + j * row + c0, &tile[j], sizeof tile[j]);
+  }
+}
+
 /// A block of up to kLanes consecutive points, located, with their taps: what the point pass reads
 /// after locating. Entries past the block's count repeat its last point (computed, never written).
 template <typename Taps>
@@ -460,9 +498,11 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
                 const Val* pixel_rows, Taps* scatter) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
+  const auto grad_output = view_of<const T, 4>(plan.grad_output);
   const Attributes& a = plan.attrs;
   const int64_t row = l.padded_channels();
   const bool reads = plan.wants.grid_reads();
+  const bool in_place = plan.wants.grad_output_in_place;
   // The taps' pixel rows lie anywhere in the input: a block's rows are requested before the first
   // group's sums wait on theirs (rows of one cache line: a longer row's first line did not help).
   const bool prefetch = reads && row * sizeof(Val) <= 64;
@@ -472,6 +512,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
       PointIndex next(lo, l.out_h, l.out_w);
       // Declared once per task (3.9 KB): a block resets only the coordinate counts it adds to.
       LocatedPoints<Taps> located;
+      std::vector<Val> block_grad(reads && in_place ? static_cast<size_t>(kLanes * row) : 0);
       for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
         const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
         PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
@@ -485,6 +526,9 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
         // with other cores when the next call writes them again.
         if (plan.wants.input_grad) stream_copy(scatter + i0, located.scatter, count * sizeof(Taps));
         if (!plan.wants.grid_grad) continue;
+        if constexpr (std::is_same_v<Val, float>) {
+          if (reads && in_place) grad_rows_in_place(grad_output, at, count, row, block_grad.data());
+        }
         for (int j = 0; prefetch && j < count; ++j) {
           const Val* pixels = pixel_rows + at[j].n * l.pixels() * row;
           for (int k = 0; k < located.coordinate[j].count; ++k)
@@ -501,7 +545,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
             for (int p = 0; p < kPointGroup; ++p) {
               const int j = g + std::min(p, group - 1);
               pixels[p] = pixel_rows + at[j].n * l.pixels() * row;
-              grad[p] = grad_rows + (i0 + j) * row;
+              grad[p] = in_place ? block_grad.data() + j * row : grad_rows + (i0 + j) * row;
             }
             // Rows of 4 (C <= 4) or, below double, of whole kLanes blocks.
             if (row % kLanes == 0 && !std::is_same_v<Val, double>) {
@@ -567,7 +611,7 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
               const ScatterRange<PlaneAcc, W, Taps> range{acc, first, count};
               const Taps* taps = reinterpret_cast<const Taps*>(scatter) + batch;
               if constexpr (!std::is_same_v<T, double>) {
-                if (plan.wants.scatter_reads_planes) {
+                if (plan.wants.grad_output_in_place) {
                   const int channels = static_cast<int>(std::min<int64_t>(W, l.channels - b * W));
                   return scatter_block_from_planes(range, taps, &grad_output(n, b * W, 0, 0),
                                                    grad_output.strides[1], grad_output.strides[3],

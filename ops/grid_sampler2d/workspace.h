@@ -107,24 +107,23 @@ struct BackwardWants {
   bool grid_grad = true;
   Interpolation interpolation = Interpolation::kBilinear;
   int64_t value_bytes = sizeof(float);  ///< of the channels-last copies: compute_t of the dtype
-  /// The inputGrad scatter reads gradOutput where it is, not from a channels-last copy
-  /// (scatter_can_read_planes below).
-  bool scatter_reads_planes = false;
+  /// The passes read gradOutput where it is, kLanes points of a plane at a time transposed in
+  /// registers, not from a channels-last copy (grad_output_readable_in_place below).
+  bool grad_output_in_place = false;
   /// gridGrad reads input and gradOutput (nearest's gridGrad is zero and reads nothing).
   bool grid_reads() const { return grid_grad && interpolation != Interpolation::kNearest; }
-  bool copies_grad_output() const { return grid_reads() || (input_grad && !scatter_reads_planes); }
+  bool copies_grad_output() const { return (grid_reads() || input_grad) && !grad_output_in_place; }
 };
 
-/// Whether the inputGrad scatter can read gradOutput where it is: nothing else reads a
-/// channels-last copy (gridGrad not wanted, or nearest's), values below double (loaded and
-/// transposed as floats), and each plane's points one stride apart. The copy's write and reread
+/// Whether the passes can read gradOutput where it is: values below double (loaded and
+/// transposed as floats) and each plane's points one stride apart. The copy's write and reread
 /// were a third of the nearest backward's time.
-inline bool scatter_can_read_planes(const aclTensor& grad_output, bool grid_reads) {
+inline bool grad_output_readable_in_place(const aclTensor& grad_output) {
   const auto& dims = grad_output.view_dims;
   const auto& strides = grad_output.strides;
   const bool points_evenly_strided =
       dims[2] <= 1 || checked_mul(dims[3], strides[3]) == std::optional<int64_t>(strides[2]);
-  return !grid_reads && grad_output.dtype != ACL_DOUBLE && points_evenly_strided;
+  return grad_output.dtype != ACL_DOUBLE && points_evenly_strided;
 }
 
 /// The forward's workspace: bilinear and bicubic below double sample a channels-last float copy
@@ -152,7 +151,7 @@ inline BackwardWants wants_of(const CallArgs& a) {
                       .grid_grad = bool(a.output_mask->values[1]),
                       .interpolation = static_cast<Interpolation>(a.interpolation_mode),
                       .value_bytes = a.input->dtype == ACL_DOUBLE ? 8 : 4};
-  wants.scatter_reads_planes = scatter_can_read_planes(*a.grad_output, wants.grid_reads());
+  wants.grad_output_in_place = grad_output_readable_in_place(*a.grad_output);
   return wants;
 }
 

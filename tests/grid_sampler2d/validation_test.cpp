@@ -190,30 +190,30 @@ TEST(GridSampler2DValidation, empty_tensors_with_null_data_are_valid) {
   aclDestroyTensor(input_grad);
 }
 
-// Phase 1 of a backward call with only gridGrad wanted, N = Hout = 1 and the given Wout; inputs
-// broadcast (zero strides), so only gridGrad's declared storage is large.
-aclnnStatus grid_grad_only_phase1(int64_t wout, std::string* message) {
-  DeclaredTensor input = declared({1, 1, 2, 2}, {4, 4, 2, 1}, ACL_FLOAT16, 4);
-  DeclaredTensor input_grad = declared({1, 1, 2, 2}, {4, 4, 2, 1}, ACL_FLOAT16, 4);
-  DeclaredTensor grid = declared({1, 1, wout, 2}, {0, 0, 0, 0}, ACL_FLOAT16, 1);
-  DeclaredTensor grid_grad =
-      declared({1, 1, wout, 2}, {2 * wout, 2 * wout, 2, 1}, ACL_FLOAT16, 2 * wout);
-  DeclaredTensor grad_output = declared({1, 1, 1, wout}, {0, 0, 0, 0}, ACL_FLOAT16, 1);
-  EXPECT_NE(grid_grad.tensor, nullptr);
+// Phase 1 of a float16 bilinear backward call with only gridGrad wanted, one grid point and an
+// input of one row of `win` pixels; input and gradOutput broadcast (zero strides), so only
+// inputGrad's declared storage is large.
+aclnnStatus grid_grad_only_phase1(int64_t win, std::string* message) {
+  DeclaredTensor input = declared({1, 1, 1, win}, {0, 0, 0, 0}, ACL_FLOAT16, 1);
+  DeclaredTensor input_grad = declared({1, 1, 1, win}, {win, win, win, 1}, ACL_FLOAT16, win);
+  DeclaredTensor grid = declared({1, 1, 1, 2}, {2, 2, 2, 1}, ACL_FLOAT16, 2);
+  DeclaredTensor grid_grad = declared({1, 1, 1, 2}, {2, 2, 2, 1}, ACL_FLOAT16, 2);
+  DeclaredTensor grad_output = declared({1, 1, 1, 1}, {0, 0, 0, 0}, ACL_FLOAT16, 1);
+  EXPECT_NE(input_grad.tensor, nullptr);
   return declared_backward_phase1(grad_output, input, grid, input_grad, grid_grad, {false, true},
                                   message);
 }
 
 // GS-LIMIT-01 at its exact boundary. With inputGrad masked off, a float16 bilinear call's
-// workspace is gradOutput and input copied channels-last, one row of kNarrowLanes float values
-// (C = 1 padded to a block) per grid point and per input pixel: Wout * 16 bytes plus 4 * 16, each
-// region rounded up to 64 bytes. Wout = (2^62 - 64) / 16 (its region a multiple of 64) is the
-// largest accepted grid; one more point rounds its region up by 48 bytes, past 2^62.
+// workspace is its input copied channels-last, one row of kNarrowLanes float values (C = 1
+// padded to a block) per input pixel, rounded up to 64 bytes (gradOutput is read where it is).
+// Win = 2^62 / 16 fills the limit exactly; one more pixel rounds the region up by 64 bytes, past
+// 2^62.
 TEST(GridSampler2DValidation, limit_01_workspace_boundary_is_exact) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
   constexpr int64_t kRow = gradconf::grid_sampler2d::kNarrowLanes * sizeof(float);
   static_assert(kRow == 16);
-  const int64_t largest = (static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) - 4 * kRow) / kRow;
+  const int64_t largest = static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) / kRow;
   std::string message;
   EXPECT_EQ(grid_grad_only_phase1(largest, &message), ACLNN_SUCCESS) << message;
   EXPECT_EQ(grid_grad_only_phase1(largest + 1, &message), ACLNN_ERR_PARAM_INVALID);
