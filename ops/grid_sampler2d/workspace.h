@@ -20,8 +20,8 @@
 
 namespace gradconf::grid_sampler2d {
 
-/// The backward's channel block for C <= 4: four doubles are one AVX2 register, and the gridGrad
-/// pass reads channels four at a time.
+/// The backward's channel block for C <= 4: four doubles (the scatter's accumulators) are one AVX2
+/// register, and the gridGrad pass reads a row of four channels as one vector.
 inline constexpr int kNarrowLanes = 4;
 
 /// The sizes both passes' channels-last copies are laid out by (the forward's input copy, in rows
