@@ -250,6 +250,30 @@ GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>&
   }
 }
 
+/// The channels-last rows of kLanes consecutive points of one plane: point j's channel c < W read
+/// at grad[c * plane + j * step], zero from `channels` on, written to rows + j * row. The planes
+/// are loaded kLanes points at a time and transposed in registers, so each row holds what a
+/// channels-last copy would.
+template <int W, typename T>
+GRADCONF_ALWAYS_INLINE void transpose_point_rows(const T* grad, int64_t plane, int64_t step,
+                                                 int64_t channels, float* rows, int64_t row) {
+  LaneVector<float> tile[kLanes];
+#pragma GCC unroll 8
+  for (int c = 0; c < kLanes; ++c) {
+    tile[c] =
+        c < W && c < channels ? load_lanes<float>(grad + c * plane, step) : LaneVector<float>{};
+  }
+  if constexpr (W == kNarrowLanes) {
+    LaneVector<float, 4> column[kLanes];
+    transpose_4x8(reinterpret_cast<const LaneVector<float>(&)[4]>(tile), column);
+    for (int j = 0; j < kLanes; ++j) std::memcpy(rows + j * row, &column[j], sizeof column[j]);
+  } else {
+    static_assert(W == kLanes);
+    transpose_lanes(tile);
+    for (int j = 0; j < kLanes; ++j) std::memcpy(rows + j * row, &tile[j], sizeof tile[j]);
+  }
+}
+
 /// scatter_block reading gradOutput where it is (wants.grad_output_in_place): point i's channel
 /// c at grad[c * plane + i * step], `channels` (at most W) of them. kLanes consecutive points are
 /// loaded plane by plane and transposed in registers, so each point adds the values its
@@ -268,24 +292,10 @@ GRADCONF_ALWAYS_INLINE void scatter_block_from_planes(const ScatterRange<PlaneAc
       for (int j = 0; j < kLanes; ++j) reached |= range.reached_by(taps[i + j]);
       if (!reached) continue;
     }
-    LaneVector<float> tile[kLanes];
+    alignas(32) float rows[kLanes][W];
+    transpose_point_rows<W>(grad + i * step, plane, step, channels, &rows[0][0], W);
 #pragma GCC unroll 8
-    for (int c = 0; c < W; ++c) {
-      tile[c] =
-          c < channels ? load_lanes<float>(grad + c * plane + i * step, step) : LaneVector<float>{};
-    }
-    if constexpr (W == kNarrowLanes) {
-      LaneVector<float, 4> column[kLanes];
-      transpose_4x8(reinterpret_cast<const LaneVector<float>(&)[4]>(tile), column);
-#pragma GCC unroll 8
-      for (int j = 0; j < kLanes; ++j)
-        range.add(taps[i + j], i + j, load_row<PlaneAcc, W>(reinterpret_cast<float*>(&column[j])));
-    } else {
-      transpose_lanes(tile);
-#pragma GCC unroll 8
-      for (int j = 0; j < kLanes; ++j)
-        range.add(taps[i + j], i + j, load_row<PlaneAcc, W>(reinterpret_cast<float*>(&tile[j])));
-    }
+    for (int j = 0; j < kLanes; ++j) range.add(taps[i + j], i + j, load_row<PlaneAcc, W>(rows[j]));
   }
   for (; i < points; ++i) {
     LaneVector<float> g = {};
@@ -413,21 +423,10 @@ GRADCONF_ALWAYS_INLINE void grad_rows_in_place(const StridedView<const T, 4>& gr
   }
   const T* first = &grad_output(at[0].n, 0, at[0].h, at[0].w);
   const int64_t plane = grad_output.strides[1], step = grad_output.strides[3];
+  if (row == kNarrowLanes)
+    return transpose_point_rows<kNarrowLanes>(first, plane, step, channels, rows, row);
   for (int64_t c0 = 0; c0 < row; c0 += kLanes) {
-    LaneVector<float> tile[kLanes];
-#pragma GCC unroll 8
-    for (int i = 0; i < kLanes; ++i) {
-      tile[i] = c0 + i < channels ? load_lanes<float>(first + (c0 + i) * plane, step)
-                                  : LaneVector<float>{};
-    }
-    if (row == kNarrowLanes) {
-      LaneVector<float, 4> column[kLanes];
-      transpose_4x8(reinterpret_cast<const LaneVector<float>(&)[4]>(tile), column);
-      for (int j = 0; j < kLanes; ++j) std::memcpy(rows + j * row, &column[j], sizeof column[j]);
-      return;
-    }
-    transpose_lanes(tile);
-    for (int j = 0; j < kLanes; ++j) std::memcpy(rows + j * row + c0, &tile[j], sizeof tile[j]);
+    transpose_point_rows<kLanes>(first + c0 * plane, plane, step, channels - c0, rows + c0, row);
   }
 }
 
