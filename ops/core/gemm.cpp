@@ -59,7 +59,9 @@ struct WideTile {
   static constexpr int kWidth = 64 / static_cast<int>(sizeof(Acc));
   static constexpr int kRows = 6;
   static constexpr int kVectors = 4;
-  /// A B^T (floats): pairs of columns per tile, each pair one 512-bit vector of two columns' lanes.
+  /// A B^T (floats): 6 rows by 4 pairs of columns, each pair one 512-bit vector of two columns'
+  /// lanes (24 accumulators, 4 of B, 1 of A).
+  static constexpr int kDotRows = 6;
   static constexpr int kDotPairs = 4;
 };
 
@@ -118,51 +120,85 @@ GRADCONF_ALWAYS_INLINE void abt_tile(int64_t k, A a, B b, Acc* c, int64_t ldc, b
   }
 }
 
+using Pair = LaneVector<float, 2 * kLanes>;
+
 /// Two lane vectors side by side in one 512-bit vector.
-GRADCONF_ALWAYS_INLINE LaneVector<float, 2 * kLanes> pair_of(Vec<float> low, Vec<float> high) {
+GRADCONF_ALWAYS_INLINE Pair pair_of(Vec<float> low, Vec<float> high) {
   return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
-/// abt_tile for floats in 512-bit vectors: each holds the kLanes lanes of two columns of C (rows
-/// 2q and 2q + 1 of B) against A's lanes repeated in both halves, so every lane sums the same
-/// terms in the same order as abt_tile's, and the halves are combined in the same tree.
-template <int MR, int NP, typename A, typename B>
+/// The kLanes floats at p in both halves of a 512-bit vector, by one broadcast from memory: a
+/// load-port operation, where pair_of(v, v) costs a shuffle on the ports that run the
+/// multiply-adds (GCC builds the pair from a register; the intrinsic cannot inline into a body
+/// compiled for two ISAs). Only the wide path, compiled for AVX-512, reaches it.
+GRADCONF_ALWAYS_INLINE Pair broadcast_lanes(const float* p) {
+  using Lanes [[gnu::may_alias]] = Vec<float>;
+  Pair out;
+  asm("vbroadcastf64x4 %1, %0" : "=v"(out) : "m"(*reinterpret_cast<const Lanes*>(p)));
+  return out;
+}
+
+/// Even-indexed then odd-indexed elements of each 128-bit chunk of x and y: [x0 x2 y0 y2] and
+/// [x1 x3 y1 y3] per chunk, so evens + odds adds each pair of neighbouring lanes.
+GRADCONF_ALWAYS_INLINE Pair chunk_evens(Pair x, Pair y) {
+  return __builtin_shufflevector(x, y, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30);
+}
+GRADCONF_ALWAYS_INLINE Pair chunk_odds(Pair x, Pair y) {
+  return __builtin_shufflevector(x, y, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
+}
+
+/// The 8 sums of a row of abt_pair_tile (xq holds columns 2q and 2q + 1), in column order: the
+/// tree of combine_lane_vector, ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)), run on all 8
+/// columns at once; each sum adds the same operands in the same order, so the bits are the same.
+GRADCONF_ALWAYS_INLINE Vec<float> combine_pair_lanes(Pair x0, Pair x1, Pair x2, Pair x3) {
+  const Pair pairs01 = chunk_evens(x0, x1) + chunk_odds(x0, x1);
+  const Pair pairs23 = chunk_evens(x2, x3) + chunk_odds(x2, x3);
+  // Chunks: columns 0 2 4 6 lanes 0-3, the same lanes 4-7, then columns 1 3 5 7 likewise.
+  const Pair quads = chunk_evens(pairs01, pairs23) + chunk_odds(pairs01, pairs23);
+  const Vec<float> low = __builtin_shufflevector(quads, quads, 0, 8, 1, 9, 2, 10, 3, 11);
+  const Vec<float> high = __builtin_shufflevector(quads, quads, 4, 12, 5, 13, 6, 14, 7, 15);
+  return low + high;
+}
+
+/// abt_tile for floats in 512-bit vectors, 8 columns of C: each vector holds the kLanes lanes of
+/// two columns (rows 2q and 2q + 1 of B) against A's lanes repeated in both halves, so every lane
+/// sums the same terms in the same order as abt_tile's, and the lanes are combined in the same
+/// tree.
+template <int MR, typename A, typename B>
 GRADCONF_ALWAYS_INLINE void abt_pair_tile(int64_t k, A a, B b, float* c, int64_t ldc,
                                           bool accumulate) {
-  using Pair = LaneVector<float, 2 * kLanes>;
+  constexpr int NP = WideTile<float>::kDotPairs;
   Pair acc[MR][NP] = {};
-  auto step = [&](auto load_lanes) GRADCONF_ALWAYS_INLINE_LAMBDA {
+  auto step = [&](auto load_b, auto load_a) GRADCONF_ALWAYS_INLINE_LAMBDA {
     Pair bv[NP];
 #pragma GCC unroll 8
-    for (int q = 0; q < NP; ++q)
-      bv[q] = pair_of(load_lanes(b.row(2 * q)), load_lanes(b.row(2 * q + 1)));
+    for (int q = 0; q < NP; ++q) bv[q] = pair_of(load_b(b.row(2 * q)), load_b(b.row(2 * q + 1)));
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
-      const Vec<float> lanes = load_lanes(a.row(i));
-      const Pair av = pair_of(lanes, lanes);
+      const Pair av = load_a(a.row(i));
 #pragma GCC unroll 8
       for (int q = 0; q < NP; ++q) acc[i][q] += av * bv[q];
     }
   };
   int64_t p = 0;
   for (; p + kLanes <= k; p += kLanes) {
-    step([p](const float* row) GRADCONF_ALWAYS_INLINE_LAMBDA { return load(row + p); });
+    step([p](const float* row) GRADCONF_ALWAYS_INLINE_LAMBDA { return load<float>(row + p); },
+         [p](const float* row) GRADCONF_ALWAYS_INLINE_LAMBDA { return broadcast_lanes(row + p); });
   }
   if (p < k) {
-    step([p, k](const float* row)
-             GRADCONF_ALWAYS_INLINE_LAMBDA { return load_head(row + p, k - p); });
+    const auto head = [p, k](const float* row)
+                          GRADCONF_ALWAYS_INLINE_LAMBDA { return load_head(row + p, k - p); };
+    step(head, [&](const float* row) GRADCONF_ALWAYS_INLINE_LAMBDA {
+      const Vec<float> lanes = head(row);
+      return pair_of(lanes, lanes);
+    });
   }
+#pragma GCC unroll 8
   for (int i = 0; i < MR; ++i) {
-    for (int q = 0; q < NP; ++q) {
-      const Vec<float> halves[2] = {
-          __builtin_shufflevector(acc[i][q], acc[i][q], 0, 1, 2, 3, 4, 5, 6, 7),
-          __builtin_shufflevector(acc[i][q], acc[i][q], 8, 9, 10, 11, 12, 13, 14, 15)};
-      for (int h = 0; h < 2; ++h) {
-        const float sum = combine_lane_vector<float>(halves[h]);
-        float& out = c[i * ldc + 2 * q + h];
-        out = accumulate ? out + sum : sum;
-      }
-    }
+    static_assert(NP == 4);
+    const Vec<float> sums = combine_pair_lanes(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+    float* out = c + i * ldc;
+    store<float, kLanes>(out, accumulate ? load<float>(out) + sums : sums);
   }
 }
 
@@ -171,9 +207,9 @@ GRADCONF_ALWAYS_INLINE void abt_rows(int64_t n, int64_t k, A a, B b, Acc* c, int
                                      bool accumulate) {
   int64_t j = 0;
   if constexpr (kWide && std::is_same_v<Acc, float>) {
-    constexpr int NP = WideTile<Acc>::kDotPairs;
-    for (; j + 2 * NP <= n; j += 2 * NP)
-      abt_pair_tile<MR, NP>(k, a, b.from_row(j), c + j, ldc, accumulate);
+    constexpr int kColumns = 2 * WideTile<Acc>::kDotPairs;
+    for (; j + kColumns <= n; j += kColumns)
+      abt_pair_tile<MR>(k, a, b.from_row(j), c + j, ldc, accumulate);
   }
   constexpr int NR = Tile<Acc>::kDotColumns;
   for (; j + NR <= n; j += NR) abt_tile<Acc, MR, NR>(k, a, b.from_row(j), c + j, ldc, accumulate);
@@ -183,11 +219,16 @@ GRADCONF_ALWAYS_INLINE void abt_rows(int64_t n, int64_t k, A a, B b, Acc* c, int
 template <typename Acc, bool kWide, typename A, typename B>
 GRADCONF_ALWAYS_INLINE void abt_body(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
                                      bool accumulate) {
-  constexpr int MR = Tile<Acc>::kRows;
   int64_t i = 0;
-  for (; i + MR <= m; i += MR)
-    abt_rows<Acc, MR, kWide>(n, k, a.from_row(i), b, c + i * ldc, ldc, accumulate);
-  for (; i < m; ++i) abt_rows<Acc, 1, kWide>(n, k, a.from_row(i), b, c + i * ldc, ldc, accumulate);
+  auto row_tiles = [&]<int MR>() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    for (; i + MR <= m; i += MR)
+      abt_rows<Acc, MR, kWide>(n, k, a.from_row(i), b, c + i * ldc, ldc, accumulate);
+  };
+  if constexpr (kWide && std::is_same_v<Acc, float>) {
+    row_tiles.template operator()<WideTile<Acc>::kDotRows>();
+  }
+  row_tiles.template operator()<Tile<Acc>::kRows>();
+  row_tiles.template operator()<1>();
 }
 
 /// A(i, p) of A B (A's rows are C's rows) or of A^T B (A's rows are the terms p).

@@ -209,6 +209,59 @@ inline __attribute__((always_inline)) Acc combine_lane_vector(const LaneVector<A
   return quads[0] + quads[4];
 }
 
+/// a where `mask` is all ones, b where it is zero, lane by lane.
+inline __attribute__((always_inline)) LaneVector<float> select_lanes(MaskLanes mask,
+                                                                     LaneVector<float> a,
+                                                                     LaneVector<float> b) {
+  BitLanes a_bits, b_bits;
+  std::memcpy(&a_bits, &a, sizeof a_bits);
+  std::memcpy(&b_bits, &b, sizeof b_bits);
+  const BitLanes bits =
+      (reinterpret_cast<BitLanes>(mask) & a_bits) | (~reinterpret_cast<BitLanes>(mask) & b_bits);
+  LaneVector<float> v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+/// 2^k for integer lanes k in [-126, 127], exactly.
+inline __attribute__((always_inline)) LaneVector<float> power_of_two_lanes(MaskLanes k) {
+  const MaskLanes bits = (k + 127) << 23;
+  LaneVector<float> v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+/// e^x for kLanes floats, each lane on its own: the same bits in any lane and on either ISA path
+/// (the kernels compile without contraction), where libm's expf is one out-of-line call per
+/// element. Cephes' expf: x = n ln2 + r with n = floor(x log2(e) + 1/2), a degree-7 polynomial in
+/// r, times 2^n in two exact steps so results down to the subnormals keep their bits. Within one
+/// ulp of e^x (0.99 at worst over every float in [-110, 90]; tests/core/exp_lanes_test.cpp).
+/// +inf above 88.7228, 0 below -103.9721, NaN stays NaN.
+inline __attribute__((always_inline)) LaneVector<float> exp_lanes(LaneVector<float> x) {
+  using V = LaneVector<float>;
+  const MaskLanes above = x > 88.72283935546875f, below = x < -103.972084045410156f;
+  const MaskLanes not_a_number = x != x;
+  const V in_range = select_lanes(above | below | not_a_number, V{}, x);
+  const V t = in_range * 1.44269504088896341f + 0.5f;
+  MaskLanes n = __builtin_convertvector(t, MaskLanes);  // toward zero, then down to the floor
+  n += __builtin_convertvector(n, V) > t;
+  const V whole = __builtin_convertvector(n, V);
+  V r = in_range - whole * 0.693359375f;  // ln 2 in two parts: the first times n is exact
+  r = r - whole * -2.12194440e-4f;
+  V y = V{} + 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.0f;
+  const MaskLanes half = n >> 1;
+  y = y * power_of_two_lanes(half) * power_of_two_lanes(n - half);
+  y = select_lanes(above, V{} + __builtin_huge_valf(), y);
+  y = select_lanes(below, V{}, y);
+  return select_lanes(not_a_number, x, y);
+}
+
 /// Stores kLanes values to p[0], p[stride], ... converted to T.
 template <typename Acc, typename T>
 inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,

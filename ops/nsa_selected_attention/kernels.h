@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -23,6 +24,7 @@
 
 #include "core/dtype.h"
 #include "core/gemm.h"
+#include "core/isa.h"
 #include "core/lanes.h"
 #include "core/parallel.h"
 #include "core/view.h"
@@ -247,6 +249,32 @@ struct Selection {
   }
 };
 
+/// row[j] = e^(row[j] - m) / divisor, or 0 where is_masked[j], for j < cols: floats kLanes at a
+/// time (exp_lanes), doubles by std::exp. (Dividing by 1 changes no bit.)
+template <typename Acc>
+void exp_over(Acc* row, int64_t cols, Acc m, Acc divisor, const uint8_t* is_masked) {
+  if constexpr (std::is_same_v<Acc, float>) {
+    typedef uint8_t ByteLanes __attribute__((vector_size(kLanes)));
+    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      const auto lanes = [&](int64_t j, size_t count) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        LaneVector<float> v = {};
+        ByteLanes masked = {};
+        std::memcpy(&v, row + j, count * sizeof(float));
+        std::memcpy(&masked, is_masked + j, count);
+        v = select_lanes(__builtin_convertvector(masked, MaskLanes) != 0, LaneVector<float>{},
+                         exp_lanes(v - m) / divisor);
+        std::memcpy(row + j, &v, count * sizeof(float));
+      };
+      int64_t j = 0;
+      for (; j + kLanes <= cols; j += kLanes) lanes(j, kLanes);
+      if (j < cols) lanes(j, static_cast<size_t>(cols - j));
+    });
+  } else {
+    for (int64_t j = 0; j < cols; ++j)
+      row[j] = is_masked[j] ? Acc(0) : std::exp(row[j] - m) / divisor;
+  }
+}
+
 /// softmaxMax of a fully masked row: -inf "represented as the lowest float" (spec Decision), in
 /// every statistics dtype.
 inline constexpr double kMaskedRowMax = -static_cast<double>(std::numeric_limits<float>::max());
@@ -266,10 +294,12 @@ void softmax_rows(Matrix<Acc>& scores, const std::vector<uint8_t>& is_masked, Ac
       any = true;
     }
     Acc l = 0;
-    for (int64_t j = 0; j < scores.cols(); ++j) {
-      row[j] = any && !is_masked[static_cast<size_t>(j)] ? std::exp(row[j] - m) : Acc(0);
-      l += row[j];
+    if (any) {
+      exp_over(row, scores.cols(), m, Acc(1), is_masked.data());
+    } else {
+      std::fill_n(row, scores.cols(), Acc(0));
     }
+    for (int64_t j = 0; j < scores.cols(); ++j) l += row[j];
     for (int64_t j = 0; j < scores.cols(); ++j) row[j] = l > 0 ? row[j] / l : Acc(0);
     max_out[g] = any ? m : static_cast<Acc>(kMaskedRowMax);
     sum_out[g] = l;
@@ -279,9 +309,11 @@ void softmax_rows(Matrix<Acc>& scores, const std::vector<uint8_t>& is_masked, Ac
 /// P of one score row from the saved statistics: exp(S - m) / l, 0 where masked or l == 0.
 template <typename Acc>
 void probabilities_from_stats(Acc* row, int64_t cols, const uint8_t* is_masked, Acc m, Acc l) {
-  for (int64_t j = 0; j < cols; ++j) {
-    row[j] = is_masked[j] || !(l > 0) ? Acc(0) : std::exp(row[j] - m) / l;
+  if (!(l > 0)) {
+    std::fill_n(row, cols, Acc(0));
+    return;
   }
+  exp_over(row, cols, m, l, is_masked);
 }
 
 template <typename T, Fault kFault>
@@ -391,15 +423,16 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           }
           dp.array() *= p.array();  // dS
           if (ws.cached) {
-            const int64_t stride = s.count * s.block;
-            for (int64_t g = 0; g < s.group; ++g) {
-              const int64_t at = ((t * s.kv_heads + n2) * s.group + g) * stride;
-              if (planted<kFault>(Fault::kCacheAssumedZero)) {
-                for (int64_t j = 0; j < p.cols(); ++j) p_cache[at + j] += p(g, j);
-              } else {
-                std::copy(p.row(g).data(), p.row(g).data() + p.cols(), p_cache + at);
+            for (int64_t k = 0; k < s.count; ++k) {
+              for (int64_t g = 0; g < s.group; ++g) {
+                const int64_t at = cached_row(s, t, n2, k, g), from = k * s.block;
+                if (planted<kFault>(Fault::kCacheAssumedZero)) {
+                  for (int64_t j = 0; j < s.block; ++j) p_cache[at + j] += p(g, from + j);
+                } else {
+                  std::copy_n(p.row(g).data() + from, s.block, p_cache + at);
+                }
+                std::copy_n(dp.row(g).data() + from, s.block, ds_cache + at);
               }
-              std::copy(dp.row(g).data(), dp.row(g).data() + dp.cols(), ds_cache + at);
             }
           }
           sel.weighted_sum(dp, true, dq_rows);
@@ -495,8 +528,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                 q_rows[at] = &query(t, n1, 0);
                 go_rows[at] = &grad_out(t, n1, 0);
                 if (ws.cached) {
-                  const int64_t cached =
-                      ((t * s.kv_heads + n2) * s.group + g) * s.count * s.block + slot * s.block;
+                  const int64_t cached = cached_row(s, t, n2, slot, g);
                   p_rows[at] = p_cache + cached;
                   ds_rows[at] = ds_cache + cached;
                   continue;

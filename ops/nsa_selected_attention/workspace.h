@@ -63,11 +63,18 @@ struct WorkspacePlan {
   PairCopyPlan kv;
   PairCopyPlan query_rows;  ///< query and attentionOutGrad, (T1, N1, Dqk) and (T1, N1, Dv)
   uint64_t dr_offset = 0, offsets_offset = 0, entries_offset = 0, total = 0;
-  bool cached = false;  ///< P and dS kept: (T1, N2, G, K*B) each, from cache_offset
+  bool cached = false;  ///< P and dS kept: (T1, N2, K, G, B) each, from cache_offset
   uint64_t cache_offset = 0, cache_elements = 0;
   /// Per (batch, kv head): the first offset and the first entry (in int64 elements).
   std::vector<int64_t> pair_offsets, pair_entries;
 };
+
+/// Where slot k's row of query head g of (query t, kv head n2) starts in the P or dS cache. The G
+/// rows of a slot are adjacent: the dk/dv pass reads a block's slots G rows at a time, and rows K*B
+/// apart (a (T1, N2, G, K*B) layout) fall into the same few L1 sets.
+inline int64_t cached_row(const Sizes& s, int64_t t, int64_t n2, int64_t k, int64_t g) {
+  return (((t * s.kv_heads + n2) * s.count + k) * s.group + g) * s.block;
+}
 
 /// Sizes are bounded by the clauses (T1, T2 <= 2^21, N <= 128, K <= T2, D <= 512): no overflow,
 /// and the total stays below 2^56 bytes.
