@@ -128,14 +128,21 @@ GRADCONF_ALWAYS_INLINE Pair pair_of(Vec<float> low, Vec<float> high) {
 }
 
 /// The kLanes floats at p in both halves of a 512-bit vector, by one broadcast from memory: a
-/// load-port operation, where pair_of(v, v) costs a shuffle on the ports that run the
-/// multiply-adds (GCC builds the pair from a register; the intrinsic cannot inline into a body
-/// compiled for two ISAs). Only the wide path, compiled for AVX-512, reaches it.
+/// load-port operation, where pair_of(v, v) from a register costs a shuffle on the ports that run
+/// the multiply-adds. GCC builds the pair from a register (and the intrinsic cannot inline into a
+/// body compiled for two ISAs), so it gets the instruction itself; Clang folds the load into the
+/// broadcast (and would refuse the asm's 512-bit operand outside an AVX-512 function). Only the
+/// wide path, compiled for AVX-512, reaches it.
 GRADCONF_ALWAYS_INLINE Pair broadcast_lanes(const float* p) {
+#if defined(__clang__)
+  const Vec<float> lanes = load<float>(p);
+  return pair_of(lanes, lanes);
+#else
   using Lanes [[gnu::may_alias]] = Vec<float>;
   Pair out;
   asm("vbroadcastf64x4 %1, %0" : "=v"(out) : "m"(*reinterpret_cast<const Lanes*>(p)));
   return out;
+#endif
 }
 
 /// Even-indexed then odd-indexed elements of each 128-bit chunk of x and y: [x0 x2 y0 y2] and
