@@ -358,6 +358,17 @@ inline __attribute__((always_inline)) Acc dot_lanes(const Acc* a, const Acc* b, 
   return combine_lane_vector<Acc>(lanes);
 }
 
+/// sum_k a[k] over a contiguous buffer: element k in lane k % kLanes, lanes combined by
+/// combine_lanes' tree.
+template <typename Acc>
+inline __attribute__((always_inline)) Acc sum_lanes(const Acc* a, int64_t n) {
+  LaneVector<Acc> lanes = {};
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) lanes += load_lanes<Acc>(a + k, 1);
+  for (int j = 0; k < n; ++k, ++j) lanes[j] += a[k];
+  return combine_lane_vector<Acc>(lanes);
+}
+
 /// y[k] += w * x[k * x_stride] (converted to Acc) for k < n: each element on its own, so the bits
 /// are the scalar loop's.
 template <typename Acc, typename T>

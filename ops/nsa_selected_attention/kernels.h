@@ -249,29 +249,51 @@ struct Selection {
   }
 };
 
-/// row[j] = e^(row[j] - m) / divisor, or 0 where is_masked[j], for j < cols: floats kLanes at a
-/// time (exp_lanes), doubles by std::exp. (Dividing by 1 changes no bit.)
+/// row[j] = f(row[j..j + kLanes), j) for j < cols in steps of kLanes (the last step's lanes past
+/// cols read as zeros and are not stored), on the widest ISA path.
+template <typename F>
+void map_float_lanes(float* row, int64_t cols, F f) {
+  on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    const auto lanes = [&](int64_t j, size_t count) GRADCONF_ALWAYS_INLINE_LAMBDA {
+      LaneVector<float> v = {};
+      std::memcpy(&v, row + j, count * sizeof(float));
+      v = f(v, j, count);
+      std::memcpy(row + j, &v, count * sizeof(float));
+    };
+    int64_t j = 0;
+    for (; j + kLanes <= cols; j += kLanes) lanes(j, kLanes);
+    if (j < cols) lanes(j, static_cast<size_t>(cols - j));
+  });
+}
+
+/// row[j] = e^(row[j] - m) / divisor, or 0 where is_masked[j], for j < cols: floats in lanes
+/// (exp_lanes), doubles by std::exp. (Dividing by 1 changes no bit.)
 template <typename Acc>
 void exp_over(Acc* row, int64_t cols, Acc m, Acc divisor, const uint8_t* is_masked) {
   if constexpr (std::is_same_v<Acc, float>) {
     typedef uint8_t ByteLanes __attribute__((vector_size(kLanes)));
-    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-      const auto lanes = [&](int64_t j, size_t count) GRADCONF_ALWAYS_INLINE_LAMBDA {
-        LaneVector<float> v = {};
-        ByteLanes masked = {};
-        std::memcpy(&v, row + j, count * sizeof(float));
-        std::memcpy(&masked, is_masked + j, count);
-        v = select_lanes(__builtin_convertvector(masked, MaskLanes) != 0, LaneVector<float>{},
-                         exp_lanes(v - m) / divisor);
-        std::memcpy(row + j, &v, count * sizeof(float));
-      };
-      int64_t j = 0;
-      for (; j + kLanes <= cols; j += kLanes) lanes(j, kLanes);
-      if (j < cols) lanes(j, static_cast<size_t>(cols - j));
-    });
+    map_float_lanes(
+        row, cols, [&](LaneVector<float> v, int64_t j, size_t count) GRADCONF_ALWAYS_INLINE_LAMBDA {
+          ByteLanes masked = {};
+          std::memcpy(&masked, is_masked + j, count);
+          return select_lanes(__builtin_convertvector(masked, MaskLanes) != 0, LaneVector<float>{},
+                              exp_lanes(v - m) / divisor);
+        });
   } else {
     for (int64_t j = 0; j < cols; ++j)
       row[j] = is_masked[j] ? Acc(0) : std::exp(row[j] - m) / divisor;
+  }
+}
+
+/// row[j] /= divisor for j < cols (floats in lanes: each quotient is the scalar one).
+template <typename Acc>
+void divide_row(Acc* row, int64_t cols, Acc divisor) {
+  if constexpr (std::is_same_v<Acc, float>) {
+    map_float_lanes(row, cols,
+                    [&](LaneVector<float> v, int64_t, size_t)
+                        GRADCONF_ALWAYS_INLINE_LAMBDA { return v / divisor; });
+  } else {
+    for (int64_t j = 0; j < cols; ++j) row[j] /= divisor;
   }
 }
 
@@ -296,11 +318,13 @@ void softmax_rows(Matrix<Acc>& scores, const std::vector<uint8_t>& is_masked, Ac
     Acc l = 0;
     if (any) {
       exp_over(row, scores.cols(), m, Acc(1), is_masked.data());
+      l = sum_lanes(row, scores.cols());
+    }
+    if (l > 0) {
+      divide_row(row, scores.cols(), l);
     } else {
       std::fill_n(row, scores.cols(), Acc(0));
     }
-    for (int64_t j = 0; j < scores.cols(); ++j) l += row[j];
-    for (int64_t j = 0; j < scores.cols(); ++j) row[j] = l > 0 ? row[j] / l : Acc(0);
     max_out[g] = any ? m : static_cast<Acc>(kMaskedRowMax);
     sum_out[g] = l;
   }
