@@ -400,7 +400,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   auto* entries = reinterpret_cast<int64_t*>(workspace + ws.entries_offset);
   const Acc scale = static_cast<Acc>(plan.scale);
   const int64_t lane = stat_lane<kFault>();
-  // P and dS of every slot, (T1, N2, G, K*B), when the plan keeps them.
+  // P and dS of every slot, (T1, N2, K, G, B) (cached_row), when the plan keeps them.
   auto* p_cache = reinterpret_cast<Acc*>(workspace + ws.cache_offset);
   Acc* ds_cache = p_cache + ws.cache_elements;
 
