@@ -358,6 +358,16 @@ inline __attribute__((always_inline)) Acc dot_lanes(const Acc* a, const Acc* b, 
   return combine_lane_vector<Acc>(lanes);
 }
 
+/// step(j, kLanes) for j = 0, kLanes, ... while a whole vector remains, then step(j, n - j) once
+/// for the rest: the whole steps see a constant count, so their loads and stores compile to
+/// vector moves.
+template <typename Step>
+inline __attribute__((always_inline)) void for_lane_steps(int64_t n, Step step) {
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) step(j, size_t{kLanes});
+  if (j < n) step(j, static_cast<size_t>(n - j));
+}
+
 /// sum_k a[k] over a contiguous buffer: element k in lane k % kLanes, lanes combined by
 /// combine_lanes' tree.
 template <typename Acc>

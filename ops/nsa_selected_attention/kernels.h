@@ -273,15 +273,12 @@ GRADCONF_ALWAYS_INLINE bool masked_any(MaskLanes masked) {
 template <typename F>
 void map_float_lanes(float* row, int64_t cols, F f) {
   on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-    const auto lanes = [&](int64_t j, size_t count) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    for_lane_steps(cols, [&](int64_t j, size_t count) GRADCONF_ALWAYS_INLINE_LAMBDA {
       LaneVector<float> v = {};
       std::memcpy(&v, row + j, count * sizeof(float));
       v = f(v, j, count);
       std::memcpy(row + j, &v, count * sizeof(float));
-    };
-    int64_t j = 0;
-    for (; j + kLanes <= cols; j += kLanes) lanes(j, kLanes);
-    if (j < cols) lanes(j, static_cast<size_t>(cols - j));
+    });
   });
 }
 
@@ -341,7 +338,7 @@ std::optional<Acc> unmasked_max(const Acc* row, int64_t cols, const uint8_t* is_
     V m = V{} - __builtin_huge_valf();
     MaskLanes seen = {}, not_a_number = {};
     on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-      const auto lanes = [&](int64_t j, size_t count) GRADCONF_ALWAYS_INLINE_LAMBDA {
+      for_lane_steps(cols, [&](int64_t j, size_t count) GRADCONF_ALWAYS_INLINE_LAMBDA {
         V v = {};
         std::memcpy(&v, row + j, count * sizeof(float));
         MaskLanes valid = ~mask_lanes(is_masked + j, count);
@@ -350,10 +347,7 @@ std::optional<Acc> unmasked_max(const Acc* row, int64_t cols, const uint8_t* is_
         seen |= valid;
         not_a_number |= valid & (v != v);
         m = select_lanes(valid & (m < v), v, m);
-      };
-      int64_t j = 0;
-      for (; j + kLanes <= cols; j += kLanes) lanes(j, kLanes);
-      if (j < cols) lanes(j, static_cast<size_t>(cols - j));
+      });
     });
     bool any = false, nan = false;
     float best = -__builtin_huge_valf();
