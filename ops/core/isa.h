@@ -1,18 +1,20 @@
 // Runtime choice of the instruction set for hot kernel loops. The build targets baseline x86-64
 // (the backend runs in other people's processes on machines we do not know), so a kernel that
-// needs wider vectors compiles its loop body twice: once as is, once inside a function with
-// GRADCONF_TARGET_AVX2, and calls the one kernel_isa() names. Only the always-inline body is
-// compiled for AVX2; every out-of-line function it calls keeps the baseline ISA, so no AVX2 copy
-// of a shared inline function can reach a machine without AVX2. Results may differ in the last
-// bits between the two paths (vector widths change nothing in our fixed orders, but the compiler
-// may contract), never between thread counts.
+// needs wider vectors compiles its loop body three times: once as is, once inside a function with
+// GRADCONF_TARGET_AVX2 and once with GRADCONF_TARGET_AVX512, and calls the one kernel_isa() names.
+// Only the always-inline body is compiled for the wider ISA; every out-of-line function it calls
+// keeps the baseline ISA, so no wide copy of a shared inline function can reach a machine without
+// it. The kernels' lane vectors (core/lanes.h) are 8 wide whatever the path: under AVX-512 a
+// vector of 8 doubles is one register instead of two, the same operations in the same order.
+// Results may differ in the last bits between the baseline and the wider paths (the compiler may
+// contract on them), never between thread counts.
 #ifndef GRADCONF_OPS_CORE_ISA_H_
 #define GRADCONF_OPS_CORE_ISA_H_
 
 namespace gradconf {
 
-/// kAvx512 implies kAvx2: every AVX2 path runs on it; only core/gemm's products have a 512-bit
-/// path.
+/// kAvx512 implies kAvx2. on_widest_isa's bodies take the AVX-512 path as they are; core/gemm's
+/// products also have tiles of their own for it.
 enum class Isa { kBaseline, kAvx2, kAvx512 };
 
 /// The widest path this CPU runs, capped by GRADCONF_ISA ("baseline", "avx2" or "avx512"; read
@@ -48,19 +50,25 @@ void run_baseline(Body& body) {
 }
 
 /// Runs `body`, a lambda declared GRADCONF_ALWAYS_INLINE_LAMBDA, compiled for the path
-/// kernel_isa() names: the lambda's body is inlined into one function per path. kBothPaths
-/// false compiles the baseline path only: the planted-fault instantiations pass it (both paths give
-/// the same bits, so one is enough to plant a fault in).
-template <bool kBothPaths = true, typename Body>
+/// kernel_isa() names: the lambda's body is inlined into one function per path. kEveryPath
+/// false compiles the baseline path only: the planted-fault instantiations pass it (every path
+/// gives the same bits, so one is enough to plant a fault in).
+template <bool kEveryPath = true, typename Body>
 void on_widest_isa(Body&& body) {
-  if constexpr (!kBothPaths) {
+  if constexpr (!kEveryPath) {
     run_baseline(body);
     return;
   }
-  if (kernel_isa() != Isa::kBaseline) {
-    run_avx2(body);
-  } else {
-    run_baseline(body);
+  switch (kernel_isa()) {
+    case Isa::kAvx512:
+      run_avx512(body);
+      break;
+    case Isa::kAvx2:
+      run_avx2(body);
+      break;
+    case Isa::kBaseline:
+      run_baseline(body);
+      break;
   }
 }
 

@@ -317,8 +317,9 @@ inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<A
 
 /// out[j] = inside[j] ? base[offset[j]] : +0 for the kLanes lanes (`inside` lanes all ones or
 /// all zeros), with one AVX2 gather: the bits of the scalar copy. Compiled for AVX2, so it is
-/// inlined into on_widest_isa's AVX2 path only; a kernel calls it only when kernel_isa() is AVX2
-/// (from the baseline path it would be an out-of-line call that never runs).
+/// inlined into on_widest_isa's AVX2 and AVX-512 paths only; a kernel calls it only when
+/// kernel_isa() is one of them (from the baseline path it would be an out-of-line call that never
+/// runs).
 GRADCONF_TARGET_AVX2 inline void gather_lanes_avx2(const float* base, const MaskLanes& offset,
                                                    const MaskLanes& inside, float* out) {
 #if defined(__x86_64__) && defined(__GNUC__)
