@@ -14,10 +14,11 @@
 //      Bilinear and nearest on float coordinates under zeros or border padding locate kLanes
 //      points at once and form their taps in lanes (source_lanes.h, locate_in_lanes): the same
 //      values, so the same bits;
-//   3. inputGrad: one task per (batch n, block of W channels, range of input rows) clears
-//      its worker's accumulator (W double lanes per pixel), scatters into it, in point order,
-//      every point of batch n with a tap in its range (taps outside the input or the range land
-//      in trash slots past the pixels, so the loop has no branch), then writes its pixels out.
+//   3. inputGrad (input_grad_pass.h): one task per (batch n, block of W channels, range of
+//      input rows) clears its worker's accumulator (W double lanes per pixel), scatters into it,
+//      in point order, every point of batch n with a tap in its range (taps outside the input or
+//      the range land in trash slots past the pixels, so the loop has no branch), then writes its
+//      pixels out.
 // Each output element has exactly one writer and a fixed summation order, whatever the blocks,
 // ranges or thread count, so results are bitwise identical for any of them; no atomics. The
 // scatter accumulates in double because a pixel can gather every point of its batch (half
@@ -41,6 +42,7 @@
 #include "grid_sampler2d/channels_last.h"
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/forward_kernel.h"
+#include "grid_sampler2d/input_grad_pass.h"
 #include "grid_sampler2d/plan.h"
 #include "grid_sampler2d/source_lanes.h"
 #include "grid_sampler2d/workspace.h"
@@ -184,159 +186,6 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
     } else {
       gx[p] = combine_lane_tree<Acc, V>(ax[p]);
       gy[p] = combine_lane_tree<Acc, V>(ay[p]);
-    }
-  }
-}
-
-/// One inputGrad task's accumulator: the pixels [first, first + count) of a plane, then
-/// kTrashSlots trash slots where every other tap lands (the scatter then has no branch).
-template <typename PlaneAcc, int W, typename Taps>
-struct ScatterRange {
-  LaneVector<PlaneAcc, W>* acc;
-  int64_t first, count;
-
-  GRADCONF_ALWAYS_INLINE bool inside(int64_t pixel) const {
-    return static_cast<uint64_t>(pixel - first) < static_cast<uint64_t>(count);
-  }
-  GRADCONF_ALWAYS_INLINE bool reached_by(const Taps& t) const {
-    bool hit = false;
-    for (int k = 0; k < Taps::kCount; ++k) hit |= inside(t.offset[k]);
-    return hit;
-  }
-  /// Point i's gradOutput channels g through its taps t.
-  GRADCONF_ALWAYS_INLINE void add(const Taps& t, int64_t i,
-                                  const LaneVector<PlaneAcc, W>& g) const {
-    const auto slot = [&](int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
-      return inside(t.offset[k]) ? t.offset[k] - first
-                                 : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
-    };
-    if constexpr (Taps::kCount == 1) {
-      // Nearest: weight 1, and 1 * g == g exactly, NaN and inf included.
-      acc[slot(0)] += g;
-      return;
-    }
-#pragma GCC unroll 16
-    for (int k = 0; k < Taps::kCount; ++k) acc[slot(k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
-  }
-};
-
-/// One inputGrad task: scatters gradOutput rows of one batch and channel block of W channels
-/// (`grad`, row by row) through each point's taps, in point order, into `range`. A task that
-/// holds only a range of the plane (`filter`) first picks, chunk by chunk and in order, the
-/// points with a tap inside it: the points it skips would only have reached trash, so every pixel
-/// still sums the same points in the same order, while the range's task walks its points rather
-/// than all of them.
-template <typename PlaneAcc, int W, typename Taps, typename Val>
-GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>& range,
-                                          const Taps* taps, const Val* grad, int64_t row,
-                                          int64_t points, bool filter) {
-  const auto scatter_point = [&](int64_t i) GRADCONF_ALWAYS_INLINE_LAMBDA {
-    range.add(taps[i], i, load_row<PlaneAcc, W>(grad + i * row));
-  };
-  if (!filter) {
-    for (int64_t i = 0; i < points; ++i) scatter_point(i);
-    return;
-  }
-  constexpr int64_t kChunk = 256;
-  int64_t picked[kChunk];
-  for (int64_t i0 = 0; i0 < points; i0 += kChunk) {
-    const int64_t end = std::min(points, i0 + kChunk);
-    int64_t count_picked = 0;
-    for (int64_t i = i0; i < end; ++i) {
-      picked[count_picked] = i;  // kept only when reached: the next point overwrites it otherwise
-      count_picked += range.reached_by(taps[i]);
-    }
-    for (int64_t j = 0; j < count_picked; ++j) scatter_point(picked[j]);
-  }
-}
-
-/// The channels-last rows of kLanes consecutive points of one plane: point j's channel c < W read
-/// at grad[c * plane + j * step], zero from `channels` on, written to rows + j * row. The planes
-/// are loaded kLanes points at a time and transposed in registers, so each row holds what a
-/// channels-last copy would.
-template <int W, typename T>
-GRADCONF_ALWAYS_INLINE void transpose_point_rows(const T* grad, int64_t plane, int64_t step,
-                                                 int64_t channels, float* rows, int64_t row) {
-  LaneVector<float> tile[kLanes];
-#pragma GCC unroll 8
-  for (int c = 0; c < kLanes; ++c) {
-    tile[c] =
-        c < W && c < channels ? load_lanes<float>(grad + c * plane, step) : LaneVector<float>{};
-  }
-  if constexpr (W == kNarrowLanes) {
-    LaneVector<float, 4> column[kLanes];
-    transpose_4x8(reinterpret_cast<const LaneVector<float>(&)[4]>(tile), column);
-    for (int j = 0; j < kLanes; ++j) std::memcpy(rows + j * row, &column[j], sizeof column[j]);
-  } else {
-    static_assert(W == kLanes);
-    transpose_lanes(tile);
-    for (int j = 0; j < kLanes; ++j) std::memcpy(rows + j * row, &tile[j], sizeof tile[j]);
-  }
-}
-
-/// scatter_block reading gradOutput where it is (wants.grad_output_in_place): point i's channel
-/// c at grad[c * plane + i * step], `channels` (at most W) of them. kLanes consecutive points are
-/// loaded plane by plane and transposed in registers, so each point adds the values its
-/// channels-last row would hold (zero past `channels`), in the same order: the same bits. With
-/// `filter`, tiles of points that reach no pixel of the range are skipped (the others' points
-/// that do not reach it land in trash).
-template <typename PlaneAcc, int W, typename Taps, typename T>
-GRADCONF_ALWAYS_INLINE void scatter_block_from_planes(const ScatterRange<PlaneAcc, W, Taps>& range,
-                                                      const Taps* taps, const T* grad,
-                                                      int64_t plane, int64_t step, int channels,
-                                                      int64_t points, bool filter) {
-  int64_t i = 0;
-  for (; i + kLanes <= points; i += kLanes) {
-    if (filter) {
-      bool reached = false;
-      for (int j = 0; j < kLanes; ++j) reached |= range.reached_by(taps[i + j]);
-      if (!reached) continue;
-    }
-    alignas(32) float rows[kLanes][W];
-    transpose_point_rows<W>(grad + i * step, plane, step, channels, &rows[0][0], W);
-#pragma GCC unroll 8
-    for (int j = 0; j < kLanes; ++j) range.add(taps[i + j], i + j, load_row<PlaneAcc, W>(rows[j]));
-  }
-  for (; i < points; ++i) {
-    LaneVector<float> g = {};
-    for (int c = 0; c < channels; ++c) g[c] = static_cast<float>(grad[c * plane + i * step]);
-    range.add(taps[i], i, load_row<PlaneAcc, W>(reinterpret_cast<float*>(&g)));
-  }
-}
-
-/// Writes input rows [y0, y1) of channels c0 .. c0 + W (those that exist) of batch n from the
-/// accumulator, whose pixel 0 is (y0, 0). Below double, blocks of 8 channels are written in
-/// 8 x 8 tiles of (pixels, channels) transposed in registers, through float: Eigen rounds double
-/// to half and bfloat16 through float too, so the bits are the scalar cast's. Each pixel read is
-/// cleared, so the worker's next task finds its accumulator zero (a separate clearing pass over
-/// it was about 5% of the nearest backward).
-template <typename T, typename PlaneAcc, int W>
-GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
-                                        LaneVector<PlaneAcc, W>* acc, int64_t n, int64_t c0,
-                                        int64_t y0, int64_t y1) {
-  const int64_t width = input_grad.dims[3], xs = input_grad.strides[3];
-  const int lanes = static_cast<int>(std::min<int64_t>(W, input_grad.dims[1] - c0));
-  constexpr bool kTiles = !std::is_same_v<T, double> && W == kLanes;
-  T* planes[W];
-  for (int j = 0; j < lanes; ++j) planes[j] = &input_grad(n, c0 + j, 0, 0);
-  for (int64_t y = y0; y < y1; ++y, acc += width) {
-    const int64_t row_offset = y * input_grad.strides[2];
-    int64_t x = 0;
-    if constexpr (kTiles) {
-      for (; x + kLanes <= width; x += kLanes) {
-        LaneVector<float> tile[kLanes];
-        for (int i = 0; i < kLanes; ++i) {
-          tile[i] = float_lanes<PlaneAcc>(acc[x + i]);
-          acc[x + i] = LaneVector<PlaneAcc, W>{};
-        }
-        transpose_lanes(tile);
-        for (int j = 0; j < lanes; ++j)
-          store_lanes<float>(planes[j] + row_offset + x * xs, xs, tile[j]);
-      }
-    }
-    for (; x < width; ++x) {
-      for (int j = 0; j < lanes; ++j) planes[j][row_offset + x * xs] = static_cast<T>(acc[x][j]);
-      acc[x] = LaneVector<PlaneAcc, W>{};
     }
   }
 }
@@ -565,66 +414,6 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
       stream_fence();
     });
   });
-}
-
-/// Pass 3: inputGrad, one task per (batch, channel block of W, row range).
-template <typename T, Fault kFault, int W, typename Val>
-void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std::byte* scatter,
-                     const Val* grad_rows, std::byte* accumulators, uint64_t accumulator_bytes) {
-  // inputGrad sums over every grid point of the batch (thousands of terms, cancelling), so its
-  // accumulator is double for every dtype (spec README §3).
-  using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
-  const auto input_grad = view_of<T, 4>(plan.input_grad);
-  const auto grad_output = view_of<const T, 4>(plan.grad_output);
-  const int64_t points = l.points(), row = l.padded_channels(), blocks = l.channel_blocks();
-  const int64_t ranges = pixel_ranges(l, plan.workers);
-  const Interpolation interpolation = plan.attrs.interpolation;
-  // Per worker, how many leading pixels of its accumulator are known zero: none at first (the
-  // workspace holds anything), then those its last task wrote out (write_block clears them).
-  std::vector<int64_t> cleared(static_cast<size_t>(plan.workers), 0);
-  // A task reads every tap of its batch's points (picking those that reach its range), then
-  // scatters its share of them and writes its pixels, W channels each.
-  const int taps = scatter_tap_count(interpolation);
-  const double task_work = double(points) * taps * (1.0 + double(W) / double(ranges)) +
-                           double(l.pixels()) * W / double(ranges);
-  parallel_for(
-      0, l.n_batch * blocks * ranges, grain_for_work(task_work),
-      [&](int64_t lo, int64_t hi) {
-        auto* acc = reinterpret_cast<LaneVector<PlaneAcc, W>*>(accumulators +
-                                                               accumulator_bytes * worker_index());
-        int64_t& zero_pixels = cleared[static_cast<size_t>(worker_index())];
-        on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-          for (int64_t task = lo; task < hi; ++task) {
-            const int64_t n = task / (blocks * ranges), b = task / ranges % blocks;
-            const int64_t r = task % ranges;
-            const int64_t y0 = r * l.in_h / ranges, y1 = (r + 1) * l.in_h / ranges;
-            const int64_t first = y0 * l.in_w, count = (y1 - y0) * l.in_w;
-            // Trash slots are cleared with the pixels before them, though never read: whatever
-            // the workspace held (subnormals) would slow every add into them.
-            if (zero_pixels < count && !planted<kFault>(Fault::kWorkspaceAssumedZero))
-              std::fill(acc + zero_pixels, acc + count + kTrashSlots, LaneVector<PlaneAcc, W>{});
-            zero_pixels = count;
-            const int64_t batch = planted<kFault>(Fault::kGridOfFirstBatchOnly) ? 0 : n * points;
-            with_scatter_taps(interpolation, [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
-              using Taps = std::remove_pointer_t<decltype(type)>;
-              const ScatterRange<PlaneAcc, W, Taps> range{acc, first, count};
-              const Taps* taps = reinterpret_cast<const Taps*>(scatter) + batch;
-              if constexpr (!std::is_same_v<T, double>) {
-                if (plan.wants.grad_output_in_place) {
-                  const int channels = static_cast<int>(std::min<int64_t>(W, l.channels - b * W));
-                  return scatter_block_from_planes(range, taps, &grad_output(n, b * W, 0, 0),
-                                                   grad_output.strides[1], grad_output.strides[3],
-                                                   channels, points, ranges > 1);
-                }
-              }
-              scatter_block(range, taps, grad_rows + n * points * row + b * W, row, points,
-                            ranges > 1);
-            });
-            write_block<T, PlaneAcc, W>(input_grad, acc, n, b * W, y0, y1);
-          }
-        });
-      },
-      plan.workers);
 }
 
 template <typename T, Fault kFault>

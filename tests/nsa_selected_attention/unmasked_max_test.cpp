@@ -1,4 +1,4 @@
-// unmasked_max (nsa_selected_attention/kernels.h), the softmax's row maximum in lanes, against
+// unmasked_max (nsa_selected_attention/softmax.h), the softmax's row maximum in lanes, against
 // the serial loop it replaced: the first unmasked score raised by std::max over the later ones,
 // compared bit for bit, on rows that mix masks, NaNs, zeros of both signs, infinities and ties.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "nsa_selected_attention/kernels.h"
+#include "nsa_selected_attention/softmax.h"
 
 namespace {
 
