@@ -333,23 +333,6 @@ GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, A a, B b, A
   ab_row_tiles<Acc, 1, kTransposed, kWide>(i, m, n, k, a, b, c, ldc, accumulate);
 }
 
-/// Runs `narrow` (8-lane tiles) or `wide` (512-bit tiles), lambdas declared
-/// GRADCONF_ALWAYS_INLINE_LAMBDA, compiled for the path kernel_isa() names.
-template <typename Narrow, typename Wide>
-void on_gemm_path(Narrow& narrow, Wide& wide) {
-  switch (kernel_isa()) {
-    case Isa::kAvx512:
-      run_avx512(wide);
-      break;
-    case Isa::kAvx2:
-      run_avx2(narrow);
-      break;
-    case Isa::kBaseline:
-      run_baseline(narrow);
-      break;
-  }
-}
-
 template <typename Acc, typename A, typename B>
 void abt_dispatch(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
@@ -359,7 +342,7 @@ void abt_dispatch(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc
   auto wide = [&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
     abt_body<Acc, true>(m, n, k, a, b, c, ldc, accumulate);
   };
-  on_gemm_path(narrow, wide);
+  on_isa_path(narrow, wide);  // 8-lane tiles, or 512-bit ones
 }
 
 template <typename Acc, bool kTransposed, typename A, typename B>
@@ -371,7 +354,7 @@ void ab_dispatch(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
   auto wide = [&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
     ab_body<Acc, kTransposed, true>(m, n, k, a, b, c, ldc, accumulate);
   };
-  on_gemm_path(narrow, wide);
+  on_isa_path(narrow, wide);  // 8-lane tiles, or 512-bit ones
 }
 
 }  // namespace

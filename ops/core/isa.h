@@ -49,26 +49,34 @@ void run_baseline(Body& body) {
   body();
 }
 
+/// Runs the body kernel_isa() names, each a lambda declared GRADCONF_ALWAYS_INLINE_LAMBDA and
+/// compiled for its path: `up_to_avx2` on the baseline and AVX2 paths, `avx512` on the AVX-512
+/// one (core/gemm.cpp gives that path tiles of its own).
+template <typename UpToAvx2, typename Avx512>
+void on_isa_path(UpToAvx2& up_to_avx2, Avx512& avx512) {
+  switch (kernel_isa()) {
+    case Isa::kAvx512:
+      run_avx512(avx512);
+      break;
+    case Isa::kAvx2:
+      run_avx2(up_to_avx2);
+      break;
+    case Isa::kBaseline:
+      run_baseline(up_to_avx2);
+      break;
+  }
+}
+
 /// Runs `body`, a lambda declared GRADCONF_ALWAYS_INLINE_LAMBDA, compiled for the path
 /// kernel_isa() names: the lambda's body is inlined into one function per path. kEveryPath
 /// false compiles the baseline path only: the planted-fault instantiations pass it (every path
 /// gives the same bits, so one is enough to plant a fault in).
 template <bool kEveryPath = true, typename Body>
 void on_widest_isa(Body&& body) {
-  if constexpr (!kEveryPath) {
+  if constexpr (kEveryPath) {
+    on_isa_path(body, body);
+  } else {
     run_baseline(body);
-    return;
-  }
-  switch (kernel_isa()) {
-    case Isa::kAvx512:
-      run_avx512(body);
-      break;
-    case Isa::kAvx2:
-      run_avx2(body);
-      break;
-    case Isa::kBaseline:
-      run_baseline(body);
-      break;
   }
 }
 
