@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -24,7 +23,6 @@
 
 #include "core/dtype.h"
 #include "core/gemm.h"
-#include "core/isa.h"
 #include "core/lanes.h"
 #include "core/parallel.h"
 #include "core/view.h"

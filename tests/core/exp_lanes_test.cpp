@@ -1,6 +1,6 @@
 // exp_lanes (core/lanes.h), the exponential of NsaSelectedAttention's softmax: within one ulp of
 // e^x, computed in double, on a sweep of float bit patterns over its whole finite range; the
-// documented values past that range; and the same bits on the baseline and the AVX2 path.
+// documented values past that range; and the same bits on the baseline, AVX2 and AVX-512 paths.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -28,6 +28,10 @@ void exp_all(const float* in, float* out, size_t n) {
 }
 
 GRADCONF_TARGET_AVX2 void exp_all_avx2(const float* in, float* out, size_t n) {
+  exp_all(in, out, n);
+}
+
+GRADCONF_TARGET_AVX512 void exp_all_avx512(const float* in, float* out, size_t n) {
   exp_all(in, out, n);
 }
 
@@ -83,6 +87,18 @@ TEST(ExpLanes, BaselineAndAvx2PathsGiveTheSameBits) {
   exp_all_avx2(x.data(), avx2.data(), x.size());
   for (size_t i = 0; i < x.size(); ++i) {
     ASSERT_EQ(std::bit_cast<uint32_t>(baseline[i]), std::bit_cast<uint32_t>(avx2[i]))
+        << "x = " << x[i];
+  }
+}
+
+TEST(ExpLanes, Avx512PathGivesTheBaselineBits) {
+  if (gradconf::kernel_isa() != gradconf::Isa::kAvx512) GTEST_SKIP() << "this CPU has no AVX-512";
+  const std::vector<float> x = sweep();
+  std::vector<float> baseline(x.size()), avx512(x.size());
+  exp_all(x.data(), baseline.data(), x.size());
+  exp_all_avx512(x.data(), avx512.data(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(baseline[i]), std::bit_cast<uint32_t>(avx512[i]))
         << "x = " << x[i];
   }
 }
