@@ -197,9 +197,12 @@ TEST(Gemm, avx512_path_gives_the_avx2_paths_bits) {
   if (kernel_isa() != Isa::kAvx512) GTEST_SKIP() << "this CPU has no AVX-512 path";
   char self[4096] = {};  // this test binary (in the shell /proc/self/exe would be the shell)
   ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
-  const std::string command = "GRADCONF_ISA=avx2 GRADCONF_GEMM_DIGEST_CHILD=1 '" +
-                              std::string(self) +
-                              "' --gtest_filter=Gemm.avx512_path_gives_the_avx2_paths_bits";
+  // The child runs the one test whatever shard this process is (a sharded run exports
+  // GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX, which would hand it to shard 0 only).
+  const std::string command =
+      "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX GRADCONF_ISA=avx2 "
+      "GRADCONF_GEMM_DIGEST_CHILD=1 '" +
+      std::string(self) + "' --gtest_filter=Gemm.avx512_path_gives_the_avx2_paths_bits";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string child_digest;
