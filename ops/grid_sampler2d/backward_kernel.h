@@ -190,6 +190,54 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
   }
 }
 
+/// coordinate_grads<T, kFault, 4> of a block's kLanes points at once (C <= 4: rows of 4 floats;
+/// bilinear on float coordinates), one lane per point and one vector per channel: each point's tap
+/// rows and gradOutput row are transposed in registers. Per point the operations and their order
+/// are coordinate_grads': the tap derivatives formed in double and rounded (lane_point_taps), a
+/// tap outside adding nothing (a select where coordinate_grads skips the tap), each channel summing
+/// its taps in tap order from zero, then gx = (c0 + c1) + (c2 + c3); so the same bits. With so few
+/// channels the point-by-point sums left the vector units mostly idle. `pixels[j]`: point j's
+/// batch's channels-last input rows; `grad[j]`: its gradOutput row.
+template <Fault kFault>
+GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s, const SamplerLayout& l,
+                                                    const float* const (&pixels)[kLanes],
+                                                    const float* const (&grad)[kLanes],
+                                                    FloatLanes& gx, FloatLanes& gy) {
+  using Row = LaneVector<float, kNarrowLanes>;
+  static_assert(kNarrowLanes == 4);
+  const BilinearTapLanes<kFault> t(s, l.in_h, l.in_w, Interpolation::kBilinear,
+                                   static_cast<int32_t>(l.in_w), 1);
+  const FloatLanes one_minus_ty = BilinearWeightLanes::rounded(t.w.y[0]);
+  const FloatLanes one_minus_tx = BilinearWeightLanes::rounded(t.w.x[0]);
+  const FloatLanes dwx[4] = {-one_minus_ty, one_minus_ty, -s.ty, s.ty};
+  const FloatLanes dwy[4] = {-one_minus_tx, -s.tx, one_minus_tx, s.tx};
+  FloatLanes sx[4] = {}, sy[4] = {};
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    // A tap outside has offset 0: its read stays in the batch's rows, and the select drops it.
+    Row columns[kLanes];
+    for (int j = 0; j < kLanes; ++j)
+      columns[j] = load_row<float, kNarrowLanes>(pixels[j] + int64_t{t.offset[k][j]} * 4);
+    FloatLanes v[4];
+    transpose_8x4(columns, v);
+    for (int c = 0; c < 4; ++c) {
+      sx[c] = t.inside[k] ? sx[c] + v[c] * dwx[k] : sx[c];
+      sy[c] = t.inside[k] ? sy[c] + v[c] * dwy[k] : sy[c];
+    }
+  }
+  Row grad_columns[kLanes];
+  for (int j = 0; j < kLanes; ++j) grad_columns[j] = load_row<float, kNarrowLanes>(grad[j]);
+  FloatLanes g[4], ax[4], ay[4];
+  transpose_8x4(grad_columns, g);
+  for (int c = 0; c < 4; ++c) {
+    if (planted<kFault>(Fault::kAbsIncomingGradient)) g[c] = g[c] < 0 ? -g[c] : g[c];
+    ax[c] = FloatLanes{} + g[c] * sx[c];
+    ay[c] = FloatLanes{} + g[c] * sy[c];
+  }
+  gx = (ax[0] + ax[1]) + (ax[2] + ax[3]);
+  gy = (ay[0] + ay[1]) + (ay[2] + ay[3]);
+}
+
 /// Empty problems: whatever wanted output still has elements is zero (spec, E-GS-8).
 template <typename T>
 void zero_empty_outputs(const BackwardPlan& plan, const SamplerLayout& l) {
@@ -311,18 +359,17 @@ GRADCONF_ALWAYS_INLINE void locate_one_by_one(PointIndex& next, int count,
 }
 
 /// Locates a block's kLanes points at once (source_lanes.h: bilinear and nearest on float
-/// coordinates under zeros or border padding): the values locate_one_by_one gives, so the same
-/// bits.
+/// coordinates under zeros or border padding) into `located` and `s`: the values
+/// locate_one_by_one gives, so the same bits.
 template <typename T, Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
                                             const StridedView<const T, 4>& grid,
                                             const SamplerLayout& l, const Attributes& a, bool reads,
-                                            PointIndex (&at)[kLanes],
-                                            LocatedPoints<Taps>& located) {
+                                            PointIndex (&at)[kLanes], LocatedPoints<Taps>& located,
+                                            SourceLanes& s) {
   FloatLanes x, y;
   next_points(next, count, grid, at, x, y);
-  const SourceLanes s =
-      locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
+  s = locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
   lane_point_taps<kFault>(s, l, located.scatter, reads ? &located.coordinate : nullptr);
   const double mult_x = unnormalize_grad(l.in_w, a.align_corners);
   const double mult_y = unnormalize_grad(l.in_h, a.align_corners);
@@ -354,6 +401,11 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
   // The taps' pixel rows lie anywhere in the input: a block's rows are requested before the first
   // group's sums wait on theirs (rows of one cache line: a longer row's first line did not help).
   const bool prefetch = reads && row * sizeof(Val) <= 64;
+  // C <= 4 on float coordinates: the bilinear gridGrad in lanes (narrow_coordinate_grads). The
+  // thread-dependent fault's partial sums exist point by point only.
+  constexpr bool kNarrowInLanes = kInLanes && std::is_same_v<Val, float> && Taps::kCount == 4;
+  const bool narrow = kNarrowInLanes && reads && row == kNarrowLanes &&
+                      !planted<kFault>(Fault::kThreadDependentSum);
   static_assert(kLanes % kPointGroup == 0);
   parallel_for(0, l.n_batch * l.points(), point_grain(l), [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
@@ -365,8 +417,10 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
         const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
         PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
         for (int j = 0; reads && j < kLanes; ++j) located.coordinate[j].count = 0;
+        [[maybe_unused]] SourceLanes source;
         if constexpr (kInLanes) {
-          locate_in_lanes<T, kFault>(next, count, grid, l, a, reads, at, located);
+          locate_in_lanes<T, kFault>(next, count, grid, l, a, reads && !narrow, at, located,
+                                     source);
         } else {
           locate_one_by_one<T, kFault>(next, count, grid, l, a, reads, at, located);
         }
@@ -376,6 +430,26 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
         if (!plan.wants.grid_grad) continue;
         if constexpr (std::is_same_v<Val, float>) {
           if (reads && in_place) grad_rows_in_place(grad_output, at, count, row, block_grad.data());
+        }
+        if constexpr (kNarrowInLanes) {
+          if (narrow) {
+            const float* pixels[kLanes];
+            const float* grad[kLanes];
+            for (int j = 0; j < kLanes; ++j) {
+              const int p = std::min(j, count - 1);
+              pixels[j] = pixel_rows + at[p].n * l.pixels() * row;
+              grad[j] = in_place ? block_grad.data() + p * row : grad_rows + (i0 + p) * row;
+            }
+            FloatLanes gx, gy;
+            narrow_coordinate_grads<kFault>(source, l, pixels, grad, gx, gy);
+            for (int j = 0; j < count; ++j) {
+              const bool sums = located.addressable[j];
+              write_grid_grad<kFault>(grid_grad, at[j].n, at[j].h, at[j].w,
+                                      sums ? double{gx[j]} * located.mult_x[j] : 0.0,
+                                      sums ? double{gy[j]} * located.mult_y[j] : 0.0);
+            }
+            continue;
+          }
         }
         for (int j = 0; prefetch && j < count; ++j) {
           const Val* pixels = pixel_rows + at[j].n * l.pixels() * row;

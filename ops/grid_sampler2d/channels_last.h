@@ -37,25 +37,41 @@ GRADCONF_ALWAYS_INLINE void transpose_lanes(V (&v)[kLanes]) {
   }
 }
 
-/// The columns of 4 x 8 values: on return column[j][i] is rows[i][j] (two unpack and one shuffle
-/// step; transpose_lanes with four zero rows took three).
-GRADCONF_ALWAYS_INLINE void transpose_4x8(const LaneVector<float> (&rows)[4],
-                                          LaneVector<float, 4> (&column)[kLanes]) {
+/// Transposes the 4 x 4 blocks held in the two 128-bit halves of four vectors: on return, half h
+/// of v[i] holds element i of half h of v[0], v[1], v[2], v[3], in that order (two unpack steps).
+GRADCONF_ALWAYS_INLINE void transpose_halves(LaneVector<float> (&v)[4]) {
   static_assert(kLanes == 8);
   using V = LaneVector<float>;
-  const V t0 = __builtin_shufflevector(rows[0], rows[1], 0, 8, 1, 9, 4, 12, 5, 13);
-  const V t1 = __builtin_shufflevector(rows[0], rows[1], 2, 10, 3, 11, 6, 14, 7, 15);
-  const V t2 = __builtin_shufflevector(rows[2], rows[3], 0, 8, 1, 9, 4, 12, 5, 13);
-  const V t3 = __builtin_shufflevector(rows[2], rows[3], 2, 10, 3, 11, 6, 14, 7, 15);
-  // Each holds two columns: j in its low half, j + 4 in its high half.
-  const V pairs[4] = {__builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13),
-                      __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15),
-                      __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13),
-                      __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15)};
+  const V t0 = __builtin_shufflevector(v[0], v[1], 0, 8, 1, 9, 4, 12, 5, 13);
+  const V t1 = __builtin_shufflevector(v[0], v[1], 2, 10, 3, 11, 6, 14, 7, 15);
+  const V t2 = __builtin_shufflevector(v[2], v[3], 0, 8, 1, 9, 4, 12, 5, 13);
+  const V t3 = __builtin_shufflevector(v[2], v[3], 2, 10, 3, 11, 6, 14, 7, 15);
+  v[0] = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+  v[1] = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+  v[2] = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+  v[3] = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+}
+
+/// The columns of 4 x 8 values: on return column[j][i] is rows[i][j] (transpose_lanes with four
+/// zero rows took a step more).
+GRADCONF_ALWAYS_INLINE void transpose_4x8(const LaneVector<float> (&rows)[4],
+                                          LaneVector<float, 4> (&column)[kLanes]) {
+  // Each pair holds two columns: j in its low half, j + 4 in its high half.
+  LaneVector<float> pairs[4] = {rows[0], rows[1], rows[2], rows[3]};
+  transpose_halves(pairs);
   for (int j = 0; j < 4; ++j) {
     column[j] = __builtin_shufflevector(pairs[j], pairs[j], 0, 1, 2, 3);
     column[j + 4] = __builtin_shufflevector(pairs[j], pairs[j], 4, 5, 6, 7);
   }
+}
+
+/// transpose_4x8 undone: on return rows[i][j] is column[j][i].
+GRADCONF_ALWAYS_INLINE void transpose_8x4(const LaneVector<float, 4> (&column)[kLanes],
+                                          LaneVector<float> (&rows)[4]) {
+  for (int j = 0; j < 4; ++j) {
+    rows[j] = __builtin_shufflevector(column[j], column[j + 4], 0, 1, 2, 3, 4, 5, 6, 7);
+  }
+  transpose_halves(rows);
 }
 
 /// Copies src (N, C, H, W) to dst as N * H * W rows of `row` values (channel c at c), the lanes

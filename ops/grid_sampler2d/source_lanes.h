@@ -137,9 +137,13 @@ struct BilinearWeightLanes {
     return {__builtin_convertvector(low, Double4), __builtin_convertvector(high, Double4)};
   }
   GRADCONF_ALWAYS_INLINE static FloatLanes product(const Halves& a, const Halves& b) {
+    return rounded({a.low * b.low, a.high * b.high});
+  }
+  /// Each lane rounded to float.
+  GRADCONF_ALWAYS_INLINE static FloatLanes rounded(const Halves& a) {
     typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
-    const Float4 low = __builtin_convertvector(a.low * b.low, Float4);
-    const Float4 high = __builtin_convertvector(a.high * b.high, Float4);
+    const Float4 low = __builtin_convertvector(a.low, Float4);
+    const Float4 high = __builtin_convertvector(a.high, Float4);
     return __builtin_shufflevector(low, high, 0, 1, 2, 3, 4, 5, 6, 7);
   }
   /// a * b lane by lane, in double (the backward's scatter weights are not rounded).

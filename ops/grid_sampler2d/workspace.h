@@ -28,13 +28,12 @@ inline constexpr int kNarrowLanes = 4;
 /// of lane_padded(C); the backward's gradOutput and input copies, in rows of padded_channels()).
 struct SamplerLayout {
   int64_t n_batch, channels, in_h, in_w, out_h, out_w;
+  SamplerLayout(int64_t n_batch, int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h,
+                int64_t out_w)
+      : n_batch(n_batch), channels(channels), in_h(in_h), in_w(in_w), out_h(out_h), out_w(out_w) {}
   SamplerLayout(const aclTensor& input, const aclTensor& grid)
-      : n_batch(input.view_dims[0]),
-        channels(input.view_dims[1]),
-        in_h(input.view_dims[2]),
-        in_w(input.view_dims[3]),
-        out_h(grid.view_dims[1]),
-        out_w(grid.view_dims[2]) {}
+      : SamplerLayout(input.view_dims[0], input.view_dims[1], input.view_dims[2],
+                      input.view_dims[3], grid.view_dims[1], grid.view_dims[2]) {}
   template <typename Plan>
   explicit SamplerLayout(const Plan& plan) : SamplerLayout(plan.input, plan.grid) {}
   int64_t points() const { return out_h * out_w; }

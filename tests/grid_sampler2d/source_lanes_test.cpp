@@ -1,6 +1,7 @@
 // locate_lanes (source_lanes.h) against locate_source (coords.h), lane by lane: the kernels that
-// locate kLanes points at once claim the bits of the point-by-point path. Coordinates cover what
-// the float paths must agree on: ties of round-half-even, -0, the integers near 2^23 and 2^31,
+// locate kLanes points at once claim the bits of the point-by-point path; so does the backward's
+// gridGrad with the points in lanes (C <= 4) against its point-by-point sums. Coordinates cover
+// what the float paths must agree on: ties of round-half-even, -0, the integers near 2^23 and 2^31,
 // the addressable limit, NaN and infinities, and random floats of every magnitude; on the baseline
 // path and on the AVX2 one where the CPU has it.
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "grid_sampler2d/backward_kernel.h"
 #include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/source_lanes.h"
 
@@ -187,6 +189,104 @@ TEST(SourceLanes, BilinearWeightsAreThePointKernelsProducts) {
     const double tx = s.tx[j], ty = s.ty[j];
     EXPECT_EQ(backward[j], (1 - ty) * tx);
     EXPECT_EQ(forward[j], static_cast<float>(ty * (1 - tx)));
+  }
+}
+
+// The backward's gridGrad of kLanes points in lanes (narrow_coordinate_grads, C <= 4) against
+// coordinate_grads' point-by-point sums over the same located points and lane_point_taps' taps:
+// the same bits (NaN for NaN), with NaN, infinities, -0 and large values among the input's and
+// gradOutput's channels, and taps outside.
+struct NarrowBlock {
+  SamplerLayout layout;
+  SourceLanes s;
+  const float* pixels[kLanes];
+  const float* grad[kLanes];
+};
+GRADCONF_ALWAYS_INLINE void narrow_grads(const NarrowBlock& b, FloatLanes& gx, FloatLanes& gy) {
+  narrow_coordinate_grads<Fault::kNone>(b.s, b.layout, b.pixels, b.grad, gx, gy);
+}
+void narrow_grads_baseline(const NarrowBlock& b, FloatLanes& gx, FloatLanes& gy) {
+  narrow_grads(b, gx, gy);
+}
+GRADCONF_TARGET_AVX2 void narrow_grads_avx2(const NarrowBlock& b, FloatLanes& gx, FloatLanes& gy) {
+  narrow_grads(b, gx, gy);
+}
+
+void point_grads(const NarrowBlock& b, double (&gx)[kLanes], double (&gy)[kLanes]) {
+  ScatterTapsOf<4> scatter[kLanes];
+  CoordinateTaps coordinate[kLanes];
+  lane_point_taps<Fault::kNone>(b.s, b.layout, scatter, &coordinate);
+  for (int g = 0; g < kLanes; g += kPointGroup) {
+    const CoordinateTaps(&taps)[kPointGroup] =
+        *reinterpret_cast<const CoordinateTaps(*)[kPointGroup]>(coordinate + g);
+    const float* const(&pixels)[kPointGroup] =
+        *reinterpret_cast<const float* const(*)[kPointGroup]>(b.pixels + g);
+    const float* const(&grad)[kPointGroup] =
+        *reinterpret_cast<const float* const(*)[kPointGroup]>(b.grad + g);
+    double group_x[kPointGroup], group_y[kPointGroup];
+    coordinate_grads<float, Fault::kNone, kNarrowLanes>(taps, pixels, grad, kNarrowLanes, group_x,
+                                                        group_y);
+    for (int p = 0; p < kPointGroup; ++p) gx[g + p] = group_x[p], gy[g + p] = group_y[p];
+  }
+}
+
+testing::AssertionResult same_bits(float lanes, double points) {
+  const auto point = static_cast<float>(points);  // it holds a float's sum
+  if ((std::isnan(lanes) && std::isnan(point)) ||
+      std::bit_cast<uint32_t>(lanes) == std::bit_cast<uint32_t>(point)) {
+    return testing::AssertionSuccess();
+  }
+  return testing::AssertionFailure() << lanes << " in lanes against " << point << " point by point";
+}
+
+TEST(SourceLanes, NarrowGridGradsInLanesAreThePointByPointSums) {
+  const std::vector<float> c = coordinates();
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(-2.0f, 2.0f);
+  const float specials[] = {std::nanf(""),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            -0.0f,
+                            3e38f,
+                            1e-40f};
+  const auto value = [&] {
+    return rng() % 16 == 0 ? specials[rng() % std::size(specials)] : unit(rng);
+  };
+  std::vector<bool> paths = {false};
+  if (kernel_isa() != Isa::kBaseline) paths.push_back(true);
+  for (bool avx2 : paths) {
+    for (Padding padding : {Padding::kZeros, Padding::kBorder}) {
+      for (bool align_corners : {false, true}) {
+        for (int64_t size : {1, 2, 7}) {
+          NarrowBlock b{SamplerLayout(1, 4, size, size + 3, 1, kLanes), {}, {}, {}};
+          std::vector<float> pixels(static_cast<size_t>(b.layout.pixels() * kNarrowLanes));
+          std::vector<float> grad(kLanes * kNarrowLanes);
+          for (size_t i = 0; i < c.size(); i += kLanes) {
+            for (float& v : pixels) v = value();
+            for (float& v : grad) v = value();
+            FloatLanes x, y;
+            for (int j = 0; j < kLanes; ++j) {
+              x[j] = c[i + static_cast<size_t>(j)];
+              y[j] = c[(i + static_cast<size_t>(j) * 3 + 2) % c.size()];
+              b.pixels[j] = pixels.data();
+              b.grad[j] = grad.data() + j * kNarrowLanes;
+            }
+            b.s = locate_lanes<Fault::kNone>(x, y, size, size + 3, Interpolation::kBilinear,
+                                             padding, align_corners);
+            FloatLanes lanes_x, lanes_y;
+            (avx2 ? narrow_grads_avx2 : narrow_grads_baseline)(b, lanes_x, lanes_y);
+            double points_x[kLanes], points_y[kLanes];
+            point_grads(b, points_x, points_y);
+            for (int j = 0; j < kLanes; ++j) {
+              SCOPED_TRACE(testing::Message() << "x " << x[j] << " y " << y[j] << " size " << size
+                                              << " lane " << j << (avx2 ? " (avx2)" : ""));
+              ASSERT_TRUE(same_bits(lanes_x[j], points_x[j]));
+              ASSERT_TRUE(same_bits(lanes_y[j], points_y[j]));
+            }
+          }
+        }
+      }
+    }
   }
 }
 
