@@ -240,6 +240,8 @@ void forward_kernel(const Plan& plan) {
 template <bool kFused>
 GRADCONF_ALWAYS_INLINE void scatter_row(double* sums, double weight, const double* grad,
                                         int64_t channels) {
+  // Unrolled: at C 32 the loop's own increments and compares were a third of its instructions.
+#pragma GCC unroll 8
   for (int64_t c = 0; c < channels; ++c) {
     if constexpr (kFused) {
       sums[c] = __builtin_fma(weight, grad[c], sums[c]);
