@@ -176,19 +176,28 @@ GRADCONF_ALWAYS_INLINE void forward_rows(const Plan& plan, const SampleLevels& l
     using Lanes = LaneVector<Acc>;
     T* out = &output(b, q, m, 0);
     int64_t c0 = 0;
-    for (; c0 + 4 * kLanes <= s.channels; c0 += 4 * kLanes) {
-      Lanes acc0 = {}, acc1 = {}, acc2 = {}, acc3 = {};
-      for (const auto& tap : taps) {
-        const T* v = slice + tap.offset + c0 * vs;
-        acc0 += tap.weight * load_lanes<Acc>(v, vs);
-        acc1 += tap.weight * load_lanes<Acc>(v + kLanes * vs, vs);
-        acc2 += tap.weight * load_lanes<Acc>(v + 2 * kLanes * vs, vs);
-        acc3 += tap.weight * load_lanes<Acc>(v + 3 * kLanes * vs, vs);
+    // Value's channels are usually contiguous: that loop is compiled with the stride known, so
+    // no load tests it (callgrind: a tenth of the forward's instructions, on the AVX2 path).
+    const auto sum_blocks = [&](auto stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
+      for (; c0 + 4 * kLanes <= s.channels; c0 += 4 * kLanes) {
+        Lanes acc0 = {}, acc1 = {}, acc2 = {}, acc3 = {};
+        for (const auto& tap : taps) {
+          const T* v = slice + tap.offset + c0 * stride;
+          acc0 += tap.weight * load_lanes<Acc>(v, stride);
+          acc1 += tap.weight * load_lanes<Acc>(v + kLanes * stride, stride);
+          acc2 += tap.weight * load_lanes<Acc>(v + 2 * kLanes * stride, stride);
+          acc3 += tap.weight * load_lanes<Acc>(v + 3 * kLanes * stride, stride);
+        }
+        store_lanes<Acc>(out + c0 * os, os, acc0);
+        store_lanes<Acc>(out + (c0 + kLanes) * os, os, acc1);
+        store_lanes<Acc>(out + (c0 + 2 * kLanes) * os, os, acc2);
+        store_lanes<Acc>(out + (c0 + 3 * kLanes) * os, os, acc3);
       }
-      store_lanes<Acc>(out + c0 * os, os, acc0);
-      store_lanes<Acc>(out + (c0 + kLanes) * os, os, acc1);
-      store_lanes<Acc>(out + (c0 + 2 * kLanes) * os, os, acc2);
-      store_lanes<Acc>(out + (c0 + 3 * kLanes) * os, os, acc3);
+    };
+    if (vs == 1) {
+      sum_blocks(std::integral_constant<int64_t, 1>{});
+    } else {
+      sum_blocks(vs);
     }
     for (; c0 + kLanes <= s.channels; c0 += kLanes) {
       Lanes acc = {};
