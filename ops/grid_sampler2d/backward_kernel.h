@@ -217,7 +217,8 @@ GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s, const 
     // A tap outside has offset 0: its read stays in the batch's rows, and the select drops it.
     Row columns[kLanes];
     for (int j = 0; j < kLanes; ++j)
-      columns[j] = load_row<float, kNarrowLanes>(pixels[j] + int64_t{t.offset[k][j]} * 4);
+      columns[j] =
+          load_row<float, kNarrowLanes>(pixels[j] + t.offset[k][j] * int64_t{kNarrowLanes});
     FloatLanes v[4];
     transpose_8x4(columns, v);
     for (int c = 0; c < 4; ++c) {
@@ -417,6 +418,13 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
         const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
         PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
         for (int j = 0; reads && j < kLanes; ++j) located.coordinate[j].count = 0;
+        // Point j's batch's channels-last input rows, and its gradOutput row.
+        const auto pixels_of = [&](int j) GRADCONF_ALWAYS_INLINE_LAMBDA {
+          return pixel_rows + at[j].n * l.pixels() * row;
+        };
+        const auto grad_of = [&](int j) GRADCONF_ALWAYS_INLINE_LAMBDA -> const Val* {
+          return in_place ? block_grad.data() + j * row : grad_rows + (i0 + j) * row;
+        };
         [[maybe_unused]] SourceLanes source;
         if constexpr (kInLanes) {
           locate_in_lanes<T, kFault>(next, count, grid, l, a, reads && !narrow, at, located,
@@ -436,9 +444,8 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
             const float* pixels[kLanes];
             const float* grad[kLanes];
             for (int j = 0; j < kLanes; ++j) {
-              const int p = std::min(j, count - 1);
-              pixels[j] = pixel_rows + at[p].n * l.pixels() * row;
-              grad[j] = in_place ? block_grad.data() + p * row : grad_rows + (i0 + p) * row;
+              pixels[j] = pixels_of(std::min(j, count - 1));
+              grad[j] = grad_of(std::min(j, count - 1));
             }
             FloatLanes gx, gy;
             narrow_coordinate_grads<kFault>(source, l, pixels, grad, gx, gy);
@@ -452,7 +459,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
           }
         }
         for (int j = 0; prefetch && j < count; ++j) {
-          const Val* pixels = pixel_rows + at[j].n * l.pixels() * row;
+          const Val* pixels = pixels_of(j);
           for (int k = 0; k < located.coordinate[j].count; ++k)
             __builtin_prefetch(pixels + located.coordinate[j].pixel[k] * row);
         }
@@ -466,8 +473,8 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
                 *reinterpret_cast<const CoordinateTaps(*)[kPointGroup]>(located.coordinate + g);
             for (int p = 0; p < kPointGroup; ++p) {
               const int j = g + std::min(p, group - 1);
-              pixels[p] = pixel_rows + at[j].n * l.pixels() * row;
-              grad[p] = in_place ? block_grad.data() + j * row : grad_rows + (i0 + j) * row;
+              pixels[p] = pixels_of(j);
+              grad[p] = grad_of(j);
             }
             // Rows of 4 (C <= 4) or, below double, of whole kLanes blocks.
             if (row % kLanes == 0 && !std::is_same_v<Val, double>) {
