@@ -243,6 +243,9 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
   }
 }
 
+/// How many tokens ahead the backward asks for a token's input rows.
+inline constexpr int64_t kTokensAhead = 4;
+
 /// inputGrad and weightGrad partials of the tokens of chunks [lo, hi) (NOTE at the top).
 template <typename T, Fault kFault, typename OutputGradRow>
 GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<Batch>& batches,
@@ -263,6 +266,12 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
   // Each cover's <outputGrad row, input row> lanes (kLanes per cover): plain memory, no vector
   // type crosses an ISA boundary.
   std::vector<Acc> dots(most_covers * kLanes), g_row(static_cast<size_t>(s.dim));
+  // A token's input rows (every head) are one run when the layout is packed: asked for a few
+  // tokens ahead, into L2. The hardware prefetcher alone left the first load of each row waiting
+  // (a quarter of the bf16 backward's samples, bench/README session 60).
+  const int64_t token_bytes = s.heads * s.dim * int64_t{sizeof(T)};
+  const bool packed =
+      input.strides[2] == 1 && input.strides[1] == s.dim && input.strides[0] == s.heads * s.dim;
   for (int64_t chunk = lo; chunk < hi; ++chunk) {
     double* partial = partials + chunk * block_heads;
     if (!planted<kFault>(Fault::kPartialsAssumedZero)) {
@@ -272,6 +281,8 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
     auto batch = std::upper_bound(batches.begin(), batches.end(), t0,
                                   [](int64_t t, const Batch& b) { return t < b.tokens.end; });
     for (int64_t t = t0; t < t1; ++t) {
+      if (packed && s.heads > 0 && t + kTokensAhead < t1)
+        prefetch_bytes(&input(t + kTokensAhead, 0, 0), token_bytes);
       while (batch != batches.end() && t >= batch->tokens.end) ++batch;
       int64_t i_lo = 0, i_hi = -1, p = 0, length = 0, first = 0, covered_end = 0;
       if (batch != batches.end() && t >= batch->tokens.begin) {
