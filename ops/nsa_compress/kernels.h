@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "core/dtype.h"
 #include "core/isa.h"
 #include "core/lanes.h"
@@ -268,10 +269,12 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
   std::vector<Acc> dots(most_covers * kLanes), g_row(static_cast<size_t>(s.dim));
   // A token's input rows (every head) are one run when the layout is packed: asked for a few
   // tokens ahead, into L2. The hardware prefetcher alone left the first load of each row waiting
-  // (a quarter of the bf16 backward's samples, bench/README session 60).
-  const int64_t token_bytes = s.heads * s.dim * int64_t{sizeof(T)};
-  const bool packed =
-      input.strides[2] == 1 && input.strides[1] == s.dim && input.strides[0] == s.heads * s.dim;
+  // (a quarter of the bf16 backward kernel's samples, bench/README session 60).
+  const auto row_elements = checked_mul(s.heads, s.dim);
+  const int64_t token_bytes =
+      row_elements ? checked_mul(*row_elements, int64_t{sizeof(T)}).value_or(0) : 0;
+  const bool packed = row_elements && input.strides[2] == 1 && input.strides[1] == s.dim &&
+                      input.strides[0] == *row_elements;
   for (int64_t chunk = lo; chunk < hi; ++chunk) {
     double* partial = partials + chunk * block_heads;
     if (!planted<kFault>(Fault::kPartialsAssumedZero)) {
@@ -281,7 +284,7 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
     auto batch = std::upper_bound(batches.begin(), batches.end(), t0,
                                   [](int64_t t, const Batch& b) { return t < b.tokens.end; });
     for (int64_t t = t0; t < t1; ++t) {
-      if (packed && s.heads > 0 && t + kTokensAhead < t1)
+      if (packed && token_bytes > 0 && t + kTokensAhead < t1)
         prefetch_bytes(&input(t + kTokensAhead, 0, 0), token_bytes);
       while (batch != batches.end() && t >= batch->tokens.end) ++batch;
       int64_t i_lo = 0, i_hi = -1, p = 0, length = 0, first = 0, covered_end = 0;
