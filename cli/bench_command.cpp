@@ -16,14 +16,13 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "cli/backend_option.h"
 #include "cli/commands.h"
+#include "cli/op_registry.h"
 #include "core/dtype.h"
 #include "harness/backend.h"
 #include "registry/registry.h"
@@ -248,10 +247,7 @@ int run_bench(const BenchOptions& options) {
   const props::Backend& backend = *chosen;
   const auto cases = selected_cases(options);
   if (cases.empty()) {
-    std::vector<std::string_view> families;
-    for (const props::OpFamily* family : props::op_families()) families.push_back(family->family);
-    std::cerr << fmt::format("gradconf bench: no case selected (--op takes: {})\n",
-                             fmt::join(families, ", "));
+    std::cerr << "gradconf bench: no case selected (--op takes: " << known_families() << ")\n";
     return kExitBadInput;
   }
   const std::vector<int> thread_counts =

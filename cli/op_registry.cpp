@@ -24,6 +24,13 @@ std::string known_ops() {
   return names.empty() ? "none" : names;
 }
 
+std::string known_families() {
+  std::string names;
+  for (const props::OpFamily* family : props::op_families())
+    names += (names.empty() ? "" : ", ") + std::string(family->family);
+  return names.empty() ? "none" : names;
+}
+
 caseio::AttrKind case_kind(props::AttrKind kind) {
   switch (kind) {
     case props::AttrKind::kInt:

@@ -21,6 +21,9 @@ std::vector<const props::EntrySpec*> all_ops();
 const props::EntrySpec* find_op(std::string_view name);
 /// "GridSampler2D, GridSampler2DBackward, ..."
 std::string known_ops();
+/// The op families' names, what `--op` takes: "grid_sampler2d, multi_scale_deformable_attention,
+/// ..."
+std::string known_families();
 
 /// The case-file kind of an attribute kind, and back.
 caseio::AttrKind case_kind(props::AttrKind kind);
