@@ -4,8 +4,9 @@
 // GRADCONF_TARGET_AVX2 and once with GRADCONF_TARGET_AVX512, and calls the one kernel_isa() names.
 // Only the always-inline body is compiled for the wider ISA; every out-of-line function it calls
 // keeps the baseline ISA, so no wide copy of a shared inline function can reach a machine without
-// it. The kernels' lane vectors (core/lanes.h) are 8 wide whatever the path: under AVX-512 a
+// it. The kernels' reduction lanes (core/lanes.h) are 8 wide whatever the path: under AVX-512 a
 // vector of 8 doubles is one register instead of two, the same operations in the same order.
+// Elementwise row loops may be 16 floats wide on the AVX-512 path (on_widest_isa_rows).
 // Results may differ in the last bits between the baseline and the wider paths (the compiler may
 // contract on them), never between thread counts.
 #ifndef GRADCONF_OPS_CORE_ISA_H_

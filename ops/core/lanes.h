@@ -19,6 +19,11 @@ namespace gradconf {
 
 inline constexpr int kLanes = 8;
 
+/// The width elementwise row loops use on the AVX-512 path: 16 floats are one register there.
+/// On AVX2 GCC splits them into two and NsaCompress's bf16 forward got slower (4.7 -> 5.4 ms,
+/// bench/README session 61), so the narrower paths keep kLanes.
+inline constexpr int kWideRowLanes = 16;
+
 /// n rounded up to whole lane vectors of `lanes` (channel rows padded with zeros to this length
 /// run their sums in whole vectors; a zero lane adds 0 * 0, which changes no bit of a sum).
 constexpr int64_t lane_padded(int64_t n, int64_t lanes = kLanes) {
@@ -48,9 +53,42 @@ using LaneVector = typename LaneVectorOf<Acc, W>::type;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-typedef uint16_t RawLanes __attribute__((vector_size(kLanes * sizeof(uint16_t))));
-typedef uint32_t BitLanes __attribute__((vector_size(kLanes * sizeof(uint32_t))));
+/// W lanes of 16-bit storage, 32-bit patterns and 32-bit masks. Elementwise row operations
+/// (conversions, axpy) may take W = 16 on the AVX-512 path: each element's operations are the
+/// same, so the bits are; only the reductions' lane order is fixed at kLanes.
+template <int W = kLanes>
+using RawLanesOf = LaneVector<uint16_t, W>;
+template <int W = kLanes>
+using BitLanesOf = LaneVector<uint32_t, W>;
+using RawLanes = RawLanesOf<>;
+using BitLanes = BitLanesOf<>;
 typedef int32_t MaskLanes __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/// The low 16 bits of each of 16 lanes: one vpmovdw, where GCC narrowed the generic vector with
+/// masks, a pack and a permute. Only W = kWideRowLanes conversions call it, and only
+/// on_widest_isa_rows' AVX-512 path makes those.
+/// Through memory, not by value: a 512-bit argument of a function compiled without AVX-512 would
+/// change the ABI (clang refuses it); inlined, the copies vanish.
+GRADCONF_TARGET_AVX512 inline void low_halves_avx512(const void* bits, void* out) {
+  const __m512i wide = _mm512_loadu_si512(bits);
+  _mm256_storeu_si256(static_cast<__m256i*>(out),
+                      _mm512_maskz_cvtepi32_epi16(__mmask16(0xffff), wide));
+}
+#endif
+
+/// Each lane's low 16 bits.
+template <int W>
+inline __attribute__((always_inline)) RawLanesOf<W> low_halves(BitLanesOf<W> bits) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if constexpr (W == kWideRowLanes) {
+    RawLanesOf<W> raw;
+    low_halves_avx512(&bits, &raw);
+    return raw;
+  }
+#endif
+  return __builtin_convertvector(bits, RawLanesOf<W>);
+}
 
 // The 16-bit conversions below work on all lanes at once with integer operations, so they
 // vectorise on baseline x86-64 (no F16C). Each gives the same bits as Eigen's scalar conversion
@@ -61,7 +99,9 @@ typedef int32_t MaskLanes __attribute__((vector_size(kLanes * sizeof(int32_t))))
 /// IEEE binary16 bits to float, exactly (F. Giesen's half_to_float: normals rebias the exponent,
 /// infinities and NaNs move to the float's top exponent, subnormals renormalise through a float
 /// subtraction).
-inline __attribute__((always_inline)) LaneVector<float> half_lanes_to_float(RawLanes raw) {
+template <int W = kLanes>
+inline __attribute__((always_inline)) LaneVector<float, W> half_lanes_to_float(RawLanesOf<W> raw) {
+  using BitLanes = BitLanesOf<W>;
   const BitLanes h = __builtin_convertvector(raw, BitLanes);
   constexpr uint32_t kShiftedExponent = 0x7c00u << 13;
   BitLanes bits = (h & 0x7fffu) << 13;
@@ -70,7 +110,7 @@ inline __attribute__((always_inline)) LaneVector<float> half_lanes_to_float(RawL
   const BitLanes top = reinterpret_cast<BitLanes>(exponent == kShiftedExponent);
   const BitLanes zero = reinterpret_cast<BitLanes>(exponent == 0u);
   bits += top & ((128u - 16u) << 23);
-  LaneVector<float> subnormal;
+  LaneVector<float, W> subnormal;
   const BitLanes renormalised = bits + (1u << 23);
   std::memcpy(&subnormal, &renormalised, sizeof subnormal);
   subnormal -= 6.103515625e-05f;  // 2^-14: the float whose bits are 113 << 23
@@ -78,14 +118,16 @@ inline __attribute__((always_inline)) LaneVector<float> half_lanes_to_float(RawL
   std::memcpy(&subnormal_bits, &subnormal, sizeof subnormal_bits);
   bits = (zero & subnormal_bits) | (~zero & bits);
   bits |= (h & 0x8000u) << 16;
-  LaneVector<float> v;
+  LaneVector<float, W> v;
   std::memcpy(&v, &bits, sizeof v);
   return v;
 }
 
 /// float to binary16 bits, rounding to nearest even; NaN becomes the quiet NaN 0x7e00 with its
 /// sign, overflow infinity (Giesen's float_to_half_fast3_rtne, which Eigen's scalar path is).
-inline __attribute__((always_inline)) RawLanes float_lanes_to_half(LaneVector<float> v) {
+template <int W = kLanes>
+inline __attribute__((always_inline)) RawLanesOf<W> float_lanes_to_half(LaneVector<float, W> v) {
+  using BitLanes = BitLanesOf<W>;
   BitLanes bits;
   std::memcpy(&bits, &v, sizeof bits);
   const BitLanes sign = bits & 0x80000000u;
@@ -98,9 +140,9 @@ inline __attribute__((always_inline)) RawLanes float_lanes_to_half(LaneVector<fl
   const BitLanes overflow = (nan & 0x7e00u) | (~nan & 0x7c00u);
   // Subnormal halves: the float addition aligns the mantissa and rounds.
   const BitLanes tiny = reinterpret_cast<BitLanes>(bits < (113u << 23));
-  LaneVector<float> aligned;
+  LaneVector<float, W> aligned;
   std::memcpy(&aligned, &bits, sizeof aligned);
-  LaneVector<float> magic;
+  LaneVector<float, W> magic;
   const BitLanes magic_bits = BitLanes{} + kDenormMagic;
   std::memcpy(&magic, &magic_bits, sizeof magic);
   aligned += magic;
@@ -112,24 +154,27 @@ inline __attribute__((always_inline)) RawLanes float_lanes_to_half(LaneVector<fl
   const BitLanes normal = (bits + ((15u - 127u) << 23) + 0xfffu + odd) >> 13;
   const BitLanes result =
       (huge & overflow) | (~huge & ((tiny & subnormal) | (~tiny & normal))) | (sign >> 16);
-  return __builtin_convertvector(result, RawLanes);
+  return low_halves<W>(result);
 }
 
 /// float to bfloat16 bits, rounding to nearest even; NaN becomes 0x7fc0 with its sign (Eigen's
 /// float_to_bfloat16_rtne).
-inline __attribute__((always_inline)) RawLanes float_lanes_to_bfloat16(LaneVector<float> v) {
+template <int W = kLanes>
+inline __attribute__((always_inline)) RawLanesOf<W> float_lanes_to_bfloat16(
+    LaneVector<float, W> v) {
+  using BitLanes = BitLanesOf<W>;
   BitLanes bits;
   std::memcpy(&bits, &v, sizeof bits);
   const BitLanes nan = reinterpret_cast<BitLanes>((bits & 0x7fffffffu) > 0x7f800000u);
   const BitLanes rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
   const BitLanes quiet = ((bits >> 16) & 0x8000u) | 0x7fc0u;
-  return __builtin_convertvector((nan & quiet) | (~nan & rounded), RawLanes);
+  return low_halves<W>((nan & quiet) | (~nan & rounded));
 }
 
-/// Loads kLanes elements p[0], p[stride], ... converted to Acc.
-template <typename Acc, typename T>
-inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int64_t stride) {
-  LaneVector<Acc> v = {};  // every lane is written below; {} only quiets -Wmaybe-uninitialized
+/// Loads W elements p[0], p[stride], ... converted to Acc.
+template <typename Acc, int W = kLanes, typename T>
+inline __attribute__((always_inline)) LaneVector<Acc, W> load_lanes(const T* p, int64_t stride) {
+  LaneVector<Acc, W> v = {};  // every lane is written below; {} only quiets -Wmaybe-uninitialized
   if constexpr (std::is_same_v<T, Acc>) {
     if (stride == 1) {
       std::memcpy(&v, p, sizeof v);
@@ -138,27 +183,27 @@ inline __attribute__((always_inline)) LaneVector<Acc> load_lanes(const T* p, int
   } else if constexpr (std::is_same_v<T, bfloat16> && std::is_same_v<Acc, float>) {
     if (stride == 1) {
       // bfloat16 is the top half of a float: widen all lanes at once.
-      RawLanes raw;
+      RawLanesOf<W> raw;
       std::memcpy(&raw, p, sizeof raw);
-      const BitLanes bits = __builtin_convertvector(raw, BitLanes) << 16;
+      const BitLanesOf<W> bits = __builtin_convertvector(raw, BitLanesOf<W>) << 16;
       std::memcpy(&v, &bits, sizeof v);
       return v;
     }
   } else if constexpr (std::is_same_v<T, half> && std::is_same_v<Acc, float>) {
     if (stride == 1) {
-      RawLanes raw;
+      RawLanesOf<W> raw;
       std::memcpy(&raw, p, sizeof raw);
-      return half_lanes_to_float(raw);
+      return half_lanes_to_float<W>(raw);
     }
   } else if constexpr (std::is_floating_point_v<T>) {
     if (stride == 1) {
       // float <-> double: one vector conversion (element by element went through the stack).
-      LaneVector<T> raw;
+      LaneVector<T, W> raw;
       std::memcpy(&raw, p, sizeof raw);
-      return __builtin_convertvector(raw, LaneVector<Acc>);
+      return __builtin_convertvector(raw, LaneVector<Acc, W>);
     }
   }
-  for (int j = 0; j < kLanes; ++j) v[j] = static_cast<Acc>(p[j * stride]);
+  for (int j = 0; j < W; ++j) v[j] = static_cast<Acc>(p[j * stride]);
   return v;
 }
 
@@ -262,10 +307,10 @@ inline __attribute__((always_inline)) LaneVector<float> exp_lanes(LaneVector<flo
   return select_lanes(not_a_number, x, y);
 }
 
-/// Stores kLanes values to p[0], p[stride], ... converted to T.
-template <typename Acc, typename T>
+/// Stores W values to p[0], p[stride], ... converted to T.
+template <typename Acc, int W = kLanes, typename T>
 inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,
-                                                       const LaneVector<Acc>& v) {
+                                                       const LaneVector<Acc, W>& v) {
   if constexpr (std::is_same_v<T, Acc>) {
     if (stride == 1) {
       std::memcpy(p, &v, sizeof v);
@@ -274,13 +319,23 @@ inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,
   } else if constexpr (std::is_same_v<Acc, float> &&
                        (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)) {
     if (stride == 1) {
-      const RawLanes raw =
-          std::is_same_v<T, half> ? float_lanes_to_half(v) : float_lanes_to_bfloat16(v);
+      const RawLanesOf<W> raw =
+          std::is_same_v<T, half> ? float_lanes_to_half<W>(v) : float_lanes_to_bfloat16<W>(v);
       std::memcpy(static_cast<void*>(p), &raw, sizeof raw);
       return;
     }
   }
-  for (int j = 0; j < kLanes; ++j) p[j * stride] = static_cast<T>(v[j]);
+  for (int j = 0; j < W; ++j) p[j * stride] = static_cast<T>(v[j]);
+}
+
+/// The lanes of the top or bottom half-width slice h of a vector W = 2 kLanes wide (h = 0 holds
+/// elements [0, kLanes)).
+template <typename Acc, int W>
+inline __attribute__((always_inline)) LaneVector<Acc> lane_slice(const LaneVector<Acc, W>& v,
+                                                                 int h) {
+  LaneVector<Acc> slice;
+  std::memcpy(&slice, reinterpret_cast<const unsigned char*>(&v) + h * sizeof slice, sizeof slice);
+  return slice;
 }
 
 /// Copies `bytes` (a multiple of 16) from `src` to the 16-byte-aligned `dst`, bypassing the caches:
@@ -300,19 +355,19 @@ inline __attribute__((always_inline)) void stream_copy(void* dst, const void* sr
 #endif
 }
 
-/// Stores kLanes values to the 16-byte-aligned p[0..kLanes) converted to T, bypassing the caches.
-template <typename Acc, typename T>
-inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<Acc>& v) {
+/// Stores W values to the 16-byte-aligned p[0..W) converted to T, bypassing the caches.
+template <typename Acc, int W = kLanes, typename T>
+inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<Acc, W>& v) {
   if constexpr (std::is_same_v<T, Acc> ||
                 (std::is_same_v<Acc, float> &&
                  (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>))) {
-    alignas(64) T converted[kLanes];
+    alignas(64) T converted[W];
     static_assert(sizeof converted % 16 == 0);
-    store_lanes<Acc>(converted, 1, v);
+    store_lanes<Acc, W>(converted, 1, v);
     stream_copy(p, converted, sizeof converted);
     return;
   }
-  store_lanes<Acc>(p, 1, v);
+  store_lanes<Acc, W>(p, 1, v);
 }
 
 /// out[j] = inside[j] ? base[offset[j]] : +0 for the kLanes lanes (`inside` lanes all ones or
@@ -385,42 +440,59 @@ inline __attribute__((always_inline)) Acc sum_lanes(const Acc* a, int64_t n) {
 
 /// y[k] += w * x[k * x_stride] (converted to Acc) for k < n: each element on its own, so the bits
 /// are the scalar loop's.
-template <typename Acc, typename T>
+template <int W = kLanes, typename Acc, typename T>
 inline __attribute__((always_inline)) void axpy_lanes(Acc w, const T* x, int64_t x_stride, Acc* y,
                                                       int64_t n) {
   int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes) {
-    store_lanes<Acc>(y + k, 1,
-                     load_lanes<Acc>(y + k, 1) + w * load_lanes<Acc>(x + k * x_stride, x_stride));
+  for (; k + W <= n; k += W) {
+    store_lanes<Acc, W>(
+        y + k, 1,
+        load_lanes<Acc, W>(y + k, 1) + w * load_lanes<Acc, W>(x + k * x_stride, x_stride));
   }
   for (; k < n; ++k) y[k] += w * static_cast<Acc>(x[k * x_stride]);
 }
 
 /// out[k] = p[k * stride] converted to Acc, k < n.
-template <typename Acc, typename T>
+template <int W = kLanes, typename Acc, typename T>
 inline __attribute__((always_inline)) void load_row_lanes(const T* p, int64_t stride, int64_t n,
                                                           Acc* out) {
   int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes)
-    store_lanes<Acc>(out + k, 1, load_lanes<Acc>(p + k * stride, stride));
+  for (; k + W <= n; k += W)
+    store_lanes<Acc, W>(out + k, 1, load_lanes<Acc, W>(p + k * stride, stride));
   for (; k < n; ++k) out[k] = static_cast<Acc>(p[k * stride]);
 }
 
 /// p[k * stride] = values[k] converted to T, k < n. `streaming`: contiguous 16-byte-aligned runs
 /// bypass the caches (non-temporal stores: no read for ownership of lines the caller will not read
 /// again; the same bits). A kernel that streams calls stream_fence() before its threads join.
-template <typename Acc, typename T>
+template <int W = kLanes, typename Acc, typename T>
 inline __attribute__((always_inline)) void store_row_lanes(T* p, int64_t stride, int64_t n,
                                                            const Acc* values, bool streaming) {
   int64_t k = 0;
   if (streaming && stride == 1) {
     for (; k < n && reinterpret_cast<uintptr_t>(p + k) % 16 != 0; ++k)
       p[k] = static_cast<T>(values[k]);
-    for (; k + kLanes <= n; k += kLanes) stream_lanes<Acc>(p + k, load_lanes<Acc>(values + k, 1));
+    for (; k + W <= n; k += W) stream_lanes<Acc, W>(p + k, load_lanes<Acc, W>(values + k, 1));
   }
-  for (; k + kLanes <= n; k += kLanes)
-    store_lanes<Acc>(p + k * stride, stride, load_lanes<Acc>(values + k, 1));
+  for (; k + W <= n; k += W)
+    store_lanes<Acc, W>(p + k * stride, stride, load_lanes<Acc, W>(values + k, 1));
   for (; k < n; ++k) p[k * stride] = static_cast<T>(values[k]);
+}
+
+/// on_widest_isa for a body that takes its row width: body(std::integral_constant<int, W>) with
+/// W = kWideRowLanes on the AVX-512 path and kLanes on the others. A kernel should do all its hot
+/// row work at W there: NsaCompress's backward with only its stores 16 wide went from 9.5 to
+/// 10.4 ms (bf16, 1 thread), with its sums 16 wide too 9.3. Only elementwise work (and reductions
+/// that add a wide vector's kLanes halves in order, lane_slice) may use W: the bits are then the
+/// same on every path.
+template <typename Body>
+void on_widest_isa_rows(Body&& body) {
+  auto narrow = [&]()
+                    GRADCONF_ALWAYS_INLINE_LAMBDA { body(std::integral_constant<int, kLanes>{}); };
+  auto wide = [&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    body(std::integral_constant<int, kWideRowLanes>{});
+  };
+  on_isa_path(narrow, wide);
 }
 
 #pragma GCC diagnostic pop

@@ -97,7 +97,7 @@ inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
 /// The next window (`stride` tokens on) shares all but its last `stride` tokens with this one, so
 /// the reads jump back at every window and the hardware prefetcher keeps restarting: its new
 /// tokens are requested while this window sums the tokens `stride` before them.
-template <typename T, typename Acc>
+template <int W, typename T, typename Acc>
 GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
                                         const StridedView<T, 3>& output, int64_t c,
                                         const int64_t* first, const Acc* weights, int64_t block,
@@ -111,7 +111,7 @@ GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
       const bool fetch = decltype(unit_stride)::value && j + stride >= block && ahead < tokens;
       for (int64_t n = 0; n < heads; ++n) {
         if (fetch) prefetch_bytes(&input(ahead, n, 0), dim * int64_t{sizeof(T)});
-        axpy_lanes(weights[n * block + j], &input(*first + j, n, 0), xs, acc + n * dim, dim);
+        axpy_lanes<W>(weights[n * block + j], &input(*first + j, n, 0), xs, acc + n * dim, dim);
       }
     }
   };
@@ -121,7 +121,7 @@ GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
     sum_tokens(std::false_type{});
   }
   for (int64_t n = 0; n < heads; ++n) {
-    store_row_lanes(&output(c, n, 0), output.strides[2], dim, acc + n * dim, false);
+    store_row_lanes<W>(&output(c, n, 0), output.strides[2], dim, acc + n * dim, false);
   }
 }
 
@@ -144,7 +144,7 @@ void forward_kernel(const Plan& plan) {
   const int64_t grain = grain_for_work(double(s.block) * double(s.heads * s.dim));  // per window
   parallel_for(0, s.compressed, grain, [&](int64_t lo, int64_t hi) {
     std::vector<Acc> acc(static_cast<size_t>(s.heads * s.dim));
-    on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
       auto batch = std::upper_bound(
           batches.begin(), batches.end(), lo,
           [](int64_t c, const Batch& b) { return c < b.first_window + b.windows; });
@@ -156,8 +156,8 @@ void forward_kernel(const Plan& plan) {
             computed ? batch->tokens.begin +
                            window_offset<kFault>(c - batch->first_window, s, batch->tokens.length())
                      : 0;
-        window_rows(input, output, c, computed ? &first : nullptr, weights.data(), s.block,
-                    s.stride, acc.data());
+        window_rows<decltype(width)::value>(input, output, c, computed ? &first : nullptr,
+                                            weights.data(), s.block, s.stride, acc.data());
       }
     });
   });
@@ -171,42 +171,44 @@ struct Cover {
   int64_t j;
 };
 
-/// Elements [d0, d0 + kVectors * kLanes) of one token's inputGrad row: the covers' outputGrad
-/// rows weighted and summed in window order, in registers, into `g_row`; on the way, each
-/// cover's <outputGrad row, input row> lanes advance by the same elements (dot_lanes' order, so
-/// the bits are dot_lanes').
-template <int kVectors, Fault kFault, typename T, typename Acc>
+/// Elements [d0, d0 + kVectors * W) of one token's inputGrad row: the covers' outputGrad rows
+/// weighted and summed in window order, in registers, into `g_row`; on the way, each cover's
+/// <outputGrad row, input row> lanes advance by the same elements (dot_lanes' order, so the bits
+/// are dot_lanes': a W = 2 kLanes product adds its bottom half, then its top half).
+template <int kVectors, int W, Fault kFault, typename T, typename Acc>
 GRADCONF_ALWAYS_INLINE void token_block(const T* x, int64_t x_stride, Acc* g_row,
                                         const std::vector<Cover<Acc>>& covers, Acc* dots,
                                         int64_t d0) {
-  LaneVector<Acc> xs[kVectors], g[kVectors];
+  static_assert(W % kLanes == 0);
+  LaneVector<Acc, W> xs[kVectors], g[kVectors];
 #pragma GCC unroll 4
   for (int v = 0; v < kVectors; ++v) {
-    xs[v] = load_lanes<Acc>(x + (d0 + v * kLanes) * x_stride, x_stride);
-    g[v] = LaneVector<Acc>{};
+    xs[v] = load_lanes<Acc, W>(x + (d0 + v * W) * x_stride, x_stride);
+    g[v] = LaneVector<Acc, W>{};
   }
   for (size_t i = 0; i < covers.size(); ++i) {
     const Acc w = covers[i].weight;
     LaneVector<Acc> dot = load_lanes<Acc>(dots + i * kLanes, 1);
 #pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) {
-      LaneVector<Acc> og = load_lanes<Acc>(covers[i].output_grad + d0 + v * kLanes, 1);
+      LaneVector<Acc, W> og = load_lanes<Acc, W>(covers[i].output_grad + d0 + v * W, 1);
       if (planted<kFault>(Fault::kAbsOutputGrad)) og = og < 0 ? -og : og;
       if (planted<kFault>(Fault::kLastWriterWins)) {
         g[v] = w * og;
       } else {
         g[v] += w * og;
       }
-      dot += og * xs[v];
+      const LaneVector<Acc, W> products = og * xs[v];
+      for (int h = 0; h < W / kLanes; ++h) dot += lane_slice<Acc, W>(products, h);
     }
     store_lanes<Acc>(dots + i * kLanes, 1, dot);
   }
 #pragma GCC unroll 4
-  for (int v = 0; v < kVectors; ++v) store_lanes<Acc>(g_row + d0 + v * kLanes, 1, g[v]);
+  for (int v = 0; v < kVectors; ++v) store_lanes<Acc, W>(g_row + d0 + v * W, 1, g[v]);
 }
 
 /// One token's inputGrad row (t, n) and its covers' weightGrad partials.
-template <Fault kFault, typename T, typename Acc>
+template <int W, Fault kFault, typename T, typename Acc>
 GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
                                       const StridedView<T, 3>& input_grad, int64_t t, int64_t n,
                                       const std::vector<Cover<Acc>>& covers, std::vector<Acc>& dots,
@@ -219,10 +221,10 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
   std::fill(dots.begin(), dots.begin() + static_cast<ptrdiff_t>(covers.size() * kLanes), Acc(0));
   int64_t d = 0;
   for (; d + 4 * kLanes <= dim; d += 4 * kLanes) {
-    token_block<4, kFault>(x, x_stride, g_row, covers, dots.data(), d);
+    token_block<4 * kLanes / W, W, kFault>(x, x_stride, g_row, covers, dots.data(), d);
   }
   for (; d + kLanes <= dim; d += kLanes) {
-    token_block<1, kFault>(x, x_stride, g_row, covers, dots.data(), d);
+    token_block<1, kLanes, kFault>(x, x_stride, g_row, covers, dots.data(), d);
   }
   for (int lane = 0; d < dim; ++d, ++lane) {  // the tail: lane k - d in dot_lanes' order
     const Acc xd = static_cast<Acc>(x[d * x_stride]);
@@ -237,7 +239,7 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
     g_row[d] = g;
   }
   // The whole row at once: streaming stores complete their lines without other work between.
-  store_row_lanes(out, out_stride, dim, g_row, streaming);
+  store_row_lanes<W>(out, out_stride, dim, g_row, streaming);
   for (size_t i = 0; i < covers.size(); ++i) {
     const LaneVector<Acc> dot = load_lanes<Acc>(dots.data() + i * kLanes, 1);
     partial[covers[i].j * heads + n] += static_cast<double>(combine_lane_vector<Acc>(dot));
@@ -248,7 +250,7 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
 inline constexpr int64_t kTokensAhead = 4;
 
 /// inputGrad and weightGrad partials of the tokens of chunks [lo, hi) (NOTE at the top).
-template <typename T, Fault kFault, typename OutputGradRow>
+template <int W, typename T, Fault kFault, typename OutputGradRow>
 GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<Batch>& batches,
                                             OutputGradRow output_grad_row, double* partials,
                                             int64_t per_chunk, bool streaming, int64_t lo,
@@ -310,8 +312,8 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
           if (covers.empty() && length > 0 && p >= covered_end) continue;
         }
         if (dots.size() < covers.size() * kLanes) dots.resize(covers.size() * kLanes);
-        token_row<kFault>(input, input_grad, t, n, covers, dots, g_row.data(), partial, s.heads,
-                          streaming);
+        token_row<W, kFault>(input, input_grad, t, n, covers, dots, g_row.data(), partial, s.heads,
+                             streaming);
       }
     }
   }
@@ -366,9 +368,9 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
     const int64_t grain = grain_for_work(2.0 * double(per_chunk) * double(s.heads * s.dim) *
                                          std::ceil(double(s.block) / double(s.stride)));
     parallel_for(0, plan_ws.chunks, grain, [&](int64_t lo, int64_t hi) {
-      on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-        backward_chunks<T, kFault>(plan, batches, output_grad_row, partials, per_chunk, streaming,
-                                   lo, hi);
+      on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        backward_chunks<decltype(width)::value, T, kFault>(plan, batches, output_grad_row, partials,
+                                                           per_chunk, streaming, lo, hi);
       });
     });
   }

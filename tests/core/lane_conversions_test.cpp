@@ -2,7 +2,8 @@
 // the scalar conversions, which half_bfloat16_test.cpp checks against hand-written decoders: every
 // binary16 value to float, and to binary16 and bfloat16 every float whose low bits sit on or next
 // to a rounding boundary, for every high half (sign, exponent, top of the mantissa), on the
-// baseline path and on the AVX2 one where the CPU has it.
+// baseline path, on the AVX2 one and on the AVX-512 one with the wide rows (kWideRowLanes lanes,
+// the vpmovdw narrowing) where the CPU has them.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -19,7 +20,7 @@ namespace {
 using gradconf::bfloat16;
 using gradconf::half;
 using gradconf::kLanes;
-using Floats = gradconf::LaneVector<float>;
+using gradconf::kWideRowLanes;
 
 // The boundaries of both roundings: bfloat16 drops 16 bits (half-way 0x8000), binary16 normals 13
 // (half-way 0x1000); subnormal binary16 drop more, which the high halves' exponents cover.
@@ -27,21 +28,33 @@ constexpr std::array<uint32_t, 14> kLowBits = {0x0000, 0x0001, 0x0fff, 0x1000, 0
                                                0x1fff, 0x2000, 0x3000, 0x7fff, 0x8000,
                                                0x8001, 0xb000, 0xf000, 0xffff};
 
-template <typename T>
-void load_all(const uint16_t* raw, float* out, size_t n) {
-  for (size_t i = 0; i < n; i += kLanes) {
-    const Floats v = gradconf::load_lanes<float>(reinterpret_cast<const T*>(raw + i), 1);
+// n is a multiple of kWideRowLanes.
+template <typename T, int W = kLanes>
+inline __attribute__((always_inline)) void load_all(const uint16_t* raw, float* out, size_t n) {
+  for (size_t i = 0; i < n; i += W) {
+    const auto v = gradconf::load_lanes<float, W>(reinterpret_cast<const T*>(raw + i), 1);
     std::memcpy(out + i, &v, sizeof v);
   }
 }
 
-template <typename T>
-void store_all(const float* in, uint16_t* raw, size_t n) {
-  for (size_t i = 0; i < n; i += kLanes) {
-    Floats v;
+template <typename T, int W = kLanes>
+inline __attribute__((always_inline)) void store_all(const float* in, uint16_t* raw, size_t n) {
+  for (size_t i = 0; i < n; i += W) {
+    gradconf::LaneVector<float, W> v;
     std::memcpy(&v, in + i, sizeof v);
-    gradconf::store_lanes<float>(reinterpret_cast<T*>(raw + i), 1, v);
+    gradconf::store_lanes<float, W>(reinterpret_cast<T*>(raw + i), 1, v);
   }
+}
+
+enum class Path { kBaseline, kAvx2, kAvx512Wide };
+
+const char* path_name(Path path) {
+  return path == Path::kBaseline ? " (baseline)" : path == Path::kAvx2 ? " (avx2)" : " (avx512)";
+}
+
+template <typename T>
+void load_all_baseline(const uint16_t* raw, float* out, size_t n) {
+  load_all<T>(raw, out, n);
 }
 
 template <typename T>
@@ -50,25 +63,61 @@ GRADCONF_TARGET_AVX2 void load_all_avx2(const uint16_t* raw, float* out, size_t 
 }
 
 template <typename T>
+GRADCONF_TARGET_AVX512 void load_all_avx512(const uint16_t* raw, float* out, size_t n) {
+  load_all<T, kWideRowLanes>(raw, out, n);
+}
+
+template <typename T>
+void load_on(Path path, const uint16_t* raw, float* out, size_t n) {
+  (path == Path::kBaseline ? load_all_baseline<T>
+   : path == Path::kAvx2   ? load_all_avx2<T>
+                           : load_all_avx512<T>)(raw, out, n);
+}
+
+template <typename T>
+void store_all_baseline(const float* in, uint16_t* raw, size_t n) {
+  store_all<T>(in, raw, n);
+}
+
+template <typename T>
 GRADCONF_TARGET_AVX2 void store_all_avx2(const float* in, uint16_t* raw, size_t n) {
   store_all<T>(in, raw, n);
 }
 
-std::vector<bool> paths() {
-  return gradconf::kernel_isa() != gradconf::Isa::kBaseline ? std::vector<bool>{false, true}
-                                                            : std::vector<bool>{false};
+template <typename T>
+GRADCONF_TARGET_AVX512 void store_all_avx512(const float* in, uint16_t* raw, size_t n) {
+  store_all<T, kWideRowLanes>(in, raw, n);
+}
+
+template <typename T>
+void store_on(Path path, const float* in, uint16_t* raw, size_t n) {
+  (path == Path::kBaseline ? store_all_baseline<T>
+   : path == Path::kAvx2   ? store_all_avx2<T>
+                           : store_all_avx512<T>)(in, raw, n);
+}
+
+std::vector<Path> paths() {
+  switch (gradconf::kernel_isa()) {
+    case gradconf::Isa::kAvx512:
+      return {Path::kBaseline, Path::kAvx2, Path::kAvx512Wide};
+    case gradconf::Isa::kAvx2:
+      return {Path::kBaseline, Path::kAvx2};
+    case gradconf::Isa::kBaseline:
+      break;
+  }
+  return {Path::kBaseline};
 }
 
 TEST(LaneConversions, EveryHalfWidensExactly) {
   std::vector<uint16_t> raw(1 << 16);
   for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint16_t>(i);
-  for (bool avx2 : paths()) {
+  for (Path path : paths()) {
     std::vector<float> got(raw.size());
-    (avx2 ? load_all_avx2<half> : load_all<half>)(raw.data(), got.data(), raw.size());
+    load_on<half>(path, raw.data(), got.data(), raw.size());
     for (size_t i = 0; i < raw.size(); ++i) {
       const float want = static_cast<float>(std::bit_cast<half>(raw[i]));
       ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want))
-          << "half bits 0x" << std::hex << i << (avx2 ? " (avx2)" : " (baseline)");
+          << "half bits 0x" << std::hex << i << path_name(path);
     }
   }
 }
@@ -79,15 +128,14 @@ void expect_narrowing_matches_scalar(const char* name) {
   for (uint32_t high = 0; high < (1u << 16); ++high) {
     for (uint32_t low : kLowBits) in.push_back(std::bit_cast<float>(high << 16 | low));
   }
-  while (in.size() % kLanes != 0) in.push_back(0.0f);
-  for (bool avx2 : paths()) {
+  while (in.size() % kWideRowLanes != 0) in.push_back(0.0f);
+  for (Path path : paths()) {
     std::vector<uint16_t> got(in.size());
-    (avx2 ? store_all_avx2<T> : store_all<T>)(in.data(), got.data(), in.size());
+    store_on<T>(path, in.data(), got.data(), in.size());
     for (size_t i = 0; i < in.size(); ++i) {
       const auto want = std::bit_cast<uint16_t>(static_cast<T>(in[i]));
       ASSERT_EQ(got[i], want) << name << " of float bits 0x" << std::hex
-                              << std::bit_cast<uint32_t>(in[i])
-                              << (avx2 ? " (avx2)" : " (baseline)");
+                              << std::bit_cast<uint32_t>(in[i]) << path_name(path);
     }
   }
 }
