@@ -3,6 +3,10 @@
 #include <cstdlib>
 #include <string_view>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 namespace gradconf {
 
 namespace {
@@ -21,13 +25,33 @@ Isa detect() {
   return Isa::kBaseline;
 }
 
+bool detect_bfloat16_conversion() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const char* env = std::getenv("GRADCONF_ISA");
+  if (env != nullptr && std::string_view(env) == "avx512") return false;
+  if (kernel_isa() != Isa::kAvx512) return false;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  const bool dq_bw = (ebx >> 17 & 1) && (ebx >> 30 & 1);  // AVX512DQ, AVX512BW
+  if (eax < 1 || !dq_bw || !__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return false;
+  return (eax >> 5 & 1) != 0;  // AVX512_BF16
+#endif
+  return false;
+}
+
 }  // namespace
 
 Isa kernel_isa() {
   static const Isa isa = detect();
   return isa;
 }
+
+bool kernel_has_bfloat16_conversion() {
+  static const bool has = detect_bfloat16_conversion();
+  return has;
+}
 // Detected while the library loads (core/fork_safe.h: no static is first initialised by a call).
 [[maybe_unused]] const Isa isa_at_load = kernel_isa();
+[[maybe_unused]] const bool bfloat16_conversion_at_load = kernel_has_bfloat16_conversion();
 
 }  // namespace gradconf

@@ -22,14 +22,22 @@ enum class Isa { kBaseline, kAvx2, kAvx512 };
 /// once per process, so tests can pin a path).
 Isa kernel_isa();
 
+/// The AVX-512 path may narrow float rows to bfloat16 with AVX512_BF16's vcvtneps2bf16 (with
+/// AVX512DQ's vfpclassps to find the lanes it would round differently). Not with GRADCONF_ISA set
+/// to "avx512" or lower.
+bool kernel_has_bfloat16_conversion();
+
 }  // namespace gradconf
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GRADCONF_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #define GRADCONF_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
+#define GRADCONF_TARGET_AVX512_BF16 \
+  __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512bf16,avx2,fma")))
 #else
 #define GRADCONF_TARGET_AVX2
 #define GRADCONF_TARGET_AVX512
+#define GRADCONF_TARGET_AVX512_BF16
 #endif
 #define GRADCONF_ALWAYS_INLINE inline __attribute__((always_inline))
 

@@ -462,12 +462,57 @@ inline __attribute__((always_inline)) void load_row_lanes(const T* p, int64_t st
   for (; k < n; ++k) out[k] = static_cast<Acc>(p[k * stride]);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/// p[k] = values[k] as bfloat16, k < n, 16 at a time with vcvtneps2bf16 (round to nearest even,
+/// like float_lanes_to_bfloat16, except that it reads subnormal inputs as zero and keeps NaN
+/// payloads: a vector with either, vfpclassps says, takes float_lanes_to_bfloat16). The same bits
+/// in 5 instructions per 16 values instead of 15. `streaming` as store_row_lanes. Only
+/// store_row_lanes' AVX-512 rows call it, after kernel_has_bfloat16_conversion().
+GRADCONF_TARGET_AVX512_BF16 inline void store_bfloat16_row_avx512bf16(bfloat16* p,
+                                                                      const float* values,
+                                                                      int64_t n, bool streaming) {
+  int64_t k = 0;
+  if (streaming) {
+    for (; k < n && reinterpret_cast<uintptr_t>(p + k) % 16 != 0; ++k)
+      p[k] = static_cast<bfloat16>(values[k]);
+  }
+  constexpr int kSpecial = 0x01 | 0x20 | 0x80;  // quiet NaN, subnormal, signalling NaN
+  for (; k + 16 <= n; k += 16) {
+    const __m512 v = _mm512_loadu_ps(values + k);
+    __m256i raw;
+    if (_mm512_fpclass_ps_mask(v, kSpecial) == 0) {
+      raw = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v));
+    } else {
+      LaneVector<float, 16> lanes;
+      std::memcpy(&lanes, &v, sizeof lanes);
+      const RawLanesOf<16> bits = float_lanes_to_bfloat16<16>(lanes);
+      std::memcpy(&raw, &bits, sizeof raw);
+    }
+    if (streaming) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k), _mm256_castsi256_si128(raw));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k + 8), _mm256_extracti128_si256(raw, 1));
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k), raw);
+    }
+  }
+  for (; k < n; ++k) p[k] = static_cast<bfloat16>(values[k]);
+}
+#endif
+
 /// p[k * stride] = values[k] converted to T, k < n. `streaming`: contiguous 16-byte-aligned runs
 /// bypass the caches (non-temporal stores: no read for ownership of lines the caller will not read
 /// again; the same bits). A kernel that streams calls stream_fence() before its threads join.
 template <int W = kLanes, typename Acc, typename T>
 inline __attribute__((always_inline)) void store_row_lanes(T* p, int64_t stride, int64_t n,
                                                            const Acc* values, bool streaming) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if constexpr (W == kWideRowLanes && std::is_same_v<Acc, float> && std::is_same_v<T, bfloat16>) {
+    if (stride == 1 && kernel_has_bfloat16_conversion()) {
+      store_bfloat16_row_avx512bf16(p, values, n, streaming);
+      return;
+    }
+  }
+#endif
   int64_t k = 0;
   if (streaming && stride == 1) {
     for (; k < n && reinterpret_cast<uintptr_t>(p + k) % 16 != 0; ++k)

@@ -3,7 +3,8 @@
 // binary16 value to float, and to binary16 and bfloat16 every float whose low bits sit on or next
 // to a rounding boundary, for every high half (sign, exponent, top of the mantissa), on the
 // baseline path, on the AVX2 one and on the AVX-512 one with the wide rows (kWideRowLanes lanes,
-// the vpmovdw narrowing) where the CPU has them.
+// the vpmovdw narrowing; and whole streamed rows, which narrow to bfloat16 with vcvtneps2bf16
+// where the CPU has AVX512_BF16) where the CPU has them.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -46,10 +47,21 @@ inline __attribute__((always_inline)) void store_all(const float* in, uint16_t* 
   }
 }
 
-enum class Path { kBaseline, kAvx2, kAvx512Wide };
+enum class Path { kBaseline, kAvx2, kAvx512Wide, kAvx512Rows };
 
 const char* path_name(Path path) {
-  return path == Path::kBaseline ? " (baseline)" : path == Path::kAvx2 ? " (avx2)" : " (avx512)";
+  switch (path) {
+    case Path::kBaseline:
+      return " (baseline)";
+    case Path::kAvx2:
+      return " (avx2)";
+    case Path::kAvx512Wide:
+      return " (avx512)";
+    case Path::kAvx512Rows:
+      return gradconf::kernel_has_bfloat16_conversion() ? " (avx512 rows, bf16 instructions)"
+                                                        : " (avx512 rows)";
+  }
+  return "";
 }
 
 template <typename T>
@@ -89,17 +101,27 @@ GRADCONF_TARGET_AVX512 void store_all_avx512(const float* in, uint16_t* raw, siz
   store_all<T, kWideRowLanes>(in, raw, n);
 }
 
+// One streamed row, as the kernels store theirs (a scalar head up to 16-byte alignment).
+template <typename T>
+GRADCONF_TARGET_AVX512 void store_row_avx512(const float* in, uint16_t* raw, size_t n) {
+  gradconf::store_row_lanes<kWideRowLanes>(reinterpret_cast<T*>(raw + 1), 1,
+                                           static_cast<int64_t>(n - 1), in + 1, true);
+  gradconf::store_row_lanes<kWideRowLanes>(reinterpret_cast<T*>(raw), 1, 1, in, false);
+  gradconf::stream_fence();
+}
+
 template <typename T>
 void store_on(Path path, const float* in, uint16_t* raw, size_t n) {
-  (path == Path::kBaseline ? store_all_baseline<T>
-   : path == Path::kAvx2   ? store_all_avx2<T>
-                           : store_all_avx512<T>)(in, raw, n);
+  (path == Path::kBaseline     ? store_all_baseline<T>
+   : path == Path::kAvx2       ? store_all_avx2<T>
+   : path == Path::kAvx512Wide ? store_all_avx512<T>
+                               : store_row_avx512<T>)(in, raw, n);
 }
 
 std::vector<Path> paths() {
   switch (gradconf::kernel_isa()) {
     case gradconf::Isa::kAvx512:
-      return {Path::kBaseline, Path::kAvx2, Path::kAvx512Wide};
+      return {Path::kBaseline, Path::kAvx2, Path::kAvx512Wide, Path::kAvx512Rows};
     case gradconf::Isa::kAvx2:
       return {Path::kBaseline, Path::kAvx2};
     case gradconf::Isa::kBaseline:
