@@ -171,6 +171,38 @@ inline __attribute__((always_inline)) RawLanesOf<W> float_lanes_to_bfloat16(
   return low_halves<W>((nan & quiet) | (~nan & rounded));
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// The instructions' conversions below differ from the scalar ones only on NaNs (and, for
+// vcvtneps2bf16, subnormals); a vector that has one converts element by element instead (Eigen's
+// scalar conversions, whose bits the lane conversions above are). Element by element, not through
+// the lane functions: clang refuses a vector argument across the target boundary.
+
+/// 16 binary16 values to float with vcvtph2ps: exact, except that it quiets signalling NaNs.
+/// Through memory, as low_halves_avx512. Only W = kWideRowLanes loads call it (the AVX-512 path).
+GRADCONF_TARGET_AVX512 inline void halves_to_floats_avx512(const half* halves, float* floats) {
+  const __m512 v = _mm512_maskz_cvtph_ps(
+      __mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves)));
+  if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0) {
+    _mm512_storeu_ps(floats, v);
+    return;
+  }
+  for (int j = 0; j < 16; ++j) floats[j] = static_cast<float>(halves[j]);
+}
+
+/// 16 floats to binary16 with vcvtps2ph, rounding to nearest even, except that it keeps NaN
+/// payloads. Only W = kWideRowLanes stores call it (the AVX-512 path).
+GRADCONF_TARGET_AVX512 inline void floats_to_halves_avx512(const float* floats, half* halves) {
+  const __m512 v = _mm512_loadu_ps(floats);
+  if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0) {
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(halves),
+        _mm512_maskz_cvtps_ph(__mmask16(0xffff), v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return;
+  }
+  for (int j = 0; j < 16; ++j) halves[j] = static_cast<half>(floats[j]);
+}
+#endif
+
 /// Loads W elements p[0], p[stride], ... converted to Acc.
 template <typename Acc, int W = kLanes, typename T>
 inline __attribute__((always_inline)) LaneVector<Acc, W> load_lanes(const T* p, int64_t stride) {
@@ -190,6 +222,16 @@ inline __attribute__((always_inline)) LaneVector<Acc, W> load_lanes(const T* p, 
       return v;
     }
   } else if constexpr (std::is_same_v<T, half> && std::is_same_v<Acc, float>) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (W == kWideRowLanes) {
+      if (stride == 1) {
+        alignas(64) float floats[16];
+        halves_to_floats_avx512(p, floats);
+        std::memcpy(&v, floats, sizeof v);
+        return v;
+      }
+    }
+#endif
     if (stride == 1) {
       RawLanesOf<W> raw;
       std::memcpy(&raw, p, sizeof raw);
@@ -318,6 +360,16 @@ inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,
     }
   } else if constexpr (std::is_same_v<Acc, float> &&
                        (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (W == kWideRowLanes && std::is_same_v<T, half>) {
+      if (stride == 1) {
+        alignas(64) float floats[16];
+        std::memcpy(floats, &v, sizeof floats);
+        floats_to_halves_avx512(floats, p);
+        return;
+      }
+    }
+#endif
     if (stride == 1) {
       const RawLanesOf<W> raw =
           std::is_same_v<T, half> ? float_lanes_to_half<W>(v) : float_lanes_to_bfloat16<W>(v);
@@ -464,9 +516,9 @@ inline __attribute__((always_inline)) void load_row_lanes(const T* p, int64_t st
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /// p[k] = values[k] as bfloat16, k < n, 16 at a time with vcvtneps2bf16 (round to nearest even,
-/// like float_lanes_to_bfloat16, except that it reads subnormal inputs as zero and keeps NaN
-/// payloads: a vector with either, vfpclassps says, takes float_lanes_to_bfloat16). The same bits
-/// in 5 instructions per 16 values instead of 15. `streaming` as store_row_lanes. Only
+/// except that it reads subnormal inputs as zero and keeps NaN payloads: a vector with either,
+/// vfpclassps says, converts element by element). The same bits in 5 instructions per 16 values
+/// instead of 15. `streaming` as store_row_lanes. Only
 /// store_row_lanes' AVX-512 rows call it, after kernel_has_bfloat16_conversion().
 GRADCONF_TARGET_AVX512_BF16 inline void store_bfloat16_row_avx512bf16(bfloat16* p,
                                                                       const float* values,
@@ -483,10 +535,9 @@ GRADCONF_TARGET_AVX512_BF16 inline void store_bfloat16_row_avx512bf16(bfloat16* 
     if (_mm512_fpclass_ps_mask(v, kSpecial) == 0) {
       raw = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v));
     } else {
-      LaneVector<float, 16> lanes;
-      std::memcpy(&lanes, &v, sizeof lanes);
-      const RawLanesOf<16> bits = float_lanes_to_bfloat16<16>(lanes);
-      std::memcpy(&raw, &bits, sizeof raw);
+      alignas(32) bfloat16 exact[16];
+      for (int j = 0; j < 16; ++j) exact[j] = static_cast<bfloat16>(values[k + j]);
+      raw = _mm256_load_si256(reinterpret_cast<const __m256i*>(exact));
     }
     if (streaming) {
       _mm_stream_si128(reinterpret_cast<__m128i*>(p + k), _mm256_castsi256_si128(raw));
