@@ -53,7 +53,7 @@ using LaneVector = typename LaneVectorOf<Acc, W>::type;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-/// W lanes of 16-bit storage, 32-bit patterns and 32-bit masks. Elementwise row operations
+/// W lanes of 16-bit storage and of 32-bit patterns (masks stay kLanes). Elementwise row operations
 /// (conversions, axpy) may take W = 16 on the AVX-512 path: each element's operations are the
 /// same, so the bits are; only the reductions' lane order is fixed at kLanes.
 template <int W = kLanes>

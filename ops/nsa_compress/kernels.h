@@ -339,10 +339,13 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   if (convert && s.compressed > 0 && s.heads * s.dim > 0) {
     const int64_t grain = grain_for_work(double(s.dim));
     parallel_for(0, s.compressed * s.heads, grain, [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) {
-        const T* row = &output_grad(r / s.heads, r % s.heads, 0);
-        load_row_lanes(row, output_grad.strides[2], s.dim, grad + r * s.dim);
-      }
+      on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        for (int64_t r = lo; r < hi; ++r) {
+          const T* row = &output_grad(r / s.heads, r % s.heads, 0);
+          load_row_lanes<decltype(width)::value>(row, output_grad.strides[2], s.dim,
+                                                 grad + r * s.dim);
+        }
+      });
     });
   }
   auto output_grad_row = [&](int64_t row, int64_t n) GRADCONF_ALWAYS_INLINE_LAMBDA -> const Acc* {
