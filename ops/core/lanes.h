@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/conversions_avx512.h"
 #include "core/dtype.h"
 #include "core/isa.h"
 
@@ -63,19 +64,6 @@ using BitLanesOf = LaneVector<uint32_t, W>;
 using RawLanes = RawLanesOf<>;
 using BitLanes = BitLanesOf<>;
 typedef int32_t MaskLanes __attribute__((vector_size(kLanes * sizeof(int32_t))));
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/// The low 16 bits of each of 16 lanes: one vpmovdw, where GCC narrowed the generic vector with
-/// masks, a pack and a permute. Only W = kWideRowLanes conversions call it, and only
-/// on_widest_isa_rows' AVX-512 path makes those.
-/// Through memory, not by value: a 512-bit argument of a function compiled without AVX-512 would
-/// change the ABI (clang refuses it); inlined, the copies vanish.
-GRADCONF_TARGET_AVX512 inline void low_halves_avx512(const void* bits, void* out) {
-  const __m512i wide = _mm512_loadu_si512(bits);
-  _mm256_storeu_si256(static_cast<__m256i*>(out),
-                      _mm512_maskz_cvtepi32_epi16(__mmask16(0xffff), wide));
-}
-#endif
 
 /// Each lane's low 16 bits.
 template <int W>
@@ -170,38 +158,6 @@ inline __attribute__((always_inline)) RawLanesOf<W> float_lanes_to_bfloat16(
   const BitLanes quiet = ((bits >> 16) & 0x8000u) | 0x7fc0u;
   return low_halves<W>((nan & quiet) | (~nan & rounded));
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-// The instructions' conversions below differ from the scalar ones only on NaNs (and, for
-// vcvtneps2bf16, subnormals); a vector that has one converts element by element instead (Eigen's
-// scalar conversions, whose bits the lane conversions above are). Element by element, not through
-// the lane functions: clang refuses a vector argument across the target boundary.
-
-/// 16 binary16 values to float with vcvtph2ps: exact, except that it quiets signalling NaNs.
-/// Through memory, as low_halves_avx512. Only W = kWideRowLanes loads call it (the AVX-512 path).
-GRADCONF_TARGET_AVX512 inline void halves_to_floats_avx512(const half* halves, float* floats) {
-  const __m512 v = _mm512_maskz_cvtph_ps(
-      __mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves)));
-  if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0) {
-    _mm512_storeu_ps(floats, v);
-    return;
-  }
-  for (int j = 0; j < 16; ++j) floats[j] = static_cast<float>(halves[j]);
-}
-
-/// 16 floats to binary16 with vcvtps2ph, rounding to nearest even, except that it keeps NaN
-/// payloads. Only W = kWideRowLanes stores call it (the AVX-512 path).
-GRADCONF_TARGET_AVX512 inline void floats_to_halves_avx512(const float* floats, half* halves) {
-  const __m512 v = _mm512_loadu_ps(floats);
-  if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0) {
-    _mm256_storeu_si256(
-        reinterpret_cast<__m256i*>(halves),
-        _mm512_maskz_cvtps_ph(__mmask16(0xffff), v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    return;
-  }
-  for (int j = 0; j < 16; ++j) halves[j] = static_cast<half>(floats[j]);
-}
-#endif
 
 /// Loads W elements p[0], p[stride], ... converted to Acc.
 template <typename Acc, int W = kLanes, typename T>
@@ -513,42 +469,6 @@ inline __attribute__((always_inline)) void load_row_lanes(const T* p, int64_t st
     store_lanes<Acc, W>(out + k, 1, load_lanes<Acc, W>(p + k * stride, stride));
   for (; k < n; ++k) out[k] = static_cast<Acc>(p[k * stride]);
 }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/// p[k] = values[k] as bfloat16, k < n, 16 at a time with vcvtneps2bf16 (round to nearest even,
-/// except that it reads subnormal inputs as zero and keeps NaN payloads: a vector with either,
-/// vfpclassps says, converts element by element). The same bits in 5 instructions per 16 values
-/// instead of 15. `streaming` as store_row_lanes. Only
-/// store_row_lanes' AVX-512 rows call it, after kernel_has_bfloat16_conversion().
-GRADCONF_TARGET_AVX512_BF16 inline void store_bfloat16_row_avx512bf16(bfloat16* p,
-                                                                      const float* values,
-                                                                      int64_t n, bool streaming) {
-  int64_t k = 0;
-  if (streaming) {
-    for (; k < n && reinterpret_cast<uintptr_t>(p + k) % 16 != 0; ++k)
-      p[k] = static_cast<bfloat16>(values[k]);
-  }
-  constexpr int kSpecial = 0x01 | 0x20 | 0x80;  // quiet NaN, subnormal, signalling NaN
-  for (; k + 16 <= n; k += 16) {
-    const __m512 v = _mm512_loadu_ps(values + k);
-    __m256i raw;
-    if (_mm512_fpclass_ps_mask(v, kSpecial) == 0) {
-      raw = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v));
-    } else {
-      alignas(32) bfloat16 exact[16];
-      for (int j = 0; j < 16; ++j) exact[j] = static_cast<bfloat16>(values[k + j]);
-      raw = _mm256_load_si256(reinterpret_cast<const __m256i*>(exact));
-    }
-    if (streaming) {
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k), _mm256_castsi256_si128(raw));
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k + 8), _mm256_extracti128_si256(raw, 1));
-    } else {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k), raw);
-    }
-  }
-  for (; k < n; ++k) p[k] = static_cast<bfloat16>(values[k]);
-}
-#endif
 
 /// p[k * stride] = values[k] converted to T, k < n. `streaming`: contiguous 16-byte-aligned runs
 /// bypass the caches (non-temporal stores: no read for ownership of lines the caller will not read

@@ -1,0 +1,96 @@
+// The 16-bit conversions in x86 instructions, for the AVX-512 path's wide rows (core/lanes.h):
+// each gives the bits of Eigen's scalar conversion, which core/lanes.h's integer lane conversions
+// also give (tests/core/lane_conversions_test.cpp checks every path). Each is compiled for its own
+// target and called only from a path that has it; they take pointers, not vectors: a 512-bit
+// argument of a function compiled without AVX-512 would change the ABI (clang refuses it), and
+// inlined the copies vanish.
+#ifndef GRADCONF_OPS_CORE_CONVERSIONS_AVX512_H_
+#define GRADCONF_OPS_CORE_CONVERSIONS_AVX512_H_
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/isa.h"
+
+namespace gradconf {
+
+/// The low 16 bits of each of 16 lanes: one vpmovdw, where GCC narrowed the generic vector with
+/// masks, a pack and a permute. Only W = kWideRowLanes conversions call it, and only
+/// on_widest_isa_rows' AVX-512 path makes those.
+GRADCONF_TARGET_AVX512 inline void low_halves_avx512(const void* bits, void* out) {
+  const __m512i wide = _mm512_loadu_si512(bits);
+  _mm256_storeu_si256(static_cast<__m256i*>(out),
+                      _mm512_maskz_cvtepi32_epi16(__mmask16(0xffff), wide));
+}
+
+// The conversion instructions below differ from the scalar conversions only on NaNs (and, for
+// vcvtneps2bf16, subnormals); a vector that has one converts element by element instead, with
+// Eigen's scalar conversions (the lane functions would take a vector argument across the target
+// boundary).
+
+/// 16 binary16 values to float with vcvtph2ps: exact, except that it quiets signalling NaNs.
+/// Only W = kWideRowLanes loads call it (the AVX-512 path).
+GRADCONF_TARGET_AVX512 inline void halves_to_floats_avx512(const half* halves, float* floats) {
+  const __m512 v = _mm512_maskz_cvtph_ps(
+      __mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves)));
+  if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0) {
+    _mm512_storeu_ps(floats, v);
+    return;
+  }
+  for (int j = 0; j < 16; ++j) floats[j] = static_cast<float>(halves[j]);
+}
+
+/// 16 floats to binary16 with vcvtps2ph, rounding to nearest even, except that it keeps NaN
+/// payloads. Only W = kWideRowLanes stores call it (the AVX-512 path).
+GRADCONF_TARGET_AVX512 inline void floats_to_halves_avx512(const float* floats, half* halves) {
+  const __m512 v = _mm512_loadu_ps(floats);
+  if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0) {
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(halves),
+        _mm512_maskz_cvtps_ph(__mmask16(0xffff), v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return;
+  }
+  for (int j = 0; j < 16; ++j) halves[j] = static_cast<half>(floats[j]);
+}
+
+/// p[k] = values[k] as bfloat16, k < n, 16 at a time with vcvtneps2bf16 (round to nearest even,
+/// except that it reads subnormal inputs as zero and keeps NaN payloads: a vector with either,
+/// vfpclassps says, converts element by element). The same bits in 5 instructions per 16 values
+/// instead of 15. `streaming` as store_row_lanes. Only
+/// store_row_lanes' AVX-512 rows call it, after kernel_has_bfloat16_conversion().
+GRADCONF_TARGET_AVX512_BF16 inline void store_bfloat16_row_avx512bf16(bfloat16* p,
+                                                                      const float* values,
+                                                                      int64_t n, bool streaming) {
+  int64_t k = 0;
+  if (streaming) {
+    for (; k < n && reinterpret_cast<uintptr_t>(p + k) % 16 != 0; ++k)
+      p[k] = static_cast<bfloat16>(values[k]);
+  }
+  constexpr int kSpecial = 0x01 | 0x20 | 0x80;  // quiet NaN, subnormal, signalling NaN
+  for (; k + 16 <= n; k += 16) {
+    const __m512 v = _mm512_loadu_ps(values + k);
+    __m256i raw;
+    if (_mm512_fpclass_ps_mask(v, kSpecial) == 0) {
+      raw = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v));
+    } else {
+      alignas(32) bfloat16 exact[16];
+      for (int j = 0; j < 16; ++j) exact[j] = static_cast<bfloat16>(values[k + j]);
+      raw = _mm256_load_si256(reinterpret_cast<const __m256i*>(exact));
+    }
+    if (streaming) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k), _mm256_castsi256_si128(raw));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k + 8), _mm256_extracti128_si256(raw, 1));
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k), raw);
+    }
+  }
+  for (; k < n; ++k) p[k] = static_cast<bfloat16>(values[k]);
+}
+
+}  // namespace gradconf
+
+#endif
+#endif  // GRADCONF_OPS_CORE_CONVERSIONS_AVX512_H_
