@@ -59,8 +59,9 @@ GRADCONF_TARGET_AVX512 inline void floats_to_halves_avx512(const float* floats, 
 /// p[k] = values[k] as bfloat16, k < n, 16 at a time with vcvtneps2bf16 (round to nearest even,
 /// except that it reads subnormal inputs as zero and keeps NaN payloads: a vector with either,
 /// vfpclassps says, converts element by element). The same bits in 5 instructions per 16 values
-/// instead of 15. `streaming` as store_row_lanes. Only
-/// store_row_lanes' AVX-512 rows call it, after kernel_has_bfloat16_conversion().
+/// instead of 15. `streaming`, the aligned head and the tail as in store_row_lanes, whose AVX-512
+/// rows call it after kernel_has_bfloat16_conversion(): a whole row per call, since a function
+/// with AVX512_BF16's target cannot be inlined into the AVX-512 path.
 GRADCONF_TARGET_AVX512_BF16 inline void store_bfloat16_row_avx512bf16(bfloat16* p,
                                                                       const float* values,
                                                                       int64_t n, bool streaming) {

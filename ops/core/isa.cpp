@@ -11,10 +11,15 @@ namespace gradconf {
 
 namespace {
 
+/// GRADCONF_ISA, or "" when unset.
+[[maybe_unused]] std::string_view pinned_isa() {
+  const char* env = std::getenv("GRADCONF_ISA");
+  return env ? env : "";
+}
+
 Isa detect() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  const char* env = std::getenv("GRADCONF_ISA");
-  const std::string_view pinned = env ? env : "";
+  const std::string_view pinned = pinned_isa();
   if (pinned == "baseline") return Isa::kBaseline;
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return Isa::kBaseline;
@@ -27,9 +32,7 @@ Isa detect() {
 
 bool detect_bfloat16_conversion() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  const char* env = std::getenv("GRADCONF_ISA");
-  if (env != nullptr && std::string_view(env) == "avx512") return false;
-  if (kernel_isa() != Isa::kAvx512) return false;
+  if (pinned_isa() == "avx512" || kernel_isa() != Isa::kAvx512) return false;
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   const bool dq_bw = (ebx >> 17 & 1) && (ebx >> 30 & 1);  // AVX512DQ, AVX512BW
