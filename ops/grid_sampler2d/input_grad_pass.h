@@ -51,6 +51,21 @@ struct ScatterRange {
   }
 };
 
+/// How far ahead (in points) a scatter asks for the tap records of kLanes points. The point pass
+/// streamed them to memory; with the hardware prefetcher alone the scan of them ran at about
+/// 4 GB/s (large spatial, C 4, where each extra pixel range cost about 1 ms at 1 thread).
+inline constexpr int64_t kTapsAhead = 64;
+
+/// Requests the records of points [i + kTapsAhead, + kLanes), or the last kLanes, into L1.
+/// Bicubic's records (256 bytes) are not asked for: its scatter got about 5% slower.
+template <typename Taps>
+GRADCONF_ALWAYS_INLINE void prefetch_taps(const Taps* taps, int64_t i, int64_t points) {
+  if constexpr (sizeof(Taps) > 64) return;
+  const int64_t first = std::max<int64_t>(0, std::min(i + kTapsAhead, points - kLanes));
+  const auto* at = reinterpret_cast<const char*>(taps + first);
+  for (size_t b = 0; b < kLanes * sizeof(Taps); b += 64) __builtin_prefetch(at + b);
+}
+
 /// One inputGrad task: scatters gradOutput rows of one batch and channel block of W channels
 /// (`grad`, row by row) through each point's taps, in point order, into `range`. A task that
 /// holds only a range of the plane (`filter`) first picks, chunk by chunk and in order, the
@@ -65,7 +80,10 @@ GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>&
     range.add(taps[i], i, load_row<PlaneAcc, W>(grad + i * row));
   };
   if (!filter) {
-    for (int64_t i = 0; i < points; ++i) scatter_point(i);
+    for (int64_t i = 0; i < points; ++i) {
+      if (i % kLanes == 0) prefetch_taps(taps, i, points);
+      scatter_point(i);
+    }
     return;
   }
   constexpr int64_t kChunk = 256;
@@ -74,6 +92,7 @@ GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>&
     const int64_t end = std::min(points, i0 + kChunk);
     int64_t count_picked = 0;
     for (int64_t i = i0; i < end; ++i) {
+      if (i % kLanes == 0) prefetch_taps(taps, i, points);
       picked[count_picked] = i;  // kept only when reached: the next point overwrites it otherwise
       count_picked += range.reached_by(taps[i]);
     }
@@ -118,6 +137,7 @@ GRADCONF_ALWAYS_INLINE void scatter_block_from_planes(const ScatterRange<PlaneAc
                                                       int64_t points, bool filter) {
   int64_t i = 0;
   for (; i + kLanes <= points; i += kLanes) {
+    prefetch_taps(taps, i, points);
     if (filter) {
       bool reached = false;
       for (int j = 0; j < kLanes; ++j) reached |= range.reached_by(taps[i + j]);
