@@ -353,6 +353,7 @@ inline __attribute__((always_inline)) void stream_copy(void* dst, const void* sr
 #if defined(__x86_64__)
   auto* to = static_cast<__m128i*>(dst);
   const auto* from = static_cast<const char*>(src);
+#pragma GCC unroll 4
   for (size_t i = 0; i < bytes / sizeof(__m128i); ++i) {
     __m128i v;
     std::memcpy(&v, from + i * sizeof v, sizeof v);

@@ -262,6 +262,55 @@ void write_grid_grad(const StridedView<T, 4>& grid_grad, int64_t n, int64_t h, i
   }
 }
 
+/// The bilinear scatter records of kLanes points in lanes (lane_point_taps' values): each tap's
+/// offsets and double weights selected in lanes, then transposed to one record per point.
+template <Fault kFault, typename Taps>
+GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFault>& t,
+                                                      int64_t outside, Taps (&scatter)[kLanes]) {
+  static_assert(Taps::kCount == 4 && kLanes == 8);
+  typedef int32_t Int4 __attribute__((vector_size(4 * sizeof(int32_t))));
+  typedef int64_t Long4 __attribute__((vector_size(4 * sizeof(int64_t))));
+  // Offsets: tap k's lanes as the rows of a 4 x 8 block, transposed to a row of 4 per point.
+  LaneVector<float> offset_rows[4];
+  for (int k = 0; k < 4; ++k) {
+    const MaskLanes offset =
+        t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+    std::memcpy(&offset_rows[k], &offset, sizeof offset);
+  }
+  LaneVector<float, 4> offset_columns[kLanes];
+  transpose_4x8(offset_rows, offset_columns);
+  // Weights: per half of the lanes, a 4 x 4 block of (tap, point) doubles, transposed.
+  Double4 weight[2][4];
+  for (int k = 0; k < 4; ++k) {
+    double w[kLanes];
+    t.double_weight(k, w);
+    for (int h = 0; h < 2; ++h) {
+      Int4 inside;
+      std::memcpy(&inside, reinterpret_cast<const int32_t*>(&t.inside[k]) + 4 * h, sizeof inside);
+      const Long4 mask = __builtin_convertvector(inside, Long4);
+      weight[h][k] = mask != 0 ? load_double4(w + 4 * h) : Double4{};
+    }
+  }
+  for (int h = 0; h < 2; ++h) {
+    const Double4(&rows)[4] = weight[h];
+    const Double4 low01 = __builtin_shufflevector(rows[0], rows[1], 0, 4, 2, 6);
+    const Double4 high01 = __builtin_shufflevector(rows[0], rows[1], 1, 5, 3, 7);
+    const Double4 low23 = __builtin_shufflevector(rows[2], rows[3], 0, 4, 2, 6);
+    const Double4 high23 = __builtin_shufflevector(rows[2], rows[3], 1, 5, 3, 7);
+    const Double4 columns[4] = {__builtin_shufflevector(low01, low23, 0, 1, 4, 5),
+                                __builtin_shufflevector(high01, high23, 0, 1, 4, 5),
+                                __builtin_shufflevector(low01, low23, 2, 3, 6, 7),
+                                __builtin_shufflevector(high01, high23, 2, 3, 6, 7)};
+    for (int i = 0; i < 4; ++i) {
+      Int4 offsets;
+      std::memcpy(&offsets, &offset_columns[4 * h + i], sizeof offsets);
+      const Long4 wide = __builtin_convertvector(offsets, Long4);
+      std::memcpy(scatter[4 * h + i].offset, &wide, sizeof wide);
+      std::memcpy(scatter[4 * h + i].weight, &columns[i], sizeof columns[i]);
+    }
+  }
+}
+
 /// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets in int32
 /// lanes, which the caller checked): the same taps, offsets and weights, point by point.
 template <Fault kFault, typename Taps>
@@ -282,6 +331,8 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
       scatter[j].offset[0] = inside ? t.offset[0][j] : outside;
       scatter[j].weight[0] = inside ? 1 : 0;
     }
+  } else if (kFault == Fault::kNone && coordinate == nullptr) {
+    bilinear_records_in_lanes(t, outside, scatter);
   } else {
     double weight[4][kLanes];
     for (int k = 0; k < 4; ++k) t.double_weight(k, weight[k]);
@@ -334,9 +385,51 @@ template <typename Taps>
 struct LocatedPoints {
   Taps scatter[kLanes];
   CoordinateTaps coordinate[kLanes];
-  bool addressable[kLanes];
+  int64_t addressable[kLanes];  ///< 1 or 0: read as lanes by write_block_grid_grad
   double mult_x[kLanes], mult_y[kLanes];
 };
+
+/// Writes the gridGrad of a block's `count` points: point j's (gx[j] * mult_x[j], gy[j] *
+/// mult_y[j]), or zeros where it reads nothing or is not addressable (write_grid_grad's values).
+/// Eight points along one row of a contiguous float gridGrad are written as one run of 16 floats,
+/// the products formed and rounded lane by lane as the scalar path forms them: the same bits.
+template <Fault kFault, typename T, typename Taps>
+GRADCONF_ALWAYS_INLINE void write_block_grid_grad(const StridedView<T, 4>& grid_grad,
+                                                  const PointIndex (&at)[kLanes], int count,
+                                                  const LocatedPoints<Taps>& located, bool reads,
+                                                  const double (&gx)[kLanes],
+                                                  const double (&gy)[kLanes]) {
+  const bool one_run = count == kLanes && at[0].n == at[kLanes - 1].n &&
+                       at[0].h == at[kLanes - 1].h && grid_grad.strides[3] == 1 &&
+                       grid_grad.strides[2] == 2;
+  if constexpr (std::is_same_v<T, float> && kFault == Fault::kNone) {
+    if (one_run) {
+      typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
+      typedef int64_t Long4 __attribute__((vector_size(4 * sizeof(int64_t))));
+      Float4 x[2], y[2];
+      for (int h = 0; h < 2; ++h) {
+        Long4 sums = {};
+        if (reads) std::memcpy(&sums, located.addressable + 4 * h, sizeof sums);
+        const Double4 px = load_double4(gx + 4 * h) * load_double4(located.mult_x + 4 * h);
+        const Double4 py = load_double4(gy + 4 * h) * load_double4(located.mult_y + 4 * h);
+        x[h] = __builtin_convertvector(sums != 0 ? px : Double4{}, Float4);
+        y[h] = __builtin_convertvector(sums != 0 ? py : Double4{}, Float4);
+      }
+      const LaneVector<float> xs = __builtin_shufflevector(x[0], x[1], 0, 1, 2, 3, 4, 5, 6, 7);
+      const LaneVector<float> ys = __builtin_shufflevector(y[0], y[1], 0, 1, 2, 3, 4, 5, 6, 7);
+      const LaneVector<float, 2 * kLanes> pairs =
+          __builtin_shufflevector(xs, ys, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+      std::memcpy(&grid_grad(at[0].n, at[0].h, at[0].w, 0), &pairs, sizeof pairs);
+      return;
+    }
+  }
+  for (int j = 0; j < count; ++j) {
+    const bool sums = reads && located.addressable[j];
+    write_grid_grad<kFault>(grid_grad, at[j].n, at[j].h, at[j].w,
+                            sums ? gx[j] * located.mult_x[j] : 0.0,
+                            sums ? gy[j] * located.mult_y[j] : 0.0);
+  }
+}
 
 /// Locates a block point by point in the coordinate type: every interpolation, padding and dtype.
 template <typename T, Fault kFault, typename Taps>
@@ -375,7 +468,7 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
   const double mult_x = unnormalize_grad(l.in_w, a.align_corners);
   const double mult_y = unnormalize_grad(l.in_h, a.align_corners);
   for (int j = 0; j < kLanes; ++j) {
-    located.addressable[j] = s.addressable[j];
+    located.addressable[j] = s.addressable[j] != 0;
     located.mult_x[j] = s.moves_x[j] ? mult_x : 0.0;
     located.mult_y[j] = s.moves_y[j] ? mult_y : 0.0;
   }
@@ -449,12 +542,9 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
             }
             FloatLanes gx, gy;
             narrow_coordinate_grads<kFault>(source, l, pixels, grad, gx, gy);
-            for (int j = 0; j < count; ++j) {
-              const bool sums = located.addressable[j];
-              write_grid_grad<kFault>(grid_grad, at[j].n, at[j].h, at[j].w,
-                                      sums ? double{gx[j]} * located.mult_x[j] : 0.0,
-                                      sums ? double{gy[j]} * located.mult_y[j] : 0.0);
-            }
+            double gx_block[kLanes], gy_block[kLanes];
+            for (int j = 0; j < kLanes; ++j) gx_block[j] = gx[j], gy_block[j] = gy[j];
+            write_block_grid_grad<kFault>(grid_grad, at, count, located, true, gx_block, gy_block);
             continue;
           }
         }
@@ -463,6 +553,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
           for (int k = 0; k < located.coordinate[j].count; ++k)
             __builtin_prefetch(pixels + located.coordinate[j].pixel[k] * row);
         }
+        double gx_block[kLanes] = {}, gy_block[kLanes] = {};
         for (int g = 0; g < count; g += kPointGroup) {
           const int group = std::min(kPointGroup, count - g);
           double gx[kPointGroup] = {}, gy[kPointGroup] = {};
@@ -483,14 +574,9 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
               coordinate_grads<T, kFault, 4>(group_taps, pixels, grad, row, gx, gy);
             }
           }
-          for (int p = 0; p < group; ++p) {
-            const int j = g + p;
-            const bool sums = reads && located.addressable[j];
-            write_grid_grad<kFault>(grid_grad, at[j].n, at[j].h, at[j].w,
-                                    sums ? gx[p] * located.mult_x[j] : 0.0,
-                                    sums ? gy[p] * located.mult_y[j] : 0.0);
-          }
+          for (int p = 0; p < group; ++p) gx_block[g + p] = gx[p], gy_block[g + p] = gy[p];
         }
+        write_block_grid_grad<kFault>(grid_grad, at, count, located, reads, gx_block, gy_block);
       }
       stream_fence();
     });
