@@ -156,8 +156,8 @@ GRADCONF_ALWAYS_INLINE void scatter_block_from_planes(const ScatterRange<PlaneAc
 }
 
 /// Writes input rows [y0, y1) of channels c0 .. c0 + W (those that exist) of batch n from the
-/// accumulator, whose pixel 0 is (y0, 0). Below double, blocks of 8 channels are written in
-/// 8 x 8 tiles of (pixels, channels) transposed in registers, through float: Eigen rounds double
+/// accumulator, whose pixel 0 is (y0, 0). Below double, 8 pixels at a time are written as tiles
+/// of (pixels, W channels) transposed in registers, through float: Eigen rounds double
 /// to half and bfloat16 through float too, so the bits are the scalar cast's. Each pixel read is
 /// cleared, so the worker's next task finds its accumulator zero (a separate clearing pass over
 /// it was about 5% of the nearest backward).
@@ -167,7 +167,7 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
                                         int64_t y0, int64_t y1) {
   const int64_t width = input_grad.dims[3], xs = input_grad.strides[3];
   const int lanes = static_cast<int>(std::min<int64_t>(W, input_grad.dims[1] - c0));
-  constexpr bool kTiles = !std::is_same_v<T, double> && W == kLanes;
+  constexpr bool kTiles = !std::is_same_v<T, double>;
   T* planes[W];
   for (int j = 0; j < lanes; ++j) planes[j] = &input_grad(n, c0 + j, 0, 0);
   for (int64_t y = y0; y < y1; ++y, acc += width) {
@@ -176,11 +176,21 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
     if constexpr (kTiles) {
       for (; x + kLanes <= width; x += kLanes) {
         LaneVector<float> tile[kLanes];
-        for (int i = 0; i < kLanes; ++i) {
-          tile[i] = float_lanes<PlaneAcc>(acc[x + i]);
-          acc[x + i] = LaneVector<PlaneAcc, W>{};
+        if constexpr (W == kLanes) {
+          for (int i = 0; i < kLanes; ++i) {
+            tile[i] = float_lanes<PlaneAcc>(acc[x + i]);
+            acc[x + i] = LaneVector<PlaneAcc, W>{};
+          }
+          transpose_lanes(tile);
+        } else {
+          static_assert(W == kNarrowLanes);
+          LaneVector<float, kNarrowLanes> columns[kLanes];
+          for (int i = 0; i < kLanes; ++i) {
+            columns[i] = __builtin_convertvector(acc[x + i], LaneVector<float, kNarrowLanes>);
+            acc[x + i] = LaneVector<PlaneAcc, W>{};
+          }
+          transpose_8x4(columns, reinterpret_cast<LaneVector<float>(&)[kNarrowLanes]>(tile));
         }
-        transpose_lanes(tile);
         for (int j = 0; j < lanes; ++j)
           store_lanes<float>(planes[j] + row_offset + x * xs, xs, tile[j]);
       }
