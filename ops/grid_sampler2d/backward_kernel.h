@@ -3,6 +3,8 @@
 //   1. channels last: for gridGrad, input is copied so that a pixel's channels are contiguous, in
 //      blocks of W channels (kLanes, or 4 when C <= 4: workspace.h; channels_last.h): the later
 //      passes handle several channels per vector operation instead of striding across planes.
+//      A single batch of few channels split across workers gets one input copy per worker, each
+//      made by the worker that samples it (workspace.h, private_input_copies).
 //      gradOutput is read where it is, kLanes points of a plane transposed in registers at a
 //      time, or, in double or when a plane's points are not evenly strided, copied the same way
 //      (workspace.h, grad_output_readable_in_place);
@@ -474,17 +476,12 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
   }
 }
 
-/// The point pass's grain: a point's gridGrad reads its 4 taps' rows and its own.
-inline int64_t point_grain(const SamplerLayout& l) {
-  return grain_for_work(8.0 * double(l.padded_channels()));
-}
-
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
 /// (inputGrad) and its gridGrad computed from the channels-last copies and written (gridGrad),
 /// kPointGroup points' sums side by side.
 template <typename T, Fault kFault, bool kInLanes, typename Taps, typename Val>
 void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* grad_rows,
-                const Val* pixel_rows, Taps* scatter) {
+                Val* input_rows, const BackwardWorkspace& ws, Taps* scatter) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
@@ -501,7 +498,14 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
   const bool narrow = kNarrowInLanes && reads && row == kNarrowLanes &&
                       !planted<kFault>(Fault::kThreadDependentSum);
   static_assert(kLanes % kPointGroup == 0);
-  parallel_for(0, l.n_batch * l.points(), point_grain(l), [&](int64_t lo, int64_t hi) {
+  const int copies = ws.input_copies;
+  const auto task = [&](int64_t lo, int64_t hi) {
+    // With private copies (workspace.h, private_input_copies) this worker makes its own first.
+    Val* pixel_rows = input_rows;
+    if (copies > 1 && reads) {
+      pixel_rows += worker_index() * ws.input_copy_bytes / sizeof(Val);
+      to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, row, false);
+    }
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       PointIndex next(lo, l.out_h, l.out_w);
       // Declared once per task (3.9 KB): a block resets only the coordinate counts it adds to.
@@ -525,8 +529,8 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
         } else {
           locate_one_by_one<T, kFault>(next, count, grid, l, a, reads, at, located);
         }
-        // Streamed: the scatter tasks of every worker read these records, so the lines are shared
-        // with other cores when the next call writes them again.
+        // Streamed: the scatter tasks of every worker read these records, so the lines are
+        // shared with other cores when the next call writes them again.
         if (plan.wants.input_grad) stream_copy(scatter + i0, located.scatter, count * sizeof(Taps));
         if (!plan.wants.grid_grad) continue;
         if constexpr (std::is_same_v<Val, float>) {
@@ -580,7 +584,8 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
       }
       stream_fence();
     });
-  });
+  };
+  parallel_for(0, l.n_batch * l.points(), point_grain(l), task, copies > 1 ? copies : 1 << 30);
 }
 
 template <typename T, Fault kFault>
@@ -588,23 +593,23 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   const SamplerLayout l(plan);
   if (l.empty()) return zero_empty_outputs<T>(plan, l);
   using Val = compute_t<T>;
-  const BackwardWorkspace ws = *backward_workspace(l, plan.wants, plan.workers);
+  const BackwardWorkspace ws = *backward_workspace(l, plan.wants, plan.workers, plan.point_workers);
   auto* grad_rows = reinterpret_cast<Val*>(workspace + ws.grad_output);
   auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
   // The point pass reads both copies; the scatter reads gradOutput's, split when the points are.
   const bool shared = parallel_parts(l.n_batch * l.points(), point_grain(l)) > 1;
   if (plan.wants.copies_grad_output())
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
-  if (plan.wants.grid_reads())
+  if (plan.wants.grid_reads() && ws.input_copies == 1)
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared);
   with_scatter_taps(plan.attrs.interpolation, [&](auto* type) {
     using Taps = std::remove_pointer_t<decltype(type)>;
     auto* scatter = reinterpret_cast<Taps*>(workspace + ws.scatter);
     if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
       if (locates_in_lanes(plan.attrs.interpolation, plan.attrs.padding) && l.pixels() <= INT_MAX)
-        return point_pass<T, kFault, true>(plan, l, grad_rows, pixel_rows, scatter);
+        return point_pass<T, kFault, true>(plan, l, grad_rows, pixel_rows, ws, scatter);
     }
-    point_pass<T, kFault, false>(plan, l, grad_rows, pixel_rows, scatter);
+    point_pass<T, kFault, false>(plan, l, grad_rows, pixel_rows, ws, scatter);
   });
   if (plan.wants.input_grad) {
     with_block_lanes(l, [&](auto lanes) {

@@ -199,7 +199,8 @@ Check workspace_representable(const CallArgs& a) {
   const bool want_input_grad = a.output_mask->values[0];
   const SamplerLayout layout(*a.input, *a.grid);
   const int workers = accumulator_workers(layout, num_threads());
-  if (backward_workspace(layout, wants_of(a), workers)) return std::nullopt;
+  if (backward_workspace(layout, wants_of(a), workers, point_workers(layout, num_threads())))
+    return std::nullopt;
   std::string got = std::to_string(a.input->view_dims[0]) + " x " +
                     std::to_string(a.grid->view_dims[1]) + " x " +
                     std::to_string(a.grid->view_dims[2]) + " grid points";

@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/parallel.h"
 #include "families/grid_sampler2d/traits.h"
+#include "grid_sampler2d/workspace.h"
+#include "laws/determinism.h"
 #include "laws/matches_reference.h"
 #include "support/planted_backend.h"
 
@@ -111,6 +114,31 @@ TEST(GridSampler2DPinned, long_channel_sum) {
     for (auto interpolation : {Interpolation::kBilinear, Interpolation::kBicubic}) {
       p.interpolation = interpolation;
       SCOPED_TRACE(p.to_repro());
+      expect_matches_reference(p);
+    }
+  }
+}
+
+// One batch of few channels split across the point pass's workers: each worker copies the input
+// itself (workspace.h, private_input_copies). The plan must take that path at 2 threads, and law 7
+// (1, 2, 3 and 8 threads, phase 1 and phase 2 at different counts) must see the shared copy's bits.
+TEST(GridSampler2DPinned, private_input_copies_keep_the_bits_of_one_shared_copy) {
+  namespace gs = gradconf::grid_sampler2d;
+  const bool fine = gradconf::set_fine_split(true);
+  const gs::SamplerLayout layout(1, 4, 48, 40, 40, 48);
+  const auto plan =
+      gs::backward_workspace(layout, gs::BackwardWants{}, 1, gs::point_workers(layout, 2));
+  gradconf::set_fine_split(fine);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->input_copies, 2);
+  for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
+    for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
+      Problem p = problem(dtype, {1, 4, 48, 40, 40, 48});
+      p.padding = padding;
+      p.entry = Direction::kBackward;
+      SCOPED_TRACE(p.to_repro());
+      const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
+      EXPECT_TRUE(result.holds) << result.detail;
       expect_matches_reference(p);
     }
   }
