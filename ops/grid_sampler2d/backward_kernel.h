@@ -20,7 +20,8 @@
 //      input rows) clears its worker's accumulator (W double lanes per pixel), scatters into it,
 //      in point order, every point of batch n with a tap in its range (taps outside the input or
 //      the range land in trash slots past the pixels, so the loop has no branch), then writes its
-//      pixels out.
+//      pixels out. With several ranges, pass 2 files each point's taps under every range it
+//      reaches, in point order (workspace.h, record_chunks), and a range's task reads its list.
 // Each output element has exactly one writer and a fixed summation order, whatever the blocks,
 // ranges or thread count, so results are bitwise identical for any of them; no atomics. The
 // scatter accumulates in double because a pixel can gather every point of its batch (half
@@ -481,7 +482,7 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
 /// kPointGroup points' sums side by side.
 template <typename T, Fault kFault, bool kInLanes, typename Taps, typename Val>
 void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* grad_rows,
-                Val* input_rows, const BackwardWorkspace& ws, Taps* scatter) {
+                Val* input_rows, const BackwardWorkspace& ws, std::byte* workspace) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
@@ -499,7 +500,14 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
                       !planted<kFault>(Fault::kThreadDependentSum);
   static_assert(kLanes % kPointGroup == 0);
   const int copies = ws.input_copies;
-  const auto task = [&](int64_t lo, int64_t hi) {
+  auto* scatter = reinterpret_cast<Taps*>(workspace + ws.scatter);
+  // Record lists (workspace.h, record_chunks): a task's units are chunks, each filing its points'
+  // taps under the pixel ranges they reach; else its units are points, stored in point order.
+  const int64_t chunks = ws.record_chunks, points = l.points();
+  const RecordLists lists(workspace, ws, chunks > 0 ? pixel_ranges(l, plan.workers) : 1);
+  std::vector<PixelRange> ranges;
+  for (int64_t r = 0; chunks > 0 && r < lists.ranges; ++r) ranges.emplace_back(l, r, lists.ranges);
+  const auto task = [&](int64_t units_lo, int64_t units_hi) {
     // With private copies (workspace.h, private_input_copies) this worker makes its own first.
     Val* pixel_rows = input_rows;
     if (copies > 1 && reads) {
@@ -507,85 +515,117 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
       to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, row, false);
     }
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-      PointIndex next(lo, l.out_h, l.out_w);
       // Declared once per task (3.9 KB): a block resets only the coordinate counts it adds to.
       LocatedPoints<Taps> located;
       std::vector<Val> block_grad(reads && in_place ? static_cast<size_t>(kLanes * row) : 0);
-      for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
-        const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
-        PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
-        for (int j = 0; reads && j < kLanes; ++j) located.coordinate[j].count = 0;
-        // Point j's batch's channels-last input rows, and its gradOutput row.
-        const auto pixels_of = [&](int j) GRADCONF_ALWAYS_INLINE_LAMBDA {
-          return pixel_rows + at[j].n * l.pixels() * row;
-        };
-        const auto grad_of = [&](int j) GRADCONF_ALWAYS_INLINE_LAMBDA -> const Val* {
-          return in_place ? block_grad.data() + j * row : grad_rows + (i0 + j) * row;
-        };
-        [[maybe_unused]] SourceLanes source;
-        if constexpr (kInLanes) {
-          locate_in_lanes<T, kFault>(next, count, grid, l, a, reads && !narrow, at, located,
-                                     source);
-        } else {
-          locate_one_by_one<T, kFault>(next, count, grid, l, a, reads, at, located);
-        }
-        // Streamed: the scatter tasks of every worker read these records, so the lines are
-        // shared with other cores when the next call writes them again.
-        if (plan.wants.input_grad) stream_copy(scatter + i0, located.scatter, count * sizeof(Taps));
-        if (!plan.wants.grid_grad) continue;
-        if constexpr (std::is_same_v<Val, float>) {
-          if (reads && in_place) grad_rows_in_place(grad_output, at, count, row, block_grad.data());
-        }
-        if constexpr (kNarrowInLanes) {
-          if (narrow) {
-            const float* pixels[kLanes];
-            const float* grad[kLanes];
-            for (int j = 0; j < kLanes; ++j) {
-              pixels[j] = pixels_of(std::min(j, count - 1));
-              grad[j] = grad_of(std::min(j, count - 1));
-            }
-            FloatLanes gx, gy;
-            narrow_coordinate_grads<kFault>(source, l, pixels, grad, gx, gy);
-            double gx_block[kLanes], gy_block[kLanes];
-            for (int j = 0; j < kLanes; ++j) gx_block[j] = gx[j], gy_block[j] = gy[j];
-            write_block_grid_grad<kFault>(grid_grad, at, count, located, true, gx_block, gy_block);
-            continue;
+      std::vector<int64_t> filed(static_cast<size_t>(lists.ranges));
+      for (int64_t unit = units_lo; unit < (chunks > 0 ? units_hi : units_lo + 1); ++unit) {
+        const int64_t n = unit / std::max<int64_t>(chunks, 1),
+                      k = unit % std::max<int64_t>(chunks, 1);
+        const int64_t lo = chunks > 0 ? n * points + k * points / chunks : units_lo;
+        const int64_t hi = chunks > 0 ? n * points + (k + 1) * points / chunks : units_hi;
+        std::fill(filed.begin(), filed.end(), 0);
+        PointIndex next(lo, l.out_h, l.out_w);
+        for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
+          const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
+          PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
+          for (int j = 0; reads && j < kLanes; ++j) located.coordinate[j].count = 0;
+          // Point j's batch's channels-last input rows, and its gradOutput row.
+          const auto pixels_of = [&](int j) GRADCONF_ALWAYS_INLINE_LAMBDA {
+            return pixel_rows + at[j].n * l.pixels() * row;
+          };
+          const auto grad_of = [&](int j) GRADCONF_ALWAYS_INLINE_LAMBDA -> const Val* {
+            return in_place ? block_grad.data() + j * row : grad_rows + (i0 + j) * row;
+          };
+          [[maybe_unused]] SourceLanes source;
+          if constexpr (kInLanes) {
+            locate_in_lanes<T, kFault>(next, count, grid, l, a, reads && !narrow, at, located,
+                                       source);
+          } else {
+            locate_one_by_one<T, kFault>(next, count, grid, l, a, reads, at, located);
           }
-        }
-        for (int j = 0; prefetch && j < count; ++j) {
-          const Val* pixels = pixels_of(j);
-          for (int k = 0; k < located.coordinate[j].count; ++k)
-            __builtin_prefetch(pixels + located.coordinate[j].pixel[k] * row);
-        }
-        double gx_block[kLanes] = {}, gy_block[kLanes] = {};
-        for (int g = 0; g < count; g += kPointGroup) {
-          const int group = std::min(kPointGroup, count - g);
-          double gx[kPointGroup] = {}, gy[kPointGroup] = {};
-          if (reads) {
-            const Val* pixels[kPointGroup];
-            const Val* grad[kPointGroup];
-            const CoordinateTaps(&group_taps)[kPointGroup] =
-                *reinterpret_cast<const CoordinateTaps(*)[kPointGroup]>(located.coordinate + g);
-            for (int p = 0; p < kPointGroup; ++p) {
-              const int j = g + std::min(p, group - 1);
-              pixels[p] = pixels_of(j);
-              grad[p] = grad_of(j);
-            }
-            // Rows of 4 (C <= 4) or, below double, of whole kLanes blocks.
-            if (row % kLanes == 0 && !std::is_same_v<Val, double>) {
-              coordinate_grads<T, kFault, kLanes>(group_taps, pixels, grad, row, gx, gy);
-            } else {
-              coordinate_grads<T, kFault, 4>(group_taps, pixels, grad, row, gx, gy);
+          // Streamed: the scatter tasks of every worker read these records, so the lines are
+          // shared with other cores when the next call writes them again.
+          if (plan.wants.input_grad && chunks == 0) {
+            stream_copy(scatter + i0, located.scatter, count * sizeof(Taps));
+          } else if (plan.wants.input_grad) {
+            // Per range, the block's points that reach it as bits, filed in point order (whether
+            // a point reaches a range is data: a branch per point and range mispredicted).
+            for (int64_t r = 0; r < lists.ranges; ++r) {
+              const PixelRange& range = ranges[static_cast<size_t>(r)];
+              unsigned reached = 0;
+              for (int j = 0; j < count; ++j)
+                reached |= unsigned{range.reached_by(located.scatter[j])} << j;
+              const int64_t list = lists.list(unit, r);
+              int64_t& entry = filed[static_cast<size_t>(r)];
+              for (; reached != 0; reached &= reached - 1, ++entry) {
+                const int j = __builtin_ctz(reached);
+                stream_copy(lists.taps<Taps>(list) + entry, &located.scatter[j], sizeof(Taps));
+                lists.points(list)[entry] = at[j].h * l.out_w + at[j].w;
+              }
             }
           }
-          for (int p = 0; p < group; ++p) gx_block[g + p] = gx[p], gy_block[g + p] = gy[p];
+          if (!plan.wants.grid_grad) continue;
+          if constexpr (std::is_same_v<Val, float>) {
+            if (reads && in_place)
+              grad_rows_in_place(grad_output, at, count, row, block_grad.data());
+          }
+          if constexpr (kNarrowInLanes) {
+            if (narrow) {
+              const float* pixels[kLanes];
+              const float* grad[kLanes];
+              for (int j = 0; j < kLanes; ++j) {
+                pixels[j] = pixels_of(std::min(j, count - 1));
+                grad[j] = grad_of(std::min(j, count - 1));
+              }
+              FloatLanes gx, gy;
+              narrow_coordinate_grads<kFault>(source, l, pixels, grad, gx, gy);
+              double gx_block[kLanes], gy_block[kLanes];
+              for (int j = 0; j < kLanes; ++j) gx_block[j] = gx[j], gy_block[j] = gy[j];
+              write_block_grid_grad<kFault>(grid_grad, at, count, located, true, gx_block,
+                                            gy_block);
+              continue;
+            }
+          }
+          for (int j = 0; prefetch && j < count; ++j) {
+            const Val* pixels = pixels_of(j);
+            for (int k = 0; k < located.coordinate[j].count; ++k)
+              __builtin_prefetch(pixels + located.coordinate[j].pixel[k] * row);
+          }
+          double gx_block[kLanes] = {}, gy_block[kLanes] = {};
+          for (int g = 0; g < count; g += kPointGroup) {
+            const int group = std::min(kPointGroup, count - g);
+            double gx[kPointGroup] = {}, gy[kPointGroup] = {};
+            if (reads) {
+              const Val* pixels[kPointGroup];
+              const Val* grad[kPointGroup];
+              const CoordinateTaps(&group_taps)[kPointGroup] =
+                  *reinterpret_cast<const CoordinateTaps(*)[kPointGroup]>(located.coordinate + g);
+              for (int p = 0; p < kPointGroup; ++p) {
+                const int j = g + std::min(p, group - 1);
+                pixels[p] = pixels_of(j);
+                grad[p] = grad_of(j);
+              }
+              // Rows of 4 (C <= 4) or, below double, of whole kLanes blocks.
+              if (row % kLanes == 0 && !std::is_same_v<Val, double>) {
+                coordinate_grads<T, kFault, kLanes>(group_taps, pixels, grad, row, gx, gy);
+              } else {
+                coordinate_grads<T, kFault, 4>(group_taps, pixels, grad, row, gx, gy);
+              }
+            }
+            for (int p = 0; p < group; ++p) gx_block[g + p] = gx[p], gy_block[g + p] = gy[p];
+          }
+          write_block_grid_grad<kFault>(grid_grad, at, count, located, reads, gx_block, gy_block);
         }
-        write_block_grid_grad<kFault>(grid_grad, at, count, located, reads, gx_block, gy_block);
+        for (int64_t r = 0; chunks > 0 && r < lists.ranges; ++r)
+          lists.counts[lists.list(unit, r)] = filed[static_cast<size_t>(r)];
       }
       stream_fence();
     });
   };
-  parallel_for(0, l.n_batch * l.points(), point_grain(l), task, copies > 1 ? copies : 1 << 30);
+  const int max_workers = copies > 1 ? copies : 1 << 30;
+  if (chunks > 0) return parallel_for(0, l.n_batch * chunks, 1, task, max_workers);
+  parallel_for(0, l.n_batch * points, point_grain(l), task, max_workers);
 }
 
 template <typename T, Fault kFault>
@@ -604,17 +644,15 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared);
   with_scatter_taps(plan.attrs.interpolation, [&](auto* type) {
     using Taps = std::remove_pointer_t<decltype(type)>;
-    auto* scatter = reinterpret_cast<Taps*>(workspace + ws.scatter);
     if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
       if (locates_in_lanes(plan.attrs.interpolation, plan.attrs.padding) && l.pixels() <= INT_MAX)
-        return point_pass<T, kFault, true>(plan, l, grad_rows, pixel_rows, ws, scatter);
+        return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
     }
-    point_pass<T, kFault, false>(plan, l, grad_rows, pixel_rows, ws, scatter);
+    point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
   });
   if (plan.wants.input_grad) {
     with_block_lanes(l, [&](auto lanes) {
-      input_grad_pass<T, kFault, lanes()>(plan, l, workspace + ws.scatter, grad_rows,
-                                          workspace + ws.accumulators, ws.accumulator_bytes);
+      input_grad_pass<T, kFault, lanes()>(plan, l, workspace, ws, grad_rows);
     });
   }
 }

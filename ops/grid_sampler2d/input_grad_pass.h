@@ -19,27 +19,21 @@
 #include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
-/// One inputGrad task's accumulator: the pixels [first, first + count) of a plane, then
-/// kTrashSlots trash slots where every other tap lands (the scatter then has no branch).
+/// One inputGrad task's accumulator: the pixels of a range of a plane, then kTrashSlots trash
+/// slots where every other tap lands (the scatter then has no branch).
 template <typename PlaneAcc, int W, typename Taps>
 struct ScatterRange {
   LaneVector<PlaneAcc, W>* acc;
-  int64_t first, count;
+  PixelRange pixels;
 
-  GRADCONF_ALWAYS_INLINE bool inside(int64_t pixel) const {
-    return static_cast<uint64_t>(pixel - first) < static_cast<uint64_t>(count);
-  }
-  GRADCONF_ALWAYS_INLINE bool reached_by(const Taps& t) const {
-    bool hit = false;
-    for (int k = 0; k < Taps::kCount; ++k) hit |= inside(t.offset[k]);
-    return hit;
-  }
+  GRADCONF_ALWAYS_INLINE bool reached_by(const Taps& t) const { return pixels.reached_by(t); }
   /// Point i's gradOutput channels g through its taps t.
   GRADCONF_ALWAYS_INLINE void add(const Taps& t, int64_t i,
                                   const LaneVector<PlaneAcc, W>& g) const {
     const auto slot = [&](int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
-      return inside(t.offset[k]) ? t.offset[k] - first
-                                 : count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
+      return pixels.holds(t.offset[k])
+                 ? t.offset[k] - pixels.first
+                 : pixels.count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
     };
     if constexpr (Taps::kCount == 1) {
       // Nearest: weight 1, and 1 * g == g exactly, NaN and inf included.
@@ -202,10 +196,30 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
   }
 }
 
+/// scatter_block over the record lists of one range (workspace.h, record_chunks): the chunks of a
+/// batch in order and each list in point order, so every pixel adds its points in point order, as
+/// scatter_block does; `grad_of(i)`: point i's gradOutput channels.
+template <typename PlaneAcc, int W, typename Taps, typename GradOf>
+GRADCONF_ALWAYS_INLINE void scatter_lists(const ScatterRange<PlaneAcc, W, Taps>& range,
+                                          const RecordLists& lists, int64_t first_chunk, int64_t r,
+                                          const GradOf& grad_of) {
+  for (int64_t k = 0; k < lists.chunks; ++k) {
+    const int64_t list = lists.list(first_chunk + k, r), count = lists.counts[list];
+    const Taps* taps = lists.taps<Taps>(list);
+    const int64_t* points = lists.points(list);
+    for (int64_t e = 0; e < count; ++e) {
+      if (e % kLanes == 0) prefetch_taps(taps, e, count);
+      range.add(taps[e], points[e], grad_of(points[e]));
+    }
+  }
+}
+
 /// Pass 3: inputGrad, one task per (batch, channel block of W, row range).
 template <typename T, Fault kFault, int W, typename Val>
-void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std::byte* scatter,
-                     const Val* grad_rows, std::byte* accumulators, uint64_t accumulator_bytes) {
+void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte* workspace,
+                     const BackwardWorkspace& ws, const Val* grad_rows) {
+  const std::byte* scatter = workspace + ws.scatter;
+  std::byte* accumulators = workspace + ws.accumulators;
   // inputGrad sums over every grid point of the batch (thousands of terms, cancelling), so its
   // accumulator is double for every dtype (spec README §3).
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
@@ -213,6 +227,7 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
   const int64_t points = l.points(), row = l.padded_channels(), blocks = l.channel_blocks();
   const int64_t ranges = pixel_ranges(l, plan.workers);
+  const RecordLists lists(workspace, ws, ranges);
   const Interpolation interpolation = plan.attrs.interpolation;
   // Per worker, how many leading pixels of its accumulator are known zero: none at first (the
   // workspace holds anything), then those its last task wrote out (write_block clears them).
@@ -225,15 +240,16 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
   parallel_for(
       0, l.n_batch * blocks * ranges, grain_for_work(task_work),
       [&](int64_t lo, int64_t hi) {
-        auto* acc = reinterpret_cast<LaneVector<PlaneAcc, W>*>(accumulators +
-                                                               accumulator_bytes * worker_index());
+        auto* acc = reinterpret_cast<LaneVector<PlaneAcc, W>*>(accumulators + ws.accumulator_bytes *
+                                                                                  worker_index());
         int64_t& zero_pixels = cleared[static_cast<size_t>(worker_index())];
         on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
           for (int64_t task = lo; task < hi; ++task) {
             const int64_t n = task / (blocks * ranges), b = task / ranges % blocks;
             const int64_t r = task % ranges;
             const int64_t y0 = r * l.in_h / ranges, y1 = (r + 1) * l.in_h / ranges;
-            const int64_t first = y0 * l.in_w, count = (y1 - y0) * l.in_w;
+            const PixelRange pixels(l, r, ranges);
+            const int64_t count = pixels.count;
             // Trash slots are cleared with the pixels before them, though never read: whatever
             // the workspace held (subnormals) would slow every add into them.
             if (zero_pixels < count && !planted<kFault>(Fault::kWorkspaceAssumedZero))
@@ -242,11 +258,33 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, const std
             const int64_t batch = planted<kFault>(Fault::kGridOfFirstBatchOnly) ? 0 : n * points;
             with_scatter_taps(interpolation, [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
               using Taps = std::remove_pointer_t<decltype(type)>;
-              const ScatterRange<PlaneAcc, W, Taps> range{acc, first, count};
+              const ScatterRange<PlaneAcc, W, Taps> range{acc, pixels};
               const Taps* taps = reinterpret_cast<const Taps*>(scatter) + batch;
+              const int channels = static_cast<int>(std::min<int64_t>(W, l.channels - b * W));
+              if (lists.chunks > 0) {
+                const int64_t first_chunk = batch / points * lists.chunks;
+                if constexpr (!std::is_same_v<T, double>) {
+                  if (plan.wants.grad_output_in_place) {
+                    const T* grad = &grad_output(n, b * W, 0, 0);
+                    const int64_t plane = grad_output.strides[1], step = grad_output.strides[3];
+                    return scatter_lists(range, lists, first_chunk, r, [&](int64_t i) {
+                      // Built in registers: a vector loaded from the lanes just stored one by
+                      // one waits for the stores to retire.
+                      LaneVector<PlaneAcc, W> g = {};
+                      for (int c = 0; c < channels; ++c)
+                        g[c] =
+                            static_cast<PlaneAcc>(static_cast<float>(grad[c * plane + i * step]));
+                      return g;
+                    });
+                  }
+                }
+                const Val* grad = grad_rows + n * points * row + b * W;
+                return scatter_lists(range, lists, first_chunk, r, [&](int64_t i) {
+                  return load_row<PlaneAcc, W>(grad + i * row);
+                });
+              }
               if constexpr (!std::is_same_v<T, double>) {
                 if (plan.wants.grad_output_in_place) {
-                  const int channels = static_cast<int>(std::min<int64_t>(W, l.channels - b * W));
                   return scatter_block_from_planes(range, taps, &grad_output(n, b * W, 0, 0),
                                                    grad_output.strides[1], grad_output.strides[3],
                                                    channels, points, ranges > 1);

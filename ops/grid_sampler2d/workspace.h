@@ -185,17 +185,25 @@ inline int private_input_copies(const SamplerLayout& l, const BackwardWants& wan
 }
 
 /// Byte offsets of the workspace regions, in this order:
-///   scatter       the scatter taps of every point (inputGrad);
-///   grad_output   gradOutput channels-last, one padded row per point (copies_grad_output());
-///   input         input channels-last, one padded row per pixel (gridGrad); input_copies of
-///                 them, one per point-pass worker, when private_input_copies says so;
-///   accumulators  one accumulator per worker (inputGrad): block_lanes() doubles per pixel of a
-///                 plane, then kTrashSlots trash slots.
+///   scatter         the scatter taps of every point (inputGrad); with record lists (below), a
+///                   list of taps per (batch, chunk of points, pixel range);
+///   record_indices  with record lists: the point (within its batch) of each list entry;
+///   record_counts   with record lists: each list's length;
+///   grad_output     gradOutput channels-last, one padded row per point (copies_grad_output());
+///   input           input channels-last, one padded row per pixel (gridGrad); input_copies of
+///                   them, one per point-pass worker, when private_input_copies says so;
+///   accumulators    one accumulator per worker (inputGrad): block_lanes() doubles per pixel of a
+///                   plane, then kTrashSlots trash slots.
 struct BackwardWorkspace {
-  uint64_t scatter = 0, grad_output = 0, input = 0, accumulators = 0;
+  uint64_t scatter = 0, record_indices = 0, record_counts = 0, grad_output = 0, input = 0,
+           accumulators = 0;
   uint64_t accumulator_bytes = 0;  ///< of one worker's accumulator
   int input_copies = 1;
   uint64_t input_copy_bytes = 0;  ///< of one input copy, aligned: copy k starts k times this in
+  /// Record lists: 0 when the point pass stores every point's taps in point order, else how many
+  /// chunks each batch's points are split into (see record_chunks).
+  int64_t record_chunks = 0;
+  int64_t list_capacity = 0;  ///< entries a list has room for: the longest chunk
   uint64_t total = 0;
 };
 
@@ -206,6 +214,25 @@ inline int64_t pixel_ranges(const SamplerLayout& l, int threads) {
   if (blocks >= threads || l.in_h <= 1) return 1;
   return std::min<int64_t>(l.in_h, (threads + blocks - 1) / blocks);
 }
+
+/// Pixel range r of `ranges`: input rows [r * in_h / ranges, (r + 1) * in_h / ranges), as pixel
+/// offsets [first, first + count).
+struct PixelRange {
+  int64_t first, count;
+  PixelRange(const SamplerLayout& l, int64_t r, int64_t ranges)
+      : first(r * l.in_h / ranges * l.in_w),
+        count(((r + 1) * l.in_h / ranges - r * l.in_h / ranges) * l.in_w) {}
+  GRADCONF_ALWAYS_INLINE bool holds(int64_t pixel) const {
+    return static_cast<uint64_t>(pixel - first) < static_cast<uint64_t>(count);
+  }
+  /// Whether a tap of `taps` falls inside (taps outside the input have offsets past the plane).
+  template <typename Taps>
+  GRADCONF_ALWAYS_INLINE bool reached_by(const Taps& taps) const {
+    bool hit = false;
+    for (int k = 0; k < Taps::kCount; ++k) hit |= holds(taps.offset[k]);
+    return hit;
+  }
+};
 
 /// Accumulators the inputGrad pass can use: one per worker, no more workers than tasks, and no
 /// more than its work pays for (a small scatter stays whole on one worker: split into row ranges
@@ -221,26 +248,45 @@ inline int accumulator_workers(const SamplerLayout& l, int threads) {
   return static_cast<int>(std::clamp<int64_t>(count, 1, std::max(threads, 1)));
 }
 
-/// nullopt when the total exceeds kMaxWorkspaceBytes (clause GS-LIMIT-01). Regions a call does
-/// not use are not sized at all (their size may not even be representable). `workers`: the
-/// inputGrad pass's accumulators; `point_workers`: the point pass's split (point_workers()),
-/// which may ask for private input copies (only where they fit: the limit does not depend on them).
-inline std::optional<BackwardWorkspace> backward_workspace(const SamplerLayout& l,
-                                                           const BackwardWants& wants, int workers,
-                                                           int point_workers) {
-  const int copies = private_input_copies(l, wants, point_workers);
-  if (copies > 1) {
-    if (auto ws = backward_workspace(l, wants, workers, 1)) {
-      const uint64_t copy_bytes = ws->input_copy_bytes;
-      if (copy_bytes * (copies - 1) <= kMaxWorkspaceBytes - ws->total) {
-        ws->accumulators += copy_bytes * (copies - 1);
-        ws->total += copy_bytes * (copies - 1);
-        ws->input_copies = copies;
-      }
-      return ws;
-    }
-    return std::nullopt;
+/// Record lists: when the inputGrad pass splits a plane into pixel ranges, the point pass files
+/// each point's taps under every range it reaches, in point order, in chunks of each batch's
+/// points (one chunk per point-pass worker, at most one per inputGrad worker: the workspace stays
+/// sized by the workers that can work), so that a range's task reads its own points' taps rather
+/// than every point's (N 1, C 4, 256 x 256 at 2 threads: each range's task read all 4 MiB of
+/// taps). 0: one record per point in point order.
+inline int64_t record_chunks(const SamplerLayout& l, const BackwardWants& wants, int workers,
+                             int point_workers) {
+  if (l.empty() || !wants.input_grad || pixel_ranges(l, workers) <= 1) return 0;
+  return std::clamp(point_workers, 1, std::max(workers, 1));
+}
+
+/// The record lists in a workspace laid out as `ws` says: list (chunk, r) for chunk `chunk` (batch
+/// n's chunks are n * chunks .. n * chunks + chunks - 1) and pixel range r, `capacity` entries
+/// each.
+struct RecordLists {
+  std::byte* records;
+  int64_t* indices;  ///< each entry's point within its batch
+  int64_t* counts;
+  int64_t chunks, ranges, capacity;
+  RecordLists(std::byte* workspace, const BackwardWorkspace& ws, int64_t ranges)
+      : records(workspace + ws.scatter),
+        indices(reinterpret_cast<int64_t*>(workspace + ws.record_indices)),
+        counts(reinterpret_cast<int64_t*>(workspace + ws.record_counts)),
+        chunks(ws.record_chunks),
+        ranges(ranges),
+        capacity(ws.list_capacity) {}
+  int64_t list(int64_t chunk, int64_t r) const { return chunk * ranges + r; }
+  template <typename Taps>
+  Taps* taps(int64_t list) const {
+    return reinterpret_cast<Taps*>(records) + list * capacity;
   }
+  int64_t* points(int64_t list) const { return indices + list * capacity; }
+};
+
+/// The regions for `copies` input copies and `chunks` record chunks (0: no record lists).
+inline std::optional<BackwardWorkspace> workspace_regions(const SamplerLayout& l,
+                                                          const BackwardWants& wants, int workers,
+                                                          int copies, int64_t chunks) {
   BackwardWorkspace ws;
   if (l.empty()) return ws;
   const auto points = checked_mul(l.n_batch, l.points());
@@ -253,13 +299,25 @@ inline std::optional<BackwardWorkspace> backward_workspace(const SamplerLayout& 
   const auto row_bytes = checked_mul(l.padded_channels(), wants.value_bytes);
   const auto pixels = checked_mul(l.n_batch, l.pixels());
   const auto slots = checked_add(l.pixels(), kTrashSlots);
-  const std::array<std::optional<int64_t>, 4> sizes = {
-      if_used(wants.input_grad, times(points, scatter_bytes_per_point(wants.interpolation))),
+  const int64_t capacity = chunks > 0 ? (l.points() + chunks - 1) / chunks : 0;
+  const auto lists = times(times(l.n_batch, chunks), pixel_ranges(l, workers));
+  const auto entries = chunks > 0 ? times(lists, capacity) : points;
+  const auto copy_bytes = row_bytes ? times(pixels, *row_bytes) : std::nullopt;
+  const auto aligned_copy =
+      copy_bytes ? checked_align_up(static_cast<uint64_t>(*copy_bytes), kWorkspaceAlignment)
+                 : std::nullopt;
+  const bool reads = wants.grid_reads();
+  const std::array<std::optional<int64_t>, 6> sizes = {
+      if_used(wants.input_grad, times(entries, scatter_bytes_per_point(wants.interpolation))),
+      if_used(chunks > 0, times(entries, int64_t{sizeof(int64_t)})),
+      if_used(chunks > 0, times(lists, int64_t{sizeof(int64_t)})),
       if_used(wants.copies_grad_output(), row_bytes ? times(points, *row_bytes) : std::nullopt),
-      if_used(wants.grid_reads(), row_bytes ? times(pixels, *row_bytes) : std::nullopt),
+      if_used(reads, aligned_copy && *aligned_copy <= uint64_t{INT64_MAX}
+                         ? times(static_cast<int64_t>(*aligned_copy), copies)
+                         : std::nullopt),
       if_used(wants.input_grad,
               times(times(slots, l.block_lanes() * int64_t{sizeof(double)}), workers))};
-  std::array<uint64_t, 4> offsets{};
+  std::array<uint64_t, 6> offsets{};
   uint64_t total = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (!sizes[i]) return std::nullopt;
@@ -269,13 +327,35 @@ inline std::optional<BackwardWorkspace> backward_workspace(const SamplerLayout& 
     total += *aligned;
   }
   ws.scatter = offsets[0];
-  ws.grad_output = offsets[1];
-  ws.input = offsets[2];
-  ws.accumulators = offsets[3];
-  ws.input_copy_bytes = offsets[3] - offsets[2];
-  ws.accumulator_bytes = wants.input_grad ? static_cast<uint64_t>(*sizes[3]) / workers : 0;
+  ws.record_indices = offsets[1];
+  ws.record_counts = offsets[2];
+  ws.grad_output = offsets[3];
+  ws.input = offsets[4];
+  ws.accumulators = offsets[5];
+  ws.input_copies = reads ? copies : 1;
+  ws.input_copy_bytes = reads ? *aligned_copy : 0;
+  ws.record_chunks = chunks;
+  ws.list_capacity = capacity;
+  ws.accumulator_bytes = wants.input_grad ? static_cast<uint64_t>(*sizes[5]) / workers : 0;
   ws.total = total;
   return ws;
+}
+
+/// nullopt when the plain plan (one input copy, one record per point) exceeds kMaxWorkspaceBytes
+/// (clause GS-LIMIT-01): the faster layouts are taken only where they fit too, so the limit does
+/// not depend on them. Regions a call does not use are not sized at all (their size may not even
+/// be representable). `workers`: the inputGrad pass's accumulators; `point_workers`: the point
+/// pass's split (point_workers()).
+inline std::optional<BackwardWorkspace> backward_workspace(const SamplerLayout& l,
+                                                           const BackwardWants& wants, int workers,
+                                                           int point_workers) {
+  auto plain = workspace_regions(l, wants, workers, 1, 0);
+  if (!plain) return std::nullopt;
+  const int copies = private_input_copies(l, wants, point_workers);
+  const int64_t chunks = record_chunks(l, wants, workers, point_workers);
+  if (copies == 1 && chunks == 0) return plain;
+  if (auto faster = workspace_regions(l, wants, workers, copies, chunks)) return faster;
+  return plain;
 }
 
 }  // namespace gradconf::grid_sampler2d

@@ -119,27 +119,34 @@ TEST(GridSampler2DPinned, long_channel_sum) {
   }
 }
 
-// One batch of few channels split across the point pass's workers: each worker copies the input
-// itself (workspace.h, private_input_copies). The plan must take that path at 2 threads, and law 7
-// (1, 2, 3 and 8 threads, phase 1 and phase 2 at different counts) must see the shared copy's bits.
-TEST(GridSampler2DPinned, private_input_copies_keep_the_bits_of_one_shared_copy) {
+// One batch of few channels split across workers: each point-pass worker copies the input itself
+// (workspace.h, private_input_copies) and files each point's taps under the pixel ranges it
+// reaches (record_chunks). The plan must take both at 2 threads, and law 7 (1, 2, 3 and 8
+// threads, phase 1 and phase 2 at different counts) must see the bits of one shared copy and of
+// taps stored in point order.
+TEST(GridSampler2DPinned, private_copies_and_record_lists_keep_the_one_thread_bits) {
   namespace gs = gradconf::grid_sampler2d;
   const bool fine = gradconf::set_fine_split(true);
   const gs::SamplerLayout layout(1, 4, 48, 40, 40, 48);
   const auto plan =
-      gs::backward_workspace(layout, gs::BackwardWants{}, 1, gs::point_workers(layout, 2));
+      gs::backward_workspace(layout, gs::BackwardWants{}, gs::accumulator_workers(layout, 2),
+                             gs::point_workers(layout, 2));
   gradconf::set_fine_split(fine);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->input_copies, 2);
+  EXPECT_EQ(plan->record_chunks, 2);
   for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
-    for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
-      Problem p = problem(dtype, {1, 4, 48, 40, 40, 48});
-      p.padding = padding;
-      p.entry = Direction::kBackward;
-      SCOPED_TRACE(p.to_repro());
-      const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
-      EXPECT_TRUE(result.holds) << result.detail;
-      expect_matches_reference(p);
+    for (auto interpolation :
+         {Interpolation::kBilinear, Interpolation::kNearest, Interpolation::kBicubic}) {
+      for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
+        Problem p = problem(dtype, {1, 4, 48, 40, 40, 48});
+        p.interpolation = interpolation, p.padding = padding;
+        p.entry = Direction::kBackward;
+        SCOPED_TRACE(p.to_repro());
+        const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
+        EXPECT_TRUE(result.holds) << result.detail;
+        expect_matches_reference(p);
+      }
     }
   }
 }
