@@ -43,6 +43,7 @@
 #include "core/parallel.h"
 #include "core/view.h"
 #include "grid_sampler2d/channels_last.h"
+#include "grid_sampler2d/coordinate_grads.h"
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/input_grad_pass.h"
@@ -51,23 +52,6 @@
 #include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
-
-/// The taps a point's coordinate gradient reads, inside the input only, in tap order: the pixel,
-/// and d weight / d ix, d weight / d iy.
-struct CoordinateTaps {
-  int count = 0;
-  int64_t pixel[16];
-  double dwx[16], dwy[16];
-  GRADCONF_ALWAYS_INLINE void add(int64_t p, double x, double y) { add_if(true, p, x, y); }
-  /// add() when `inside`, without a branch (a point's taps fall inside or not at random): the
-  /// entry is written either way and counted only then (count < 16 before the last tap).
-  GRADCONF_ALWAYS_INLINE void add_if(bool inside, int64_t p, double x, double y) {
-    pixel[count] = p;
-    dwx[count] = x;
-    dwy[count] = y;
-    count += inside ? 1 : 0;
-  }
-};
 
 /// A located point's taps, computed once for both gradients: its scatter taps (inputGrad; see
 /// ScatterTaps: tap (j, i) of bicubic at 4 j + i, taps outside at the first offset past the
@@ -115,131 +99,6 @@ GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout
       if (coordinate) coordinate->add(scatter.offset[k], dwx[k], dwy[k]);
     }
   }
-}
-
-/// Points whose coordinate gradients are computed together: their channel sums are separate
-/// dependency chains, which the core then runs side by side.
-inline constexpr int kPointGroup = 4;
-
-/// ((l0 + l1) + (l2 + l3)) + ... over V lanes (combine_lane_vector's tree for 8).
-template <typename Acc, int V>
-GRADCONF_ALWAYS_INLINE Acc combine_lane_tree(const LaneVector<Acc, V>& v) {
-  if constexpr (V == kLanes) {
-    return combine_lane_vector<Acc>(v);
-  } else {
-    static_assert(V == 4);
-    return (v[0] + v[1]) + (v[2] + v[3]);
-  }
-}
-
-/// d loss / d(ix, iy) of kPointGroup points: for each, the sum over channels c of gradOutput(c) *
-/// (sum over taps k, in tap order, of input(c, tap k) * dw_k), in the compute type (spec README
-/// §6: float for FLOAT and the half types, as PyTorch's CPU kernel sums them). Each of V lanes
-/// sums the channels c = lane (mod V) in order, and the lanes are then added in a fixed tree: one
-/// order whatever the thread count. `pixels[p]`: point p's batch's channels-last input rows (of
-/// `row` values, a whole number of V); `grad[p]`: its channels-last gradOutput row.
-template <typename T, Fault kFault, int V, typename Val>
-GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPointGroup],
-                                             const Val* const (&pixels)[kPointGroup],
-                                             const Val* const (&grad)[kPointGroup], int64_t row,
-                                             double (&gx)[kPointGroup], double (&gy)[kPointGroup]) {
-  using Acc = compute_t<T>;
-  using Lanes = LaneVector<Acc, V>;
-  static_assert(std::is_same_v<Acc, Val>);
-  Acc dwx[kPointGroup][16], dwy[kPointGroup][16];
-  for (int p = 0; p < kPointGroup; ++p) {
-    for (int k = 0; k < taps[p].count; ++k) {
-      dwx[p][k] = static_cast<Acc>(taps[p].dwx[k]);
-      dwy[p][k] = static_cast<Acc>(taps[p].dwy[k]);
-    }
-  }
-  // kThreadDependentSum only: the channel terms split into per-thread partial sums.
-  Acc part_x[kPointGroup][8] = {}, part_y[kPointGroup][8] = {};
-  const int parts = planted<kFault>(Fault::kThreadDependentSum) ? std::min(num_threads(), 8) : 1;
-  Lanes ax[kPointGroup] = {}, ay[kPointGroup] = {};
-  for (int64_t c = 0; c < row; c += V) {
-#pragma GCC unroll 4
-    for (int p = 0; p < kPointGroup; ++p) {
-      Lanes sx = {}, sy = {};
-      for (int k = 0; k < taps[p].count; ++k) {
-        const Lanes v = load_row<Acc, V>(pixels[p] + taps[p].pixel[k] * row + c);
-        sx += v * dwx[p][k];
-        sy += v * dwy[p][k];
-      }
-      Lanes g = load_row<Acc, V>(grad[p] + c);
-      if (planted<kFault>(Fault::kAbsIncomingGradient)) g = g < 0 ? -g : g;
-      if (planted<kFault>(Fault::kThreadDependentSum)) {
-        for (int j = 0; j < V; ++j) {
-          const auto part = static_cast<int>((c + j) * parts / row);
-          part_x[p][part] += g[j] * sx[j];
-          part_y[p][part] += g[j] * sy[j];
-        }
-      } else {
-        ax[p] += g * sx;
-        ay[p] += g * sy;
-      }
-    }
-  }
-  for (int p = 0; p < kPointGroup; ++p) {
-    if (planted<kFault>(Fault::kThreadDependentSum)) {
-      Acc sum_x = 0, sum_y = 0;
-      for (int k = 0; k < parts; ++k) sum_x += part_x[p][k], sum_y += part_y[p][k];
-      gx[p] = sum_x;
-      gy[p] = sum_y;
-    } else {
-      gx[p] = combine_lane_tree<Acc, V>(ax[p]);
-      gy[p] = combine_lane_tree<Acc, V>(ay[p]);
-    }
-  }
-}
-
-/// coordinate_grads<T, kFault, 4> of a block's kLanes points at once (C <= 4: rows of 4 floats;
-/// bilinear on float coordinates), one lane per point and one vector per channel: each point's tap
-/// rows and gradOutput row are transposed in registers. Per point the operations and their order
-/// are coordinate_grads': the tap derivatives formed in double and rounded (lane_point_taps), a
-/// tap outside adding nothing (a select where coordinate_grads skips the tap), each channel summing
-/// its taps in tap order from zero, then gx = (c0 + c1) + (c2 + c3); so the same bits. With so few
-/// channels the point-by-point sums left the vector units mostly idle. `pixels[j]`: point j's
-/// batch's channels-last input rows; `grad[j]`: its gradOutput row.
-template <Fault kFault>
-GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s, const SamplerLayout& l,
-                                                    const float* const (&pixels)[kLanes],
-                                                    const float* const (&grad)[kLanes],
-                                                    FloatLanes& gx, FloatLanes& gy) {
-  using Row = LaneVector<float, kNarrowLanes>;
-  static_assert(kNarrowLanes == 4);
-  const BilinearTapLanes<kFault> t(s, l.in_h, l.in_w, Interpolation::kBilinear,
-                                   static_cast<int32_t>(l.in_w), 1);
-  const FloatLanes one_minus_ty = BilinearWeightLanes::rounded(t.w.y[0]);
-  const FloatLanes one_minus_tx = BilinearWeightLanes::rounded(t.w.x[0]);
-  const FloatLanes dwx[4] = {-one_minus_ty, one_minus_ty, -s.ty, s.ty};
-  const FloatLanes dwy[4] = {-one_minus_tx, -s.tx, one_minus_tx, s.tx};
-  FloatLanes sx[4] = {}, sy[4] = {};
-#pragma GCC unroll 4
-  for (int k = 0; k < 4; ++k) {
-    // A tap outside has offset 0: its read stays in the batch's rows, and the select drops it.
-    Row columns[kLanes];
-    for (int j = 0; j < kLanes; ++j)
-      columns[j] =
-          load_row<float, kNarrowLanes>(pixels[j] + t.offset[k][j] * int64_t{kNarrowLanes});
-    FloatLanes v[4];
-    transpose_8x4(columns, v);
-    for (int c = 0; c < 4; ++c) {
-      sx[c] = t.inside[k] ? sx[c] + v[c] * dwx[k] : sx[c];
-      sy[c] = t.inside[k] ? sy[c] + v[c] * dwy[k] : sy[c];
-    }
-  }
-  Row grad_columns[kLanes];
-  for (int j = 0; j < kLanes; ++j) grad_columns[j] = load_row<float, kNarrowLanes>(grad[j]);
-  FloatLanes g[4], ax[4], ay[4];
-  transpose_8x4(grad_columns, g);
-  for (int c = 0; c < 4; ++c) {
-    if (planted<kFault>(Fault::kAbsIncomingGradient)) g[c] = g[c] < 0 ? -g[c] : g[c];
-    ax[c] = FloatLanes{} + g[c] * sx[c];
-    ay[c] = FloatLanes{} + g[c] * sy[c];
-  }
-  gx = (ax[0] + ax[1]) + (ax[2] + ax[3]);
-  gy = (ay[0] + ay[1]) + (ay[2] + ay[3]);
 }
 
 /// Empty problems: whatever wanted output still has elements is zero (spec, E-GS-8).

@@ -196,6 +196,32 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
   }
 }
 
+/// Point i's gradOutput channels (W, zero past `channels`) read where they are: channel c at
+/// grad[c * plane + i * step], as scatter_block_from_planes reads them.
+template <typename PlaneAcc, int W, typename T>
+struct PlaneGrad {
+  const T* grad;
+  int64_t plane, step;
+  int channels;
+  GRADCONF_ALWAYS_INLINE LaneVector<PlaneAcc, W> operator()(int64_t i) const {
+    // Built in registers: a vector loaded from lanes just stored one by one waits for the stores.
+    LaneVector<PlaneAcc, W> g = {};
+    for (int c = 0; c < channels; ++c)
+      g[c] = static_cast<PlaneAcc>(static_cast<float>(grad[c * plane + i * step]));
+    return g;
+  }
+};
+
+/// Point i's gradOutput channels from the channels-last copy's rows of `row` values.
+template <typename PlaneAcc, int W, typename Val>
+struct RowGrad {
+  const Val* grad;
+  int64_t row;
+  GRADCONF_ALWAYS_INLINE LaneVector<PlaneAcc, W> operator()(int64_t i) const {
+    return load_row<PlaneAcc, W>(grad + i * row);
+  }
+};
+
 /// scatter_block over the record lists of one range (workspace.h, record_chunks): the chunks of a
 /// batch in order and each list in point order, so every pixel adds its points in point order, as
 /// scatter_block does; `grad_of(i)`: point i's gradOutput channels.
@@ -265,23 +291,14 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte
                 const int64_t first_chunk = batch / points * lists.chunks;
                 if constexpr (!std::is_same_v<T, double>) {
                   if (plan.wants.grad_output_in_place) {
-                    const T* grad = &grad_output(n, b * W, 0, 0);
-                    const int64_t plane = grad_output.strides[1], step = grad_output.strides[3];
-                    return scatter_lists(range, lists, first_chunk, r, [&](int64_t i) {
-                      // Built in registers: a vector loaded from the lanes just stored one by
-                      // one waits for the stores to retire.
-                      LaneVector<PlaneAcc, W> g = {};
-                      for (int c = 0; c < channels; ++c)
-                        g[c] =
-                            static_cast<PlaneAcc>(static_cast<float>(grad[c * plane + i * step]));
-                      return g;
-                    });
+                    const PlaneGrad<PlaneAcc, W, T> grad{&grad_output(n, b * W, 0, 0),
+                                                         grad_output.strides[1],
+                                                         grad_output.strides[3], channels};
+                    return scatter_lists(range, lists, first_chunk, r, grad);
                   }
                 }
-                const Val* grad = grad_rows + n * points * row + b * W;
-                return scatter_lists(range, lists, first_chunk, r, [&](int64_t i) {
-                  return load_row<PlaneAcc, W>(grad + i * row);
-                });
+                const RowGrad<PlaneAcc, W, Val> grad{grad_rows + n * points * row + b * W, row};
+                return scatter_lists(range, lists, first_chunk, r, grad);
               }
               if constexpr (!std::is_same_v<T, double>) {
                 if (plan.wants.grad_output_in_place) {
