@@ -197,7 +197,9 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
 }
 
 /// Point i's gradOutput channels (W, zero past `channels`) read where they are: channel c at
-/// grad[c * plane + i * step], as scatter_block_from_planes reads them.
+/// grad[c * plane + i * step], as scatter_block_from_planes reads them. A functor whose call is
+/// always inlined: a lambda here without GRADCONF_ALWAYS_INLINE_LAMBDA was compiled for the
+/// baseline path and returned its vector in another ABI than the AVX-512 caller read.
 template <typename PlaneAcc, int W, typename T>
 struct PlaneGrad {
   const T* grad;
