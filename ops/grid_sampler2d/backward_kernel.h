@@ -351,7 +351,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
   const bool in_place = plan.wants.grad_output_in_place;
   // The taps' pixel rows lie anywhere in the input: a block's rows are requested before the first
   // group's sums wait on theirs (rows of one cache line: a longer row's first line did not help).
-  const bool prefetch = reads && row * sizeof(Val) <= 64;
+  const bool prefetch = reads && row * sizeof(Val) <= 128;
   // C <= 4 on float coordinates: the bilinear gridGrad in lanes (narrow_coordinate_grads). The
   // thread-dependent fault's partial sums exist point by point only.
   constexpr bool kNarrowInLanes = kInLanes && std::is_same_v<Val, float> && Taps::kCount == 4;
@@ -449,7 +449,10 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
           for (int j = 0; prefetch && j < count; ++j) {
             const Val* pixels = pixels_of(j);
             for (int k = 0; k < located.coordinate[j].count; ++k)
-              __builtin_prefetch(pixels + located.coordinate[j].pixel[k] * row);
+              for (int64_t at_byte = 0; at_byte < row * int64_t{sizeof(Val)}; at_byte += 64)
+                __builtin_prefetch(
+                    reinterpret_cast<const char*>(pixels + located.coordinate[j].pixel[k] * row) +
+                    at_byte);
           }
           double gx_block[kLanes] = {}, gy_block[kLanes] = {};
           for (int g = 0; g < count; g += kPointGroup) {
