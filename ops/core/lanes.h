@@ -346,19 +346,27 @@ inline __attribute__((always_inline)) LaneVector<Acc> lane_slice(const LaneVecto
   return slice;
 }
 
-/// Copies `bytes` (a multiple of 16) from `src` to the 16-byte-aligned `dst`, bypassing the caches:
+/// Copies `bytes` (a multiple of 8) from `src` to the 8-byte-aligned `dst`, bypassing the caches:
 /// no read for ownership of lines that another core's cache may hold. A kernel that streams calls
 /// stream_fence() before its threads join.
 inline __attribute__((always_inline)) void stream_copy(void* dst, const void* src, size_t bytes) {
 #if defined(__x86_64__)
-  auto* to = static_cast<__m128i*>(dst);
+  auto* to = static_cast<char*>(dst);
   const auto* from = static_cast<const char*>(src);
+  const auto stream_word = [&](size_t at) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    long long word;
+    std::memcpy(&word, from + at, sizeof word);
+    _mm_stream_si64(reinterpret_cast<long long*>(to + at), word);
+  };
+  size_t i = 0;
+  if (reinterpret_cast<uintptr_t>(to) % sizeof(__m128i) != 0 && bytes > 0) stream_word(i), i = 8;
 #pragma GCC unroll 4
-  for (size_t i = 0; i < bytes / sizeof(__m128i); ++i) {
+  for (; i + sizeof(__m128i) <= bytes; i += sizeof(__m128i)) {
     __m128i v;
-    std::memcpy(&v, from + i * sizeof v, sizeof v);
-    _mm_stream_si128(to + i, v);
+    std::memcpy(&v, from + i, sizeof v);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(to + i), v);
   }
+  if (i < bytes) stream_word(i);
 #else
   std::memcpy(dst, src, bytes);
 #endif

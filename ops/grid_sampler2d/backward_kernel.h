@@ -63,7 +63,10 @@ GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout
                                        CoordinateTaps* coordinate) {
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
   const int64_t outside = l.pixels();
-  for (int k = 0; k < Taps::kCount; ++k) scatter.offset[k] = outside, scatter.weight[k] = 0;
+  for (int k = 0; k < Taps::kCount; ++k) {
+    scatter.offset[k] = outside;
+    if constexpr (Taps::kCount > 1) scatter.weight[k] = 0;
+  }
   if (!p.addressable) return;
   if constexpr (Taps::kCount == 16) {
     const auto [x, y] = cubic_axes<T, kFault>(p, l.in_h, l.in_w, a);
@@ -79,11 +82,8 @@ GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout
       }
     }
   } else if constexpr (Taps::kCount == 1) {
-    // One tap, weight 1 (1 * g == g exactly, NaN and inf included); no coordinate gradient.
-    if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) {
-      scatter.offset[0] = p.y0 * l.in_w + p.x0;
-      scatter.weight[0] = 1;
-    }
+    // One tap (NearestScatterTaps); no coordinate gradient.
+    if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) scatter.offset[0] = p.y0 * l.in_w + p.x0;
   } else {
     const BilinearTaps<double, kFault> taps(p, l.in_h, l.in_w);
     double weight[4];
@@ -189,9 +189,7 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
   // a mispredicted branch per tap was a quarter of the nearest point pass.
   if constexpr (Taps::kCount == 1) {
     for (int j = 0; j < kLanes; ++j) {
-      const bool inside = t.inside[0][j] != 0;
-      scatter[j].offset[0] = inside ? t.offset[0][j] : outside;
-      scatter[j].weight[0] = inside ? 1 : 0;
+      scatter[j].offset[0] = t.inside[0][j] != 0 ? t.offset[0][j] : outside;
     }
   } else if (kFault == Fault::kNone && coordinate == nullptr) {
     bilinear_records_in_lanes(t, outside, scatter);

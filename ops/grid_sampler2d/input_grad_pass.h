@@ -38,10 +38,10 @@ struct ScatterRange {
     if constexpr (Taps::kCount == 1) {
       // Nearest: weight 1, and 1 * g == g exactly, NaN and inf included.
       acc[slot(0)] += g;
-      return;
-    }
+    } else {
 #pragma GCC unroll 16
-    for (int k = 0; k < Taps::kCount; ++k) acc[slot(k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
+      for (int k = 0; k < Taps::kCount; ++k) acc[slot(k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
+    }
   }
 };
 

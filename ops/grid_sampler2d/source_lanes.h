@@ -160,10 +160,10 @@ struct BilinearWeightLanes {
 /// column_stride (0 outside; the caller checked that the offsets fit int32), and its weight.
 template <Fault kFault>
 struct BilinearTapLanes {
-  MaskLanes inside[4], offset[4];
+  MaskLanes inside[4] = {}, offset[4] = {};
   BilinearWeightLanes w;
 
-  /// Nearest reads tap 0, (y0, x0), only.
+  /// Nearest reads tap 0, (y0, x0), only: the others are left outside.
   GRADCONF_ALWAYS_INLINE BilinearTapLanes(const SourceLanes& s, int64_t in_h, int64_t in_w,
                                           Interpolation interpolation, int32_t row_stride,
                                           int32_t column_stride)
@@ -172,7 +172,8 @@ struct BilinearTapLanes {
         planted<kFault>(Fault::kOffByOneTap) && interpolation == Interpolation::kBilinear;
     const int32_t rows = lane_bound(in_h);
     const int32_t columns = lane_bound(off_by_one ? in_w - 1 : in_w);
-    for (int k = 0; k < 4; ++k) {
+    const int taps = interpolation == Interpolation::kNearest ? 1 : 4;
+    for (int k = 0; k < taps; ++k) {
       const MaskLanes x = s.x0 + (k & 1), y = s.y0 + (k >> 1);
       inside[k] = s.addressable & (x >= 0) & (x < columns) & (y >= 0) & (y < rows);
       // Masked first: a tap outside may lie past int32's range once multiplied.

@@ -65,7 +65,12 @@ struct ScatterTapsOf {
   int64_t offset[kTaps];
   double weight[kTaps];
 };
-using NearestScatterTaps = ScatterTapsOf<1>;
+/// Nearest's one tap has weight 1 (1 * g == g exactly, NaN and inf included): only its pixel is
+/// recorded, half the bytes the scatter reads per point.
+struct NearestScatterTaps {
+  static constexpr int kCount = 1;
+  int64_t offset[1];
+};
 using ScatterTaps = ScatterTapsOf<4>;
 using BicubicScatterTaps = ScatterTapsOf<16>;
 
