@@ -361,7 +361,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
   // Record lists (workspace.h, record_chunks): a task's units are chunks, each filing its points'
   // taps under the pixel ranges they reach; else its units are points, stored in point order.
   const int64_t chunks = ws.record_chunks, points = l.points();
-  const RecordLists lists(workspace, ws, chunks > 0 ? pixel_ranges(l, plan.workers) : 1);
+  const RecordLists lists(workspace, ws);
   std::vector<PixelRange> ranges;
   for (int64_t r = 0; chunks > 0 && r < lists.ranges; ++r) ranges.emplace_back(l, r, lists.ranges);
   const auto task = [&](int64_t units_lo, int64_t units_hi) {

@@ -26,7 +26,6 @@ struct ScatterRange {
   LaneVector<PlaneAcc, W>* acc;
   PixelRange pixels;
 
-  GRADCONF_ALWAYS_INLINE bool reached_by(const Taps& t) const { return pixels.reached_by(t); }
   /// Point i's gradOutput channels g through its taps t.
   GRADCONF_ALWAYS_INLINE void add(const Taps& t, int64_t i,
                                   const LaneVector<PlaneAcc, W>& g) const {
@@ -61,36 +60,15 @@ GRADCONF_ALWAYS_INLINE void prefetch_taps(const Taps* taps, int64_t i, int64_t p
 }
 
 /// One inputGrad task: scatters gradOutput rows of one batch and channel block of W channels
-/// (`grad`, row by row) through each point's taps, in point order, into `range`. A task that
-/// holds only a range of the plane (`filter`) first picks, chunk by chunk and in order, the
-/// points with a tap inside it: the points it skips would only have reached trash, so every pixel
-/// still sums the same points in the same order, while the range's task walks its points rather
-/// than all of them.
+/// (`grad`, row by row) through each point's taps, in point order, into `range` (the whole plane:
+/// a plane split into ranges is scattered from record lists, scatter_lists).
 template <typename PlaneAcc, int W, typename Taps, typename Val>
 GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>& range,
                                           const Taps* taps, const Val* grad, int64_t row,
-                                          int64_t points, bool filter) {
-  const auto scatter_point = [&](int64_t i) GRADCONF_ALWAYS_INLINE_LAMBDA {
+                                          int64_t points) {
+  for (int64_t i = 0; i < points; ++i) {
+    if (i % kLanes == 0) prefetch_taps(taps, i, points);
     range.add(taps[i], i, load_row<PlaneAcc, W>(grad + i * row));
-  };
-  if (!filter) {
-    for (int64_t i = 0; i < points; ++i) {
-      if (i % kLanes == 0) prefetch_taps(taps, i, points);
-      scatter_point(i);
-    }
-    return;
-  }
-  constexpr int64_t kChunk = 256;
-  int64_t picked[kChunk];
-  for (int64_t i0 = 0; i0 < points; i0 += kChunk) {
-    const int64_t end = std::min(points, i0 + kChunk);
-    int64_t count_picked = 0;
-    for (int64_t i = i0; i < end; ++i) {
-      if (i % kLanes == 0) prefetch_taps(taps, i, points);
-      picked[count_picked] = i;  // kept only when reached: the next point overwrites it otherwise
-      count_picked += range.reached_by(taps[i]);
-    }
-    for (int64_t j = 0; j < count_picked; ++j) scatter_point(picked[j]);
   }
 }
 
@@ -121,22 +99,15 @@ GRADCONF_ALWAYS_INLINE void transpose_point_rows(const T* grad, int64_t plane, i
 /// scatter_block reading gradOutput where it is (wants.grad_output_in_place): point i's channel
 /// c at grad[c * plane + i * step], `channels` (at most W) of them. kLanes consecutive points are
 /// loaded plane by plane and transposed in registers, so each point adds the values its
-/// channels-last row would hold (zero past `channels`), in the same order: the same bits. With
-/// `filter`, tiles of points that reach no pixel of the range are skipped (the others' points
-/// that do not reach it land in trash).
+/// channels-last row would hold (zero past `channels`), in the same order: the same bits.
 template <typename PlaneAcc, int W, typename Taps, typename T>
 GRADCONF_ALWAYS_INLINE void scatter_block_from_planes(const ScatterRange<PlaneAcc, W, Taps>& range,
                                                       const Taps* taps, const T* grad,
                                                       int64_t plane, int64_t step, int channels,
-                                                      int64_t points, bool filter) {
+                                                      int64_t points) {
   int64_t i = 0;
   for (; i + kLanes <= points; i += kLanes) {
     prefetch_taps(taps, i, points);
-    if (filter) {
-      bool reached = false;
-      for (int j = 0; j < kLanes; ++j) reached |= range.reached_by(taps[i + j]);
-      if (!reached) continue;
-    }
     alignas(32) float rows[kLanes][W];
     transpose_point_rows<W>(grad + i * step, plane, step, channels, &rows[0][0], W);
 #pragma GCC unroll 8
@@ -254,8 +225,8 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte
   const auto input_grad = view_of<T, 4>(plan.input_grad);
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
   const int64_t points = l.points(), row = l.padded_channels(), blocks = l.channel_blocks();
-  const int64_t ranges = pixel_ranges(l, plan.workers);
-  const RecordLists lists(workspace, ws, ranges);
+  const RecordLists lists(workspace, ws);
+  const int64_t ranges = lists.ranges;
   const Interpolation interpolation = plan.attrs.interpolation;
   // Per worker, how many leading pixels of its accumulator are known zero: none at first (the
   // workspace holds anything), then those its last task wrote out (write_block clears them).
@@ -275,7 +246,6 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte
           for (int64_t task = lo; task < hi; ++task) {
             const int64_t n = task / (blocks * ranges), b = task / ranges % blocks;
             const int64_t r = task % ranges;
-            const int64_t y0 = r * l.in_h / ranges, y1 = (r + 1) * l.in_h / ranges;
             const PixelRange pixels(l, r, ranges);
             const int64_t count = pixels.count;
             // Trash slots are cleared with the pixels before them, though never read: whatever
@@ -306,13 +276,13 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte
                 if (plan.wants.grad_output_in_place) {
                   return scatter_block_from_planes(range, taps, &grad_output(n, b * W, 0, 0),
                                                    grad_output.strides[1], grad_output.strides[3],
-                                                   channels, points, ranges > 1);
+                                                   channels, points);
                 }
               }
-              scatter_block(range, taps, grad_rows + n * points * row + b * W, row, points,
-                            ranges > 1);
+              scatter_block(range, taps, grad_rows + n * points * row + b * W, row, points);
             });
-            write_block<T, PlaneAcc, W>(input_grad, acc, n, b * W, y0, y1);
+            write_block<T, PlaneAcc, W>(input_grad, acc, n, b * W, pixels.first_row,
+                                        pixels.end_row);
           }
         });
       },

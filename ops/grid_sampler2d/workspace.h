@@ -208,6 +208,9 @@ struct BackwardWorkspace {
   /// Record lists: 0 when the point pass stores every point's taps in point order, else how many
   /// chunks each batch's points are split into (see record_chunks).
   int64_t record_chunks = 0;
+  /// The pixel ranges the inputGrad pass splits a plane into: pixel_ranges() with record lists,
+  /// else 1 (a plan whose lists would not fit scatters whole planes).
+  int64_t record_ranges = 1;
   int64_t list_capacity = 0;  ///< entries a list has room for: the longest chunk
   uint64_t total = 0;
 };
@@ -220,13 +223,15 @@ inline int64_t pixel_ranges(const SamplerLayout& l, int threads) {
   return std::min<int64_t>(l.in_h, (threads + blocks - 1) / blocks);
 }
 
-/// Pixel range r of `ranges`: input rows [r * in_h / ranges, (r + 1) * in_h / ranges), as pixel
-/// offsets [first, first + count).
+/// Pixel range r of `ranges`: input rows [first_row, end_row) = [r * in_h / ranges, (r + 1) *
+/// in_h / ranges), as pixel offsets [first, first + count).
 struct PixelRange {
-  int64_t first, count;
+  int64_t first_row, end_row, first, count;
   PixelRange(const SamplerLayout& l, int64_t r, int64_t ranges)
-      : first(r * l.in_h / ranges * l.in_w),
-        count(((r + 1) * l.in_h / ranges - r * l.in_h / ranges) * l.in_w) {}
+      : first_row(r * l.in_h / ranges),
+        end_row((r + 1) * l.in_h / ranges),
+        first(first_row * l.in_w),
+        count((end_row - first_row) * l.in_w) {}
   GRADCONF_ALWAYS_INLINE bool holds(int64_t pixel) const {
     return static_cast<uint64_t>(pixel - first) < static_cast<uint64_t>(count);
   }
@@ -273,12 +278,12 @@ struct RecordLists {
   int64_t* indices;  ///< each entry's point within its batch
   int64_t* counts;
   int64_t chunks, ranges, capacity;
-  RecordLists(std::byte* workspace, const BackwardWorkspace& ws, int64_t ranges)
+  RecordLists(std::byte* workspace, const BackwardWorkspace& ws)
       : records(workspace + ws.scatter),
         indices(reinterpret_cast<int64_t*>(workspace + ws.record_indices)),
         counts(reinterpret_cast<int64_t*>(workspace + ws.record_counts)),
         chunks(ws.record_chunks),
-        ranges(ranges),
+        ranges(ws.record_ranges),
         capacity(ws.list_capacity) {}
   int64_t list(int64_t chunk, int64_t r) const { return chunk * ranges + r; }
   template <typename Taps>
@@ -305,7 +310,8 @@ inline std::optional<BackwardWorkspace> workspace_regions(const SamplerLayout& l
   const auto pixels = checked_mul(l.n_batch, l.pixels());
   const auto slots = checked_add(l.pixels(), kTrashSlots);
   const int64_t capacity = chunks > 0 ? (l.points() + chunks - 1) / chunks : 0;
-  const auto lists = times(times(l.n_batch, chunks), pixel_ranges(l, workers));
+  const int64_t ranges = chunks > 0 ? pixel_ranges(l, workers) : 1;
+  const auto lists = times(times(l.n_batch, chunks), ranges);
   const auto entries = chunks > 0 ? times(lists, capacity) : points;
   const auto copy_bytes = row_bytes ? times(pixels, *row_bytes) : std::nullopt;
   const auto aligned_copy =
@@ -340,6 +346,7 @@ inline std::optional<BackwardWorkspace> workspace_regions(const SamplerLayout& l
   ws.input_copies = reads ? copies : 1;
   ws.input_copy_bytes = reads ? *aligned_copy : 0;
   ws.record_chunks = chunks;
+  ws.record_ranges = ranges;
   ws.list_capacity = capacity;
   ws.accumulator_bytes = wants.input_grad ? static_cast<uint64_t>(*sizes[5]) / workers : 0;
   ws.total = total;

@@ -151,6 +151,30 @@ TEST(GridSampler2DPinned, private_copies_and_record_lists_keep_the_one_thread_bi
   }
 }
 
+// A plan whose record lists would pass the workspace limit while the plain layout fits falls back
+// to the plain layout, and then the inputGrad pass scatters whole planes (record_ranges 1): a
+// range's task could not tell its points from the rest. 2^55 points of 4 channels: 64-byte
+// records are 2^61 bytes in point order, but filed under 2 ranges with their indices they pass
+// 2^62.
+TEST(GridSampler2DPinned, a_plan_without_record_lists_scatters_whole_planes) {
+  namespace gs = gradconf::grid_sampler2d;
+  const gs::SamplerLayout layout(1, 4, 2, 2, int64_t{1} << 28, int64_t{1} << 27);
+  ASSERT_EQ(gs::pixel_ranges(layout, 2), 2);
+  const auto plan =
+      gs::backward_workspace(layout, gs::BackwardWants{}, gs::accumulator_workers(layout, 2),
+                             gs::point_workers(layout, 2));
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->record_chunks, 0);
+  EXPECT_EQ(plan->record_ranges, 1);
+  const gs::SamplerLayout smaller(1, 4, 2, 2, int64_t{1} << 20, int64_t{1} << 20);
+  const auto listed =
+      gs::backward_workspace(smaller, gs::BackwardWants{}, gs::accumulator_workers(smaller, 2),
+                             gs::point_workers(smaller, 2));
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->record_chunks, 2);
+  EXPECT_EQ(listed->record_ranges, 2);
+}
+
 // Non-finite pixels: an in-bounds inf/NaN pixel poisons what reads it (as in PyTorch), with the
 // reference's NaN/inf pattern; pixels no point reads stay harmless.
 TEST(GridSampler2DPinned, nonfinite_input_values) {
