@@ -413,13 +413,17 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
               unsigned reached = 0;
               for (int j = 0; j < count; ++j)
                 reached |= unsigned{range.reached_by(located.scatter[j])} << j;
+              // In locals: the index stores would otherwise reload the list's bounds.
               const int64_t list = lists.list(unit, r);
-              int64_t& entry = filed[static_cast<size_t>(r)];
+              Taps* const list_taps = lists.taps<Taps>(list);
+              int64_t* const list_points = lists.points(list);
+              int64_t entry = filed[static_cast<size_t>(r)];
               for (; reached != 0; reached &= reached - 1, ++entry) {
                 const int j = __builtin_ctz(reached);
-                stream_copy(lists.taps<Taps>(list) + entry, &located.scatter[j], sizeof(Taps));
-                lists.points(list)[entry] = at[j].h * l.out_w + at[j].w;
+                stream_copy(list_taps + entry, &located.scatter[j], sizeof(Taps));
+                list_points[entry] = at[j].h * l.out_w + at[j].w;
               }
+              filed[static_cast<size_t>(r)] = entry;
             }
           }
           if (!plan.wants.grid_grad) continue;
