@@ -119,6 +119,14 @@ TEST(GridSampler2DPinned, long_channel_sum) {
   }
 }
 
+// The backward's workspace plan for a layout at 2 threads, as phase 1 makes it.
+std::optional<gradconf::grid_sampler2d::BackwardWorkspace> plan_at_two_threads(
+    const gradconf::grid_sampler2d::SamplerLayout& layout) {
+  namespace gs = gradconf::grid_sampler2d;
+  return gs::backward_workspace(layout, gs::BackwardWants{}, gs::accumulator_workers(layout, 2),
+                                gs::point_workers(layout, 2));
+}
+
 // One batch of few channels split across workers: each point-pass worker copies the input itself
 // (workspace.h, private_input_copies) and files each point's taps under the pixel ranges it
 // reaches (record_chunks). The plan must take both at 2 threads, and law 7 (1, 2, 3 and 8
@@ -128,9 +136,7 @@ TEST(GridSampler2DPinned, private_copies_and_record_lists_keep_the_one_thread_bi
   namespace gs = gradconf::grid_sampler2d;
   const bool fine = gradconf::set_fine_split(true);
   const gs::SamplerLayout layout(1, 4, 48, 40, 40, 48);
-  const auto plan =
-      gs::backward_workspace(layout, gs::BackwardWants{}, gs::accumulator_workers(layout, 2),
-                             gs::point_workers(layout, 2));
+  const auto plan = plan_at_two_threads(layout);
   gradconf::set_fine_split(fine);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->input_copies, 2);
@@ -160,16 +166,12 @@ TEST(GridSampler2DPinned, a_plan_without_record_lists_scatters_whole_planes) {
   namespace gs = gradconf::grid_sampler2d;
   const gs::SamplerLayout layout(1, 4, 2, 2, int64_t{1} << 28, int64_t{1} << 27);
   ASSERT_EQ(gs::pixel_ranges(layout, 2), 2);
-  const auto plan =
-      gs::backward_workspace(layout, gs::BackwardWants{}, gs::accumulator_workers(layout, 2),
-                             gs::point_workers(layout, 2));
+  const auto plan = plan_at_two_threads(layout);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->record_chunks, 0);
   EXPECT_EQ(plan->record_ranges, 1);
-  const gs::SamplerLayout smaller(1, 4, 2, 2, int64_t{1} << 20, int64_t{1} << 20);
   const auto listed =
-      gs::backward_workspace(smaller, gs::BackwardWants{}, gs::accumulator_workers(smaller, 2),
-                             gs::point_workers(smaller, 2));
+      plan_at_two_threads(gs::SamplerLayout(1, 4, 2, 2, int64_t{1} << 20, int64_t{1} << 20));
   ASSERT_TRUE(listed);
   EXPECT_EQ(listed->record_chunks, 2);
   EXPECT_EQ(listed->record_ranges, 2);
