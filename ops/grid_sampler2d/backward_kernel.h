@@ -338,6 +338,34 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
   }
 }
 
+/// Files a block's `count` records under every pixel range they reach (workspace.h,
+/// record_chunks), each with its point's index in the batch: per range the points that reach it,
+/// as bits, in point order (whether a point reaches a range is data: a branch per point and range
+/// mispredicted). `filed[r]`: the entries unit `unit`'s list for range r holds so far.
+template <typename Taps>
+GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
+                                         const std::vector<PixelRange>& ranges, int64_t unit,
+                                         const Taps (&records)[kLanes],
+                                         const PointIndex (&at)[kLanes], int count, int64_t out_w,
+                                         int64_t* filed) {
+  for (int64_t r = 0; r < lists.ranges; ++r) {
+    const PixelRange& range = ranges[static_cast<size_t>(r)];
+    unsigned reached = 0;
+    for (int j = 0; j < count; ++j) reached |= unsigned{range.reached_by(records[j])} << j;
+    // In locals: the index stores would otherwise reload the list's bounds.
+    const int64_t list = lists.list(unit, r);
+    Taps* const list_taps = lists.taps<Taps>(list);
+    int64_t* const list_points = lists.points(list);
+    int64_t entry = filed[r];
+    for (; reached != 0; reached &= reached - 1, ++entry) {
+      const int j = __builtin_ctz(reached);
+      stream_copy(list_taps + entry, &records[j], sizeof(Taps));
+      list_points[entry] = at[j].h * out_w + at[j].w;
+    }
+    filed[r] = entry;
+  }
+}
+
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
 /// (inputGrad) and its gridGrad computed from the channels-last copies and written (gridGrad),
 /// kPointGroup points' sums side by side.
@@ -411,25 +439,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
           if (plan.wants.input_grad && chunks == 0) {
             stream_copy(scatter + i0, located.scatter, count * sizeof(Taps));
           } else if (plan.wants.input_grad) {
-            // Per range, the block's points that reach it as bits, filed in point order (whether
-            // a point reaches a range is data: a branch per point and range mispredicted).
-            for (int64_t r = 0; r < lists.ranges; ++r) {
-              const PixelRange& range = ranges[static_cast<size_t>(r)];
-              unsigned reached = 0;
-              for (int j = 0; j < count; ++j)
-                reached |= unsigned{range.reached_by(located.scatter[j])} << j;
-              // In locals: the index stores would otherwise reload the list's bounds.
-              const int64_t list = lists.list(unit, r);
-              Taps* const list_taps = lists.taps<Taps>(list);
-              int64_t* const list_points = lists.points(list);
-              int64_t entry = filed[static_cast<size_t>(r)];
-              for (; reached != 0; reached &= reached - 1, ++entry) {
-                const int j = __builtin_ctz(reached);
-                stream_copy(list_taps + entry, &located.scatter[j], sizeof(Taps));
-                list_points[entry] = at[j].h * l.out_w + at[j].w;
-              }
-              filed[static_cast<size_t>(r)] = entry;
-            }
+            file_records(lists, ranges, unit, located.scatter, at, count, l.out_w, filed.data());
           }
           if (!plan.wants.grid_grad) continue;
           if constexpr (std::is_same_v<Val, float>) {
