@@ -359,7 +359,10 @@ inline __attribute__((always_inline)) void stream_copy(void* dst, const void* sr
     _mm_stream_si64(reinterpret_cast<long long*>(to + at), word);
   };
   size_t i = 0;
-  if (reinterpret_cast<uintptr_t>(to) % sizeof(__m128i) != 0 && bytes > 0) stream_word(i), i = 8;
+  if (reinterpret_cast<uintptr_t>(to) % sizeof(__m128i) != 0 && bytes > 0) {
+    stream_word(0);
+    i = sizeof(long long);
+  }
 #pragma GCC unroll 4
   for (; i + sizeof(__m128i) <= bytes; i += sizeof(__m128i)) {
     __m128i v;

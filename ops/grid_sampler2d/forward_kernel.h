@@ -255,140 +255,138 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const Attributes& a = plan.attrs;
   const bool bicubic = a.interpolation == Interpolation::kBicubic;
   const bool in_lanes = locates_in_lanes(a.interpolation, a.padding) && in_h * in_w <= INT_MAX;
-  const bool split = parallel_parts(input.dims[0] * out_h * out_w,
-                                    grain_for_work((bicubic ? 16.0 : 4.0) * row)) > 1;
+  const int64_t points = input.dims[0] * out_h * out_w;
+  const int64_t grain = grain_for_work((bicubic ? 16.0 : 4.0) * row);
   constexpr int kGroups = 2;
   constexpr int64_t kTile = kGroups * kLanes;
-  to_channels_last(input, pixels, row, split);
-  parallel_for(
-      0, input.dims[0] * out_h * out_w, grain_for_work((bicubic ? 16.0 : 4.0) * row),
-      [&](int64_t lo, int64_t hi) {
-        on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
-          PointIndex next(lo, out_h, out_w);
-          // Written for a group's points before they are read: declared once, not cleared per
-          // group (clearing them was 13% of a C 32 bilinear profile).
-          const float* tap_row[kGroups][4][kLanes];  // bilinear: each tap's row, null outside
-          float tap_weight[kGroups][4][kLanes];
-          BicubicTaps<float> cubic[kGroups][kLanes];
-          PointIndex at[kGroups][kLanes];
-          int count[kGroups] = {};
-          // Locates group g's `count[g]` points from `next`.
-          const auto locate_group = [&](int g) GRADCONF_ALWAYS_INLINE_LAMBDA {
-            for (PointIndex& p : at[g]) p = next;
-            FloatLanes x, y;
-            next_points(next, count[g], grid, at[g], x, y);
-            if (in_lanes) {
-              const SourceLanes s = locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation,
-                                                         a.padding, a.align_corners);
-              const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation,
-                                               static_cast<int32_t>(in_w), 1);
-              for (int k = 0; k < 4; ++k) {
-                const FloatLanes weight = t.float_weight(k);
-                for (int p = 0; p < count[g]; ++p) {
-                  tap_weight[g][k][p] = weight[p];
-                  tap_row[g][k][p] =
-                      t.inside[k][p] ? pixels + at[g][p].n * plane + int64_t{t.offset[k][p]} * row
-                                     : nullptr;
-                  // Requested now, while the rest of the tile is located (its first two
-                  // lines: base_forward about 8% faster; large C unchanged).
-                  if (tap_row[g][k][p]) {
-                    for (int64_t line = 0; line < std::min<int64_t>(row, 32); line += 16)
-                      __builtin_prefetch(tap_row[g][k][p] + line, 0, 3);
-                  }
-                }
-              }
-              return;
-            }
+  to_channels_last(input, pixels, row, parallel_parts(points, grain) > 1);
+  parallel_for(0, points, grain, [&](int64_t lo, int64_t hi) {
+    on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      PointIndex next(lo, out_h, out_w);
+      // Written for a group's points before they are read: declared once, not cleared per
+      // group (clearing them was 13% of a C 32 bilinear profile).
+      const float* tap_row[kGroups][4][kLanes];  // bilinear: each tap's row, null outside
+      float tap_weight[kGroups][4][kLanes];
+      BicubicTaps<float> cubic[kGroups][kLanes];
+      PointIndex at[kGroups][kLanes];
+      int count[kGroups] = {};
+      // Locates group g's `count[g]` points from `next`.
+      const auto locate_group = [&](int g) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        for (PointIndex& p : at[g]) p = next;
+        FloatLanes x, y;
+        next_points(next, count[g], grid, at[g], x, y);
+        if (in_lanes) {
+          const SourceLanes s =
+              locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
+          const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation,
+                                           static_cast<int32_t>(in_w), 1);
+          for (int k = 0; k < 4; ++k) {
+            const FloatLanes weight = t.float_weight(k);
             for (int p = 0; p < count[g]; ++p) {
-              const SourcePoint s = locate_source<kFault>(x[p], y[p], in_h, in_w, a.interpolation,
-                                                          a.padding, a.align_corners);
-              const float* batch = pixels + at[g][p].n * plane;
-              if (bicubic) {
-                cubic[g][p] = bicubic_taps<T, float, kFault>(s, in_h, in_w, a, in_w * row, row);
-                continue;
-              }
-              const BilinearTaps<float, kFault> t(s, in_h, in_w);
-              for (int k = 0; k < 4; ++k) {
-                tap_weight[g][k][p] = t.weight[k];
-                tap_row[g][k][p] =
-                    s.addressable && t.inside[k] ? batch + (t.y[k] * in_w + t.x[k]) * row : nullptr;
-              }
-            }
-          };
-          // One point's kLanes channels from c, in the scalar kernels' order.
-          const auto sample = [&](int g, int p, int64_t c) GRADCONF_ALWAYS_INLINE_LAMBDA {
-            LaneVector<float> value{};
-            if (bicubic) {
-              const BicubicTaps<float>& t = cubic[g][p];
-              for (int jj = 0; jj < t.row_count; ++jj) {
-                const int j = t.rows_inside[jj];
-                LaneVector<float> line{};
-                for (int ii = 0; ii < t.column_count; ++ii) {
-                  const int i = t.columns_inside[ii];
-                  line += t.wx[i] * load_lanes<float>(pixels + at[g][p].n * plane +
-                                                          t.row_offset[j] + t.column_offset[i] + c,
-                                                      1);
-                }
-                value += t.wy[j] * line;
-              }
-              return value;
-            }
-#pragma GCC unroll 4
-            for (int k = 0; k < 4; ++k) {
-              if (tap_row[g][k][p])
-                value += tap_weight[g][k][p] * load_lanes<float>(tap_row[g][k][p] + c, 1);
-            }
-            return value;
-          };
-          for (int64_t i0 = lo; i0 < hi; i0 += kTile) {
-            const int64_t in_tile = std::min<int64_t>(kTile, hi - i0);
-            const int groups = static_cast<int>((in_tile + kLanes - 1) / kLanes);
-            for (int g = 0; g < groups; ++g) {
-              count[g] = static_cast<int>(std::min<int64_t>(kLanes, in_tile - g * kLanes));
-              locate_group(g);
-            }
-            // The tile's points are consecutive: one output row, or scattered past its end.
-            const bool one_row = in_tile == kTile && at[0][0].w + kTile <= out_w;
-            // Each point samples a span of channels before the next point does: its taps' rows
-            // are then read in order (a row of many channels spans many cache lines, which the
-            // hardware fetches ahead), not one line of each of 32 rows in turn.
-            constexpr int64_t kSpan = 32 * kLanes;
-            LaneVector<float> sampled[kGroups][kLanes][kSpan / kLanes];
-            for (int64_t c = 0; c < channels; c += kLanes) {
-              const int64_t in_span = c % kSpan / kLanes;
-              if (in_span == 0) {
-                const int64_t end = std::min(channels, c + kSpan);
-                for (int g = 0; g < groups; ++g) {
-                  for (int p = 0; p < count[g]; ++p) {
-                    for (int64_t cc = c; cc < end; cc += kLanes)
-                      sampled[g][p][(cc - c) / kLanes] = sample(g, p, cc);
-                  }
-                }
-              }
-              LaneVector<float> tile[kGroups][kLanes];
-              for (int g = 0; g < groups; ++g) {
-                for (int p = 0; p < kLanes; ++p)
-                  tile[g][p] = p < count[g] ? sampled[g][p][in_span] : LaneVector<float>{};
-                transpose_lanes(tile[g]);
-              }
-              const int lanes = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
-              for (int j = 0; j < lanes; ++j) {
-                if (one_row) {
-                  T* line = &out(at[0][0].n, c + j, at[0][0].h, at[0][0].w);
-                  for (int g = 0; g < kGroups; ++g)
-                    store_lanes<float>(line + g * kLanes * out.strides[3], out.strides[3],
-                                       tile[g][j]);
-                  continue;
-                }
-                for (int g = 0; g < groups; ++g) {
-                  for (int p = 0; p < count[g]; ++p)
-                    out(at[g][p].n, c + j, at[g][p].h, at[g][p].w) = static_cast<T>(tile[g][j][p]);
-                }
+              tap_weight[g][k][p] = weight[p];
+              tap_row[g][k][p] = t.inside[k][p]
+                                     ? pixels + at[g][p].n * plane + int64_t{t.offset[k][p]} * row
+                                     : nullptr;
+              // Requested now, while the rest of the tile is located (its first two
+              // lines: N 4, C 32, 64 x 64 float about 8% faster when it still came here;
+              // C 256 unchanged).
+              if (tap_row[g][k][p]) {
+                for (int64_t line = 0; line < std::min<int64_t>(row, 32); line += 16)
+                  __builtin_prefetch(tap_row[g][k][p] + line, 0, 3);
               }
             }
           }
-        });
-      });
+          return;
+        }
+        for (int p = 0; p < count[g]; ++p) {
+          const SourcePoint s = locate_source<kFault>(x[p], y[p], in_h, in_w, a.interpolation,
+                                                      a.padding, a.align_corners);
+          const float* batch = pixels + at[g][p].n * plane;
+          if (bicubic) {
+            cubic[g][p] = bicubic_taps<T, float, kFault>(s, in_h, in_w, a, in_w * row, row);
+            continue;
+          }
+          const BilinearTaps<float, kFault> t(s, in_h, in_w);
+          for (int k = 0; k < 4; ++k) {
+            tap_weight[g][k][p] = t.weight[k];
+            tap_row[g][k][p] =
+                s.addressable && t.inside[k] ? batch + (t.y[k] * in_w + t.x[k]) * row : nullptr;
+          }
+        }
+      };
+      // One point's kLanes channels from c, in the scalar kernels' order.
+      const auto sample = [&](int g, int p, int64_t c) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        LaneVector<float> value{};
+        if (bicubic) {
+          const BicubicTaps<float>& t = cubic[g][p];
+          for (int jj = 0; jj < t.row_count; ++jj) {
+            const int j = t.rows_inside[jj];
+            LaneVector<float> line{};
+            for (int ii = 0; ii < t.column_count; ++ii) {
+              const int i = t.columns_inside[ii];
+              line += t.wx[i] * load_lanes<float>(pixels + at[g][p].n * plane + t.row_offset[j] +
+                                                      t.column_offset[i] + c,
+                                                  1);
+            }
+            value += t.wy[j] * line;
+          }
+          return value;
+        }
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+          if (tap_row[g][k][p])
+            value += tap_weight[g][k][p] * load_lanes<float>(tap_row[g][k][p] + c, 1);
+        }
+        return value;
+      };
+      for (int64_t i0 = lo; i0 < hi; i0 += kTile) {
+        const int64_t in_tile = std::min<int64_t>(kTile, hi - i0);
+        const int groups = static_cast<int>((in_tile + kLanes - 1) / kLanes);
+        for (int g = 0; g < groups; ++g) {
+          count[g] = static_cast<int>(std::min<int64_t>(kLanes, in_tile - g * kLanes));
+          locate_group(g);
+        }
+        // The tile's points are consecutive: one output row, or scattered past its end.
+        const bool one_row = in_tile == kTile && at[0][0].w + kTile <= out_w;
+        // Each point samples a span of channels before the next point does: its taps' rows
+        // are then read in order (a row of many channels spans many cache lines, which the
+        // hardware fetches ahead), not one line of each of 32 rows in turn.
+        constexpr int64_t kSpan = 32 * kLanes;
+        LaneVector<float> sampled[kGroups][kLanes][kSpan / kLanes];
+        for (int64_t c = 0; c < channels; c += kLanes) {
+          const int64_t in_span = c % kSpan / kLanes;
+          if (in_span == 0) {
+            const int64_t end = std::min(channels, c + kSpan);
+            for (int g = 0; g < groups; ++g) {
+              for (int p = 0; p < count[g]; ++p) {
+                for (int64_t cc = c; cc < end; cc += kLanes)
+                  sampled[g][p][(cc - c) / kLanes] = sample(g, p, cc);
+              }
+            }
+          }
+          LaneVector<float> tile[kGroups][kLanes];
+          for (int g = 0; g < groups; ++g) {
+            for (int p = 0; p < kLanes; ++p)
+              tile[g][p] = p < count[g] ? sampled[g][p][in_span] : LaneVector<float>{};
+            transpose_lanes(tile[g]);
+          }
+          const int lanes = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
+          for (int j = 0; j < lanes; ++j) {
+            if (one_row) {
+              T* line = &out(at[0][0].n, c + j, at[0][0].h, at[0][0].w);
+              for (int g = 0; g < kGroups; ++g)
+                store_lanes<float>(line + g * kLanes * out.strides[3], out.strides[3], tile[g][j]);
+              continue;
+            }
+            for (int g = 0; g < groups; ++g) {
+              for (int p = 0; p < count[g]; ++p)
+                out(at[g][p].n, c + j, at[g][p].h, at[g][p].w) = static_cast<T>(tile[g][j][p]);
+            }
+          }
+        }
+      }
+    });
+  });
 }
 
 /// Bilinear and nearest on float coordinates under zeros or border padding, straight from the

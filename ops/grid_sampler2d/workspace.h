@@ -148,9 +148,9 @@ inline uint64_t forward_workspace(const CallArgs& a) {
   const bool direct_gathers = a.input->dtype == ACL_FLOAT &&
                               static_cast<Padding>(a.padding_mode) != Padding::kReflection &&
                               l.channels <= kDirectBilinearChannels;
-  const bool few_channels_bilinear =
+  const bool direct_bilinear =
       interpolation == Interpolation::kBilinear && (l.channels <= kNarrowLanes || direct_gathers);
-  if (l.empty() || few_channels_bilinear || interpolation == Interpolation::kNearest ||
+  if (l.empty() || direct_bilinear || interpolation == Interpolation::kNearest ||
       a.input->dtype == ACL_DOUBLE)
     return 0;
   const auto pixels = checked_mul(l.n_batch, l.pixels());
