@@ -22,6 +22,9 @@
 //      the range land in trash slots past the pixels, so the loop has no branch), then writes its
 //      pixels out. With several ranges, pass 2 files each point's taps under every range it
 //      reaches, in point order (workspace.h, record_chunks), and a range's task reads its list.
+// With several batches that split evenly over the workers, each worker takes whole batches and
+// runs the three passes on one batch before the next, in its own regions (workspace.h,
+// batch_major_workers): the batch's copy, records and accumulator stay in its core's L2.
 // Each output element has exactly one writer and a fixed summation order, whatever the blocks,
 // ranges or thread count, so results are bitwise identical for any of them; no atomics. The
 // scatter accumulates in double because a pixel can gather every point of its batch (half
@@ -507,16 +510,14 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
   parallel_for(0, l.n_batch * points, point_grain(l), task, max_workers);
 }
 
+/// The three passes over the batches of `plan`, in the regions `ws` gives. `shared`: the passes
+/// are split across workers (so another core reads what the copies write).
 template <typename T, Fault kFault>
-void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
-  const SamplerLayout l(plan);
-  if (l.empty()) return zero_empty_outputs<T>(plan, l);
+void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const BackwardWorkspace& ws,
+                     std::byte* workspace, bool shared, ClearedPixels& cleared) {
   using Val = compute_t<T>;
-  const BackwardWorkspace ws = *backward_workspace(l, plan.wants, plan.workers, plan.point_workers);
   auto* grad_rows = reinterpret_cast<Val*>(workspace + ws.grad_output);
   auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
-  // The point pass reads both copies; the scatter reads gradOutput's, split when the points are.
-  const bool shared = parallel_parts(l.n_batch * l.points(), point_grain(l)) > 1;
   if (plan.wants.copies_grad_output())
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
   if (plan.wants.grid_reads() && ws.input_copies == 1)
@@ -531,9 +532,53 @@ void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
   });
   if (plan.wants.input_grad) {
     with_block_lanes(l, [&](auto lanes) {
-      input_grad_pass<T, kFault, lanes()>(plan, l, workspace, ws, grad_rows);
+      input_grad_pass<T, kFault, lanes()>(plan, l, workspace, ws, grad_rows, cleared);
     });
   }
+}
+
+/// Whether a call may take a batch-major plan: not under the planted fault that scatters every
+/// batch through the first batch's taps (a fault of the passes' batch indexing over all batches).
+template <Fault kFault>
+bool allows_batch_major() {
+  return !planted<kFault>(Fault::kGridOfFirstBatchOnly);
+}
+
+/// Batch n of a plan's tensors, as a plan of one batch.
+inline BackwardPlan batch_of(const BackwardPlan& plan, int64_t n) {
+  BackwardPlan one = plan;
+  for (aclTensor* t : {&one.grad_output, &one.input, &one.grid, &one.input_grad, &one.grid_grad}) {
+    if (rank(*t) != 4) continue;
+    t->offset += n * t->strides[0];
+    t->view_dims[0] = 1;
+  }
+  return one;
+}
+
+template <typename T, Fault kFault>
+void backward_kernel(const BackwardPlan& plan, std::byte* workspace) {
+  const SamplerLayout l(plan);
+  if (l.empty()) return zero_empty_outputs<T>(plan, l);
+  const BackwardWorkspace ws =
+      *backward_workspace(l, plan.wants, plan.workers, plan.point_workers, plan.batch_major);
+  ClearedPixels cleared(static_cast<size_t>(plan.workers), 0);
+  if (ws.batch_slots == l.n_batch) {
+    // The point pass reads both copies; the scatter reads gradOutput's, split when the points are.
+    const bool shared = parallel_parts(l.n_batch * l.points(), point_grain(l)) > 1;
+    return backward_passes<T, kFault>(plan, l, ws, workspace, shared, cleared);
+  }
+  // Batch-major (workspace.h, batch_major_workers): a worker's batches one after another, each
+  // through all three passes in the worker's own regions (the passes' loops then run inline).
+  SamplerLayout one = l;
+  one.n_batch = 1;
+  parallel_for(
+      0, l.n_batch, 1,
+      [&](int64_t lo, int64_t hi) {
+        const BackwardWorkspace own = batch_slot(ws, one, plan.wants, worker_index());
+        for (int64_t n = lo; n < hi; ++n)
+          backward_passes<T, kFault>(batch_of(plan, n), one, own, workspace, false, cleared);
+      },
+      static_cast<int>(ws.batch_slots));
 }
 
 }  // namespace gradconf::grid_sampler2d

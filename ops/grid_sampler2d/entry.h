@@ -54,11 +54,13 @@ aclnnStatus backward_phase1(const CallArgs& args) {
                     accumulator_workers(SamplerLayout(*args.input, *args.grid), num_threads())};
   const SamplerLayout layout(plan);
   plan.point_workers = point_workers(layout, num_threads());
+  plan.batch_major = allows_batch_major<kFault>();
   if (planted<kFault>(Fault::kIgnoresOutputMask)) {
     // Mutant: computes gridGrad whatever the mask says (where its workspace fits).
     BackwardWants all = plan.wants;
     all.grid_grad = true;
-    if (backward_workspace(layout, all, plan.workers, plan.point_workers)) plan.wants = all;
+    if (backward_workspace(layout, all, plan.workers, plan.point_workers, plan.batch_major))
+      plan.wants = all;
   }
   if (planted<kFault>(Fault::kPhase1WritesOutputs)) {
     // Mutant: "helpfully" clears gridGrad while planning.
@@ -72,7 +74,8 @@ aclnnStatus backward_phase1(const CallArgs& args) {
     });
   }
   // GS-LIMIT-01 sized this call with the same thread count, so the plan fits.
-  const auto workspace = backward_workspace(layout, plan.wants, plan.workers, plan.point_workers);
+  const auto workspace =
+      backward_workspace(layout, plan.wants, plan.workers, plan.point_workers, plan.batch_major);
   return make_kernel_executor(
       workspace->total, plan.input.dtype, args, [plan](auto tag, std::byte* scratch) {
         backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);

@@ -213,10 +213,15 @@ GRADCONF_ALWAYS_INLINE void scatter_lists(const ScatterRange<PlaneAcc, W, Taps>&
   }
 }
 
-/// Pass 3: inputGrad, one task per (batch, channel block of W, row range).
+/// Per worker, how many leading pixels of its accumulator are known zero: none at first (the
+/// workspace holds anything), then those its last task wrote out (write_block clears them).
+using ClearedPixels = std::vector<int64_t>;
+
+/// Pass 3: inputGrad, one task per (batch, channel block of W, row range). `cleared` carries over
+/// from one call of the pass to the next on the same accumulators.
 template <typename T, Fault kFault, int W, typename Val>
 void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte* workspace,
-                     const BackwardWorkspace& ws, const Val* grad_rows) {
+                     const BackwardWorkspace& ws, const Val* grad_rows, ClearedPixels& cleared) {
   const std::byte* scatter = workspace + ws.scatter;
   std::byte* accumulators = workspace + ws.accumulators;
   // inputGrad sums over every grid point of the batch (thousands of terms, cancelling), so its
@@ -228,9 +233,6 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte
   const RecordLists lists(workspace, ws);
   const int64_t ranges = lists.ranges;
   const Interpolation interpolation = plan.attrs.interpolation;
-  // Per worker, how many leading pixels of its accumulator are known zero: none at first (the
-  // workspace holds anything), then those its last task wrote out (write_block clears them).
-  std::vector<int64_t> cleared(static_cast<size_t>(plan.workers), 0);
   // A task reads every tap of its batch's points (picking those that reach its range), then
   // scatters its share of them and writes its pixels, W channels each.
   const int taps = scatter_tap_count(interpolation);

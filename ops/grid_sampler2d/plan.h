@@ -27,9 +27,10 @@ struct ForwardPlan {
 struct BackwardPlan {
   aclTensor grad_output, input, grid, input_grad, grid_grad;
   Attributes attrs;
-  BackwardWants wants;    ///< the outputs phase 2 computes, as the workspace was sized for them
-  int workers = 1;        ///< workspace slices planned in phase 1; phase 2 uses at most this many
-  int point_workers = 1;  ///< the point pass's split in phase 1 (workspace.h, point_workers)
+  BackwardWants wants;      ///< the outputs phase 2 computes, as the workspace was sized for them
+  int workers = 1;          ///< workspace slices planned in phase 1; phase 2 uses at most this many
+  int point_workers = 1;    ///< the point pass's split in phase 1 (workspace.h, point_workers)
+  bool batch_major = true;  ///< a batch-major plan may be taken (workspace.h, batch_major_workers)
 };
 
 }  // namespace gradconf::grid_sampler2d

@@ -157,6 +157,40 @@ TEST(GridSampler2DPinned, private_copies_and_record_lists_keep_the_one_thread_bi
   }
 }
 
+// Several batches that split evenly over the workers run batch-major (workspace.h,
+// batch_major_workers): each worker takes whole batches through all three passes, its regions
+// holding one batch at a time. The plan must take it at 2 threads for 2 and 4 batches (not for 3),
+// and law 7 (1, 2, 3 and 8 threads) must see the bits of the passes over all batches, with every
+// interpolation, padding and a half type.
+TEST(GridSampler2DPinned, batch_major_plans_keep_the_one_thread_bits) {
+  namespace gs = gradconf::grid_sampler2d;
+  const bool fine = gradconf::set_fine_split(true);
+  const auto four = plan_at_two_threads(gs::SamplerLayout(4, 12, 24, 20, 20, 24));
+  const auto three = plan_at_two_threads(gs::SamplerLayout(3, 12, 24, 20, 20, 24));
+  const auto plain = gs::backward_workspace(gs::SamplerLayout(4, 12, 24, 20, 20, 24),
+                                            gs::BackwardWants{}, 2, 2, false);
+  gradconf::set_fine_split(fine);
+  ASSERT_TRUE(four && three && plain);
+  EXPECT_EQ(four->batch_slots, 2);
+  EXPECT_EQ(three->batch_slots, 3);
+  EXPECT_EQ(plain->batch_slots, 4);
+  EXPECT_LT(four->total, plain->total);
+  for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
+    for (auto interpolation :
+         {Interpolation::kBilinear, Interpolation::kNearest, Interpolation::kBicubic}) {
+      for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
+        Problem p = problem(dtype, {4, 12, 24, 20, 20, 24});
+        p.interpolation = interpolation, p.padding = padding;
+        p.entry = Direction::kBackward;
+        SCOPED_TRACE(p.to_repro());
+        const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
+        EXPECT_TRUE(result.holds) << result.detail;
+        expect_matches_reference(p);
+      }
+    }
+  }
+}
+
 // A plan whose record lists would pass the workspace limit while the plain layout fits falls back
 // to the plain layout, and then the inputGrad pass scatters whole planes (record_ranges 1): a
 // range's task could not tell its points from the rest. 2^55 points of 4 channels: 64-byte
