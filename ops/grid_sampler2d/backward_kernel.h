@@ -13,7 +13,7 @@
 //      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms are summed
 //      in the compute type, a vector of channels at a time (each lane its channels in order, the
 //      lanes then in a fixed tree), four points side by side, and both components written.
-//      Bilinear and nearest on float coordinates under zeros or border padding locate kLanes
+//      Bilinear and nearest on float coordinates (any padding) locate kLanes
 //      points at once and form their taps in lanes (source_lanes.h, locate_in_lanes): the same
 //      values, so the same bits;
 //   3. inputGrad (input_grad_pass.h): one task per (batch n, block of W channels, range of
@@ -320,7 +320,7 @@ GRADCONF_ALWAYS_INLINE void locate_one_by_one(PointIndex& next, int count,
 }
 
 /// Locates a block's kLanes points at once (source_lanes.h: bilinear and nearest on float
-/// coordinates under zeros or border padding) into `located` and `s`: the values
+/// coordinates, any padding) into `located` and `s`: the values
 /// locate_one_by_one gives, so the same bits.
 template <typename T, Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
@@ -336,8 +336,8 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
   const double mult_y = unnormalize_grad(l.in_h, a.align_corners);
   for (int j = 0; j < kLanes; ++j) {
     located.addressable[j] = s.addressable[j] != 0;
-    located.mult_x[j] = s.moves_x[j] ? mult_x : 0.0;
-    located.mult_y[j] = s.moves_y[j] ? mult_y : 0.0;
+    located.mult_x[j] = mult_x * s.grad_x(j);
+    located.mult_y[j] = mult_y * s.grad_y(j);
   }
 }
 
@@ -525,7 +525,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   with_scatter_taps(plan.attrs.interpolation, [&](auto* type) {
     using Taps = std::remove_pointer_t<decltype(type)>;
     if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
-      if (locates_in_lanes(plan.attrs.interpolation, plan.attrs.padding) && l.pixels() <= INT_MAX)
+      if (locates_in_lanes(plan.attrs.interpolation) && l.pixels() <= INT_MAX)
         return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
     }
     point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);

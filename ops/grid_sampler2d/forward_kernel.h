@@ -3,12 +3,12 @@
 // type), then every channel c samples input(n, c, ., .) at it (4 taps bilinear, 1 nearest, 16
 // bicubic) and writes out(n, c, h, w). Each output element has one writer, so any thread count
 // gives the same bits. All tensors are read through their views. Three forms: below DOUBLE,
-// bicubic and bilinear with more than 4 channels (for float under zeros or border padding, more
-// than 32: workspace.h, forward_workspace) read a channels-last copy of the input, kLanes
-// channels per vector operation; the other bilinear and nearest calls under zeros or border
-// padding locate kLanes points at once (source_lanes.h) and read the planes directly (a row of
-// nearest float points with one AVX2 gather on that path: the copy's bits); the rest
-// (DOUBLE, and reflection without the copy) go point by point. All give the same bits.
+// bicubic and bilinear with more than 4 channels (for float, more than 32: workspace.h,
+// forward_workspace) read a channels-last copy of the input, kLanes channels per vector
+// operation; the other bilinear and nearest calls below DOUBLE locate kLanes points at once
+// (source_lanes.h) and read the planes directly (a row of nearest float points with one AVX2
+// gather on that path: the copy's bits); the rest (DOUBLE) go point by point. All give the same
+// bits.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 
@@ -254,7 +254,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const int64_t row = lane_padded(channels), plane = in_h * in_w * row;
   const Attributes& a = plan.attrs;
   const bool bicubic = a.interpolation == Interpolation::kBicubic;
-  const bool in_lanes = locates_in_lanes(a.interpolation, a.padding) && in_h * in_w <= INT_MAX;
+  const bool in_lanes = locates_in_lanes(a.interpolation) && in_h * in_w <= INT_MAX;
   const int64_t points = input.dims[0] * out_h * out_w;
   const int64_t grain = grain_for_work((bicubic ? 16.0 : 4.0) * row);
   constexpr int kGroups = 2;
@@ -389,7 +389,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   });
 }
 
-/// Bilinear and nearest on float coordinates under zeros or border padding, straight from the
+/// Bilinear and nearest on float coordinates, straight from the
 /// input planes: kLanes points of one batch at a time, located in lanes (source_lanes.h), then
 /// each channel gathers their taps and adds them in the point kernel's order, a tap outside
 /// adding nothing. Bilinear sums in float as the point kernel does; nearest copies the pixel.
@@ -499,7 +499,7 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
   if (a.interpolation == Interpolation::kBicubic)
     return bicubic_forward_kernel<T, Acc, kFault>(plan);
   if constexpr (std::is_same_v<compute_t<T>, float>) {
-    if (locates_in_lanes(a.interpolation, a.padding) && plane_fits_lanes(input))
+    if (locates_in_lanes(a.interpolation) && plane_fits_lanes(input))
       return lanes_forward_kernel<T, kFault>(plan);
   }
   // ~4k channel samples per task keeps the pool busy without drowning small problems in overhead.

@@ -1,9 +1,9 @@
 // kLanes grid points located at once, as ATen's vectorised GridSampler does: locate_source's
 // arithmetic (coords.h) lane by lane, for float coordinates (FLOAT, FLOAT16 and BFLOAT16 grids)
-// under bilinear or nearest interpolation with zeros or border padding. Every lane gets the bits
+// under bilinear or nearest interpolation with any padding. Every lane gets the bits
 // locate_source gives its point: the same float operations in the same order (no contraction:
 // -ffp-contract=off), and floor and round-half-even done exactly on the integers a float can
-// hold. Reflection folds with fmod and bicubic pads tap by tap: those stay point by point.
+// hold. Bicubic pads tap by tap: it stays point by point.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_SOURCE_LANES_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_SOURCE_LANES_H_
 
@@ -29,8 +29,8 @@ inline int32_t lane_bound(int64_t size) {
 }
 
 /// Whether locate_lanes handles the call's attributes.
-inline bool locates_in_lanes(Interpolation interpolation, Padding padding) {
-  return interpolation != Interpolation::kBicubic && padding != Padding::kReflection;
+inline bool locates_in_lanes(Interpolation interpolation) {
+  return interpolation != Interpolation::kBicubic;
 }
 
 /// kLanes located points (SourcePoint's fields that bilinear and nearest read).
@@ -38,7 +38,12 @@ struct SourceLanes {
   MaskLanes addressable;  ///< all bits set where the point samples, else 0
   MaskLanes x0, y0;       ///< top-left tap (bilinear) or nearest pixel; 0 where not addressable
   FloatLanes tx, ty;      ///< ix - floor(ix), iy - floor(iy) (bilinear)
-  MaskLanes moves_x, moves_y;  ///< d padding / d coordinate is 1 (else 0: clamped)
+  MaskLanes moves_x, moves_y;  ///< d padding / d coordinate is not 0 (0: clamped)
+  MaskLanes flips_x, flips_y;  ///< reflection reversed the coordinate: its derivative is -1
+
+  /// d padding / d coordinate of lane j as locate_source forms it: +-1, or +-0 where clamped.
+  double grad_x(int j) const { return (flips_x[j] ? -1.0 : 1.0) * (moves_x[j] ? 1.0 : 0.0); }
+  double grad_y(int j) const { return (flips_y[j] ? -1.0 : 1.0) * (moves_y[j] ? 1.0 : 0.0); }
 };
 
 /// is_addressable for floats: |c| <= 2^31 - 2 holds exactly for the floats up to 2^31 - 128
@@ -78,12 +83,51 @@ GRADCONF_ALWAYS_INLINE MaskLanes nearest_lanes(FloatLanes c, MaskLanes addressab
   return __builtin_convertvector(rounded, MaskLanes);
 }
 
-/// pad_coordinate for zeros and border, the derivative as a mask.
+/// std::floor of any float: from 2^23 on (and inf, NaN) every float is its own floor.
+GRADCONF_ALWAYS_INLINE FloatLanes floor_any_lanes(FloatLanes v) {
+  constexpr float kTwo23 = 8388608.0f;
+  const MaskLanes small = (v < kTwo23) & (v > -kTwo23);
+  return small ? floor_lanes(v, small) : v;
+}
+
+/// reflect_coordinates in lanes, `flips` set where its derivative is -1. Points beyond two spans
+/// fold with fmod lane by lane, as the scalar helper does.
+GRADCONF_ALWAYS_INLINE FloatLanes reflect_lanes(FloatLanes coord, int64_t size, bool align_corners,
+                                                MaskLanes& flips) {
+  flips = MaskLanes{};
+  if (align_corners && size == 1) return FloatLanes{};
+  const float low = align_corners ? 0.0f : -0.5f;
+  const auto span = static_cast<float>(align_corners ? size - 1 : size);
+  FloatLanes in = coord - low;
+  const MaskLanes negative = in < 0;
+  in = negative ? -in : in;
+  FloatLanes extra = in < span ? in : in - span;
+  const MaskLanes within_two = in < 2 * span;
+  for (int j = 0; j < kLanes; ++j) {
+    if (!within_two[j]) extra[j] = std::fmod(in[j], span);
+  }
+  const FloatLanes folds = floor_any_lanes(in / span);
+  const MaskLanes even = folds - 2 * floor_any_lanes(folds / 2) == 0;
+  flips = negative ^ ~even;
+  return even ? extra + low : span - extra + low;
+}
+
+/// pad_coordinate in lanes, the derivative as masks: `moves` where it is not 0, `flips` where it
+/// is negative (reflection).
 template <Fault kFault>
 GRADCONF_ALWAYS_INLINE FloatLanes pad_lanes(FloatLanes c, int64_t size, Padding padding,
-                                            MaskLanes& moves) {
+                                            bool align_corners, MaskLanes& moves,
+                                            MaskLanes& flips) {
   moves = MaskLanes{} - 1;
-  if (padding == Padding::kZeros || planted<kFault>(Fault::kDroppedBorderClamp)) return c;
+  flips = MaskLanes{};
+  if (padding == Padding::kZeros) return c;
+  if (padding == Padding::kReflection) {
+    const bool folds_at_centres =
+        align_corners || planted<kFault>(Fault::kReflectionIgnoresAlignCorners);
+    c = reflect_lanes(c, size, folds_at_centres, flips);
+  } else if (planted<kFault>(Fault::kDroppedBorderClamp)) {
+    return c;
+  }
   const auto high = static_cast<float>(size - 1);
   moves = (c > 0) & (c < high);
   return clip_coordinates(c, size);
@@ -95,10 +139,10 @@ GRADCONF_ALWAYS_INLINE SourceLanes locate_lanes(FloatLanes x, FloatLanes y, int6
                                                 int64_t in_w, Interpolation interpolation,
                                                 Padding padding, bool align_corners) {
   SourceLanes s;
-  const FloatLanes ix =
-      pad_lanes<kFault>(unnormalize(x, in_w, align_corners), in_w, padding, s.moves_x);
-  const FloatLanes iy =
-      pad_lanes<kFault>(unnormalize(y, in_h, align_corners), in_h, padding, s.moves_y);
+  const FloatLanes ix = pad_lanes<kFault>(unnormalize(x, in_w, align_corners), in_w, padding,
+                                          align_corners, s.moves_x, s.flips_x);
+  const FloatLanes iy = pad_lanes<kFault>(unnormalize(y, in_h, align_corners), in_h, padding,
+                                          align_corners, s.moves_y, s.flips_y);
   s.addressable = addressable_lanes(ix) & addressable_lanes(iy);
   if (interpolation == Interpolation::kNearest) {
     s.x0 = nearest_lanes<kFault>(ix, s.addressable);

@@ -130,7 +130,7 @@ inline bool grad_output_readable_in_place(const aclTensor& grad_output) {
   return grad_output.dtype != ACL_DOUBLE && points_evenly_strided;
 }
 
-/// Float bilinear under zeros or border padding with at most this many channels reads the input
+/// Float bilinear with at most this many channels reads the input
 /// planes directly (gathering each channel's taps in lanes) rather than a channels-last copy: N 4,
 /// 64 x 64, 1 thread, C 16 about 15% faster, C 32 about 8%, C 64 even, C 256 twice as slow; the
 /// half types' gathers convert element by element and were 2-3x slower than the copy at C 16-32.
@@ -140,14 +140,12 @@ inline constexpr int64_t kDirectBilinearChannels = 32;
 /// of the input; 0 (the direct kernel, which reads the input where it is) for nearest, double,
 /// bilinear of at most kNarrowLanes channels (the copy's rows would be mostly padding: the
 /// direct kernel measured 1.2-3.6x faster at C 1-4), float bilinear of at most
-/// kDirectBilinearChannels under zeros or border padding, or a copy whose size is not
+/// kDirectBilinearChannels, or a copy whose size is not
 /// representable.
 inline uint64_t forward_workspace(const CallArgs& a) {
   const SamplerLayout l(*a.input, *a.grid);
   const auto interpolation = static_cast<Interpolation>(a.interpolation_mode);
-  const bool direct_gathers = a.input->dtype == ACL_FLOAT &&
-                              static_cast<Padding>(a.padding_mode) != Padding::kReflection &&
-                              l.channels <= kDirectBilinearChannels;
+  const bool direct_gathers = a.input->dtype == ACL_FLOAT && l.channels <= kDirectBilinearChannels;
   const bool direct_bilinear =
       interpolation == Interpolation::kBilinear && (l.channels <= kNarrowLanes || direct_gathers);
   if (l.empty() || direct_bilinear || interpolation == Interpolation::kNearest ||

@@ -1,6 +1,7 @@
 // locate_lanes (source_lanes.h) against locate_source (coords.h), lane by lane: the kernels that
 // locate kLanes points at once claim the bits of the point-by-point path; so does the backward's
-// gridGrad with the points in lanes (C <= 4) against its point-by-point sums. Coordinates cover
+// gridGrad with the points in lanes (C <= 4) against its point-by-point sums, under every padding
+// (reflection's folds, fmod past two spans, included). Coordinates cover
 // what the float paths must agree on: ties of round-half-even, -0, the integers near 2^23 and 2^31,
 // the addressable limit, NaN and infinities, and random floats of every magnitude; on the baseline
 // path and on the AVX2 one where the CPU has it.
@@ -86,8 +87,11 @@ void expect_lanes_match_points(const Attrs& a, bool avx2) {
                    << (avx2 ? " (avx2)" : " (baseline)"));
       ASSERT_EQ(lanes.addressable[j] != 0, p.addressable);
       if (!p.addressable) continue;  // no tap, no gradient: the kernels read nothing else
-      ASSERT_EQ(mult_x * (lanes.moves_x[j] ? 1.0 : 0.0), p.mult_x);
-      ASSERT_EQ(mult_y * (lanes.moves_y[j] ? 1.0 : 0.0), p.mult_y);
+      // Bit for bit: a reflected clamp's derivative is -0, and gridGrad keeps that sign.
+      ASSERT_EQ(std::bit_cast<uint64_t>(mult_x * lanes.grad_x(j)),
+                std::bit_cast<uint64_t>(p.mult_x));
+      ASSERT_EQ(std::bit_cast<uint64_t>(mult_y * lanes.grad_y(j)),
+                std::bit_cast<uint64_t>(p.mult_y));
       ASSERT_EQ(lanes.x0[j], p.x0);
       ASSERT_EQ(lanes.y0[j], p.y0);
       if (a.interpolation == Interpolation::kNearest) continue;
@@ -102,7 +106,7 @@ void expect_lanes_match_points(const Attrs& a, bool avx2) {
 TEST(SourceLanes, EveryLaneIsLocatedAsItsPointIs) {
   const bool has_avx2 = kernel_isa() != Isa::kBaseline;
   for (Interpolation interpolation : {Interpolation::kBilinear, Interpolation::kNearest}) {
-    for (Padding padding : {Padding::kZeros, Padding::kBorder}) {
+    for (Padding padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
       for (bool align_corners : {false, true}) {
         for (int64_t size : {1, 2, 7, 64, 1 << 20}) {
           const Attrs a{interpolation, padding, align_corners, size};
@@ -255,7 +259,7 @@ TEST(SourceLanes, NarrowGridGradsInLanesAreThePointByPointSums) {
   std::vector<bool> paths = {false};
   if (kernel_isa() != Isa::kBaseline) paths.push_back(true);
   for (bool avx2 : paths) {
-    for (Padding padding : {Padding::kZeros, Padding::kBorder}) {
+    for (Padding padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
       for (bool align_corners : {false, true}) {
         for (int64_t size : {1, 2, 7}) {
           NarrowBlock b{SamplerLayout(1, 4, size, size + 3, 1, kLanes), {}, {}, {}};
