@@ -242,6 +242,24 @@ GRADCONF_ALWAYS_INLINE void grad_rows_in_place(const StridedView<const T, 4>& gr
   }
 }
 
+/// narrow_grad_lanes of a full block read where gradOutput is (wants.grad_output_in_place): one
+/// plane's kLanes evenly strided values per channel, the lanes grad_rows_in_place's rows give.
+/// False for a block that crosses batches or ends early.
+template <typename T>
+GRADCONF_ALWAYS_INLINE bool narrow_grad_lanes_in_place(const StridedView<const T, 4>& grad_output,
+                                                       const PointIndex (&at)[kLanes], int count,
+                                                       FloatLanes (&grad)[kNarrowLanes]) {
+  if (count < kLanes || at[0].n != at[kLanes - 1].n) return false;
+  const T* first = &grad_output(at[0].n, 0, at[0].h, at[0].w);
+  const int64_t channels = grad_output.dims[1];
+  for (int c = 0; c < kNarrowLanes; ++c) {
+    grad[c] = c < channels
+                  ? load_lanes<float>(first + c * grad_output.strides[1], grad_output.strides[3])
+                  : FloatLanes{};
+  }
+  return true;
+}
+
 /// A block of up to kLanes consecutive points, located, with their taps: what the point pass reads
 /// after locating. Entries past the block's count repeat its last point (computed, never written).
 template <typename Taps>
@@ -445,17 +463,16 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
             file_records(lists, ranges, unit, located.scatter, at, count, l.out_w, filed.data());
           }
           if (!plan.wants.grid_grad) continue;
-          if constexpr (std::is_same_v<Val, float>) {
-            if (reads && in_place)
-              grad_rows_in_place(grad_output, at, count, row, block_grad.data());
-          }
           if constexpr (kNarrowInLanes) {
             if (narrow) {
               const float* pixels[kLanes];
-              const float* grad[kLanes];
-              for (int j = 0; j < kLanes; ++j) {
-                pixels[j] = pixels_of(std::min(j, count - 1));
-                grad[j] = grad_of(std::min(j, count - 1));
+              for (int j = 0; j < kLanes; ++j) pixels[j] = pixels_of(std::min(j, count - 1));
+              FloatLanes grad[kNarrowLanes];
+              if (!in_place || !narrow_grad_lanes_in_place(grad_output, at, count, grad)) {
+                if (in_place) grad_rows_in_place(grad_output, at, count, row, block_grad.data());
+                const float* rows[kLanes];
+                for (int j = 0; j < kLanes; ++j) rows[j] = grad_of(std::min(j, count - 1));
+                narrow_grad_lanes(rows, grad);
               }
               FloatLanes gx, gy;
               narrow_coordinate_grads<kFault>(source, l, pixels, grad, gx, gy);
@@ -465,6 +482,10 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
                                             gy_block);
               continue;
             }
+          }
+          if constexpr (std::is_same_v<Val, float>) {
+            if (reads && in_place)
+              grad_rows_in_place(grad_output, at, count, row, block_grad.data());
           }
           for (int j = 0; prefetch && j < count; ++j) {
             const Val* pixels = pixels_of(j);

@@ -112,6 +112,15 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
   }
 }
 
+/// The gradOutput channels of kLanes points as lanes (grad[c] lane j: point j's channel c), from
+/// the points' rows of kNarrowLanes values.
+GRADCONF_ALWAYS_INLINE void narrow_grad_lanes(const float* const (&rows)[kLanes],
+                                              FloatLanes (&grad)[kNarrowLanes]) {
+  LaneVector<float, kNarrowLanes> columns[kLanes];
+  for (int j = 0; j < kLanes; ++j) columns[j] = load_row<float, kNarrowLanes>(rows[j]);
+  transpose_8x4(columns, grad);
+}
+
 /// coordinate_grads<T, kFault, 4> of a block's kLanes points at once (C <= 4: rows of 4 floats;
 /// bilinear on float coordinates), one lane per point and one vector per channel: each point's tap
 /// rows and gradOutput row are transposed in registers. Per point the operations and their order
@@ -119,11 +128,11 @@ GRADCONF_ALWAYS_INLINE void coordinate_grads(const CoordinateTaps (&taps)[kPoint
 /// tap outside adding nothing (a select where coordinate_grads skips the tap), each channel summing
 /// its taps in tap order from zero, then gx = (c0 + c1) + (c2 + c3); so the same bits. With so few
 /// channels the point-by-point sums left the vector units mostly idle. `pixels[j]`: point j's
-/// batch's channels-last input rows; `grad[j]`: its gradOutput row.
+/// batch's channels-last input rows; `grad[c]`: the points' gradOutput channel c in lanes.
 template <Fault kFault>
 GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s, const SamplerLayout& l,
                                                     const float* const (&pixels)[kLanes],
-                                                    const float* const (&grad)[kLanes],
+                                                    const FloatLanes (&grad)[kNarrowLanes],
                                                     FloatLanes& gx, FloatLanes& gy) {
   using Row = LaneVector<float, kNarrowLanes>;
   static_assert(kNarrowLanes == 4);
@@ -148,10 +157,8 @@ GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s, const 
       sy[c] = t.inside[k] ? sy[c] + v[c] * dwy[k] : sy[c];
     }
   }
-  Row grad_columns[kLanes];
-  for (int j = 0; j < kLanes; ++j) grad_columns[j] = load_row<float, kNarrowLanes>(grad[j]);
   FloatLanes g[4], ax[4], ay[4];
-  transpose_8x4(grad_columns, g);
+  for (int c = 0; c < 4; ++c) g[c] = grad[c];
   for (int c = 0; c < 4; ++c) {
     if (planted<kFault>(Fault::kAbsIncomingGradient)) g[c] = g[c] < 0 ? -g[c] : g[c];
     ax[c] = FloatLanes{} + g[c] * sx[c];

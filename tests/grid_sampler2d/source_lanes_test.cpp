@@ -207,7 +207,9 @@ struct NarrowBlock {
   const float* grad[kLanes];
 };
 GRADCONF_ALWAYS_INLINE void narrow_grads(const NarrowBlock& b, FloatLanes& gx, FloatLanes& gy) {
-  narrow_coordinate_grads<Fault::kNone>(b.s, b.layout, b.pixels, b.grad, gx, gy);
+  FloatLanes grad[kNarrowLanes];
+  narrow_grad_lanes(b.grad, grad);
+  narrow_coordinate_grads<Fault::kNone>(b.s, b.layout, b.pixels, grad, gx, gy);
 }
 void narrow_grads_baseline(const NarrowBlock& b, FloatLanes& gx, FloatLanes& gy) {
   narrow_grads(b, gx, gy);
