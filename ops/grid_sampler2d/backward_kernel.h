@@ -194,6 +194,22 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
     for (int j = 0; j < kLanes; ++j) {
       scatter[j].offset[0] = t.inside[0][j] != 0 ? t.offset[0][j] : outside;
     }
+  } else if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
+    for (int k = 0; k < 4; ++k) {
+      const MaskLanes offset =
+          t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+      for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = offset[j];
+    }
+    for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];
+    if (coordinate) {
+      for (int j = 0; j < kLanes; ++j) {
+        const double tx = s.tx[j], ty = s.ty[j];
+        const double dwx[4] = {-(1 - ty), 1 - ty, -ty, ty};
+        const double dwy[4] = {-(1 - tx), -tx, 1 - tx, tx};
+        for (int k = 0; k < 4; ++k)
+          (*coordinate)[j].add_if(t.inside[k][j] != 0, t.offset[k][j], dwx[k], dwy[k]);
+      }
+    }
   } else if (kFault == Fault::kNone && coordinate == nullptr) {
     bilinear_records_in_lanes(t, outside, scatter);
   } else {
@@ -543,14 +559,19 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
   if (plan.wants.grid_reads() && ws.input_copies == 1)
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared);
-  with_scatter_taps(plan.attrs.interpolation, [&](auto* type) {
-    using Taps = std::remove_pointer_t<decltype(type)>;
-    if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
-      if (locates_in_lanes(plan.attrs.interpolation) && l.pixels() <= INT_MAX)
-        return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
-    }
-    point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
-  });
+  with_scatter_taps(
+      plan.attrs.interpolation,
+      [&](auto* type) {
+        using Taps = std::remove_pointer_t<decltype(type)>;
+        if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
+          if (locates_in_lanes(plan.attrs.interpolation) && l.pixels() <= INT_MAX) {
+            return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
+          }
+        }
+        if constexpr (!std::is_same_v<Taps, BilinearFractionTaps>)
+          point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
+      },
+      records_hold_fractions<T, kFault>(plan.attrs.interpolation, l));
   if (plan.wants.input_grad) {
     with_block_lanes(l, [&](auto lanes) {
       input_grad_pass<T, kFault, lanes()>(plan, l, workspace, ws, grad_rows, cleared);

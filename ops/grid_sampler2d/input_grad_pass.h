@@ -4,6 +4,7 @@
 #define GRADCONF_OPS_GRID_SAMPLER2D_INPUT_GRAD_PASS_H_
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -39,7 +40,8 @@ struct ScatterRange {
       acc[slot(0)] += g;
     } else {
 #pragma GCC unroll 16
-      for (int k = 0; k < Taps::kCount; ++k) acc[slot(k)] += static_cast<PlaneAcc>(t.weight[k]) * g;
+      for (int k = 0; k < Taps::kCount; ++k)
+        acc[slot(k)] += static_cast<PlaneAcc>(tap_weight(t, k)) * g;
     }
   }
 };
@@ -213,6 +215,18 @@ GRADCONF_ALWAYS_INLINE void scatter_lists(const ScatterRange<PlaneAcc, W, Taps>&
   }
 }
 
+/// Whether the point pass stores bilinear records as BilinearFractionTaps: points located in
+/// lanes (float coordinates, planes of int32 offsets) whose channels are one block, so the
+/// scatter forms each weight once (N 1, C 4, 256 x 256 at 1 thread: 2.77-2.92 -> 2.44-2.53 ms;
+/// with 32 blocks, C 256, forming them 32 times cost 2-4% more than reading them). Planted faults
+/// keep the records of weights (their weight faults live there).
+template <typename T, Fault kFault>
+bool records_hold_fractions(Interpolation interpolation, const SamplerLayout& l) {
+  return std::is_same_v<compute_t<T>, float> && kFault == Fault::kNone &&
+         interpolation == Interpolation::kBilinear && l.pixels() <= INT_MAX &&
+         l.channel_blocks() == 1;
+}
+
 /// Per worker, how many leading pixels of its accumulator are known zero: none at first (the
 /// workspace holds anything), then those its last task wrote out (write_block clears them).
 using ClearedPixels = std::vector<int64_t>;
@@ -233,6 +247,7 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte
   const RecordLists lists(workspace, ws);
   const int64_t ranges = lists.ranges;
   const Interpolation interpolation = plan.attrs.interpolation;
+  const bool fractions = records_hold_fractions<T, kFault>(interpolation, l);
   // A task reads every tap of its batch's points (picking those that reach its range), then
   // scatters its share of them and writes its pixels, W channels each.
   const int taps = scatter_tap_count(interpolation);
@@ -256,33 +271,36 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte
               std::fill(acc + zero_pixels, acc + count + kTrashSlots, LaneVector<PlaneAcc, W>{});
             zero_pixels = count;
             const int64_t batch = planted<kFault>(Fault::kGridOfFirstBatchOnly) ? 0 : n * points;
-            with_scatter_taps(interpolation, [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
-              using Taps = std::remove_pointer_t<decltype(type)>;
-              const ScatterRange<PlaneAcc, W, Taps> range{acc, pixels};
-              const Taps* taps = reinterpret_cast<const Taps*>(scatter) + batch;
-              const int channels = static_cast<int>(std::min<int64_t>(W, l.channels - b * W));
-              if (lists.chunks > 0) {
-                const int64_t first_chunk = batch / points * lists.chunks;
-                if constexpr (!std::is_same_v<T, double>) {
-                  if (plan.wants.grad_output_in_place) {
-                    const PlaneGrad<PlaneAcc, W, T> grad{&grad_output(n, b * W, 0, 0),
-                                                         grad_output.strides[1],
-                                                         grad_output.strides[3], channels};
+            with_scatter_taps(
+                interpolation,
+                [&](auto* type) GRADCONF_ALWAYS_INLINE_LAMBDA {
+                  using Taps = std::remove_pointer_t<decltype(type)>;
+                  const ScatterRange<PlaneAcc, W, Taps> range{acc, pixels};
+                  const Taps* taps = reinterpret_cast<const Taps*>(scatter) + batch;
+                  const int channels = static_cast<int>(std::min<int64_t>(W, l.channels - b * W));
+                  if (lists.chunks > 0) {
+                    const int64_t first_chunk = batch / points * lists.chunks;
+                    if constexpr (!std::is_same_v<T, double>) {
+                      if (plan.wants.grad_output_in_place) {
+                        const PlaneGrad<PlaneAcc, W, T> grad{&grad_output(n, b * W, 0, 0),
+                                                             grad_output.strides[1],
+                                                             grad_output.strides[3], channels};
+                        return scatter_lists(range, lists, first_chunk, r, grad);
+                      }
+                    }
+                    const RowGrad<PlaneAcc, W, Val> grad{grad_rows + n * points * row + b * W, row};
                     return scatter_lists(range, lists, first_chunk, r, grad);
                   }
-                }
-                const RowGrad<PlaneAcc, W, Val> grad{grad_rows + n * points * row + b * W, row};
-                return scatter_lists(range, lists, first_chunk, r, grad);
-              }
-              if constexpr (!std::is_same_v<T, double>) {
-                if (plan.wants.grad_output_in_place) {
-                  return scatter_block_from_planes(range, taps, &grad_output(n, b * W, 0, 0),
-                                                   grad_output.strides[1], grad_output.strides[3],
-                                                   channels, points);
-                }
-              }
-              scatter_block(range, taps, grad_rows + n * points * row + b * W, row, points);
-            });
+                  if constexpr (!std::is_same_v<T, double>) {
+                    if (plan.wants.grad_output_in_place) {
+                      return scatter_block_from_planes(range, taps, &grad_output(n, b * W, 0, 0),
+                                                       grad_output.strides[1],
+                                                       grad_output.strides[3], channels, points);
+                    }
+                  }
+                  scatter_block(range, taps, grad_rows + n * points * row + b * W, row, points);
+                },
+                fractions);
             write_block<T, PlaneAcc, W>(input_grad, acc, n, b * W, pixels.first_row,
                                         pixels.end_row);
           }

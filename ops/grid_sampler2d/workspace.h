@@ -74,16 +74,39 @@ struct NearestScatterTaps {
 using ScatterTaps = ScatterTapsOf<4>;
 using BicubicScatterTaps = ScatterTapsOf<16>;
 
-/// Calls body with a null pointer of the interpolation's scatter-tap type. Always inlined, so a
-/// body on the widest ISA stays there.
+/// Bilinear records of points located in lanes (source_lanes.h; planes of at most INT_MAX pixels):
+/// the tap offsets and the fractions tx, ty, from which the scatter forms each weight as
+/// BilinearWeightLanes does, (1 - ty or ty) * (1 - tx or tx) in double: the same doubles in 24
+/// bytes instead of 64 (the point pass streams every record out and the scatter reads it back once
+/// per block of channels).
+struct BilinearFractionTaps {
+  static constexpr int kCount = 4;
+  int32_t offset[4];
+  float tx, ty;
+};
+
+/// Tap k's scatter weight.
+template <int kTaps>
+GRADCONF_ALWAYS_INLINE double tap_weight(const ScatterTapsOf<kTaps>& t, int k) {
+  return t.weight[k];
+}
+GRADCONF_ALWAYS_INLINE double tap_weight(const BilinearFractionTaps& t, int k) {
+  const double tx = t.tx, ty = t.ty;
+  return ((k >> 1) ? ty : 1 - ty) * ((k & 1) ? tx : 1 - tx);
+}
+
+/// Calls body with a null pointer of the interpolation's scatter-tap type (`fractions`: bilinear
+/// records as BilinearFractionTaps). Always inlined, so a body on the widest ISA stays there.
 template <typename Body>
-GRADCONF_ALWAYS_INLINE void with_scatter_taps(Interpolation interpolation, Body&& body) {
+GRADCONF_ALWAYS_INLINE void with_scatter_taps(Interpolation interpolation, Body&& body,
+                                              bool fractions = false) {
   switch (interpolation) {
     case Interpolation::kNearest:
       return body(static_cast<NearestScatterTaps*>(nullptr));
     case Interpolation::kBicubic:
       return body(static_cast<BicubicScatterTaps*>(nullptr));
     default:
+      if (fractions) return body(static_cast<BilinearFractionTaps*>(nullptr));
       return body(static_cast<ScatterTaps*>(nullptr));
   }
 }

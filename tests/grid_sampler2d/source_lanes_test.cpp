@@ -196,6 +196,39 @@ TEST(SourceLanes, BilinearWeightsAreThePointKernelsProducts) {
   }
 }
 
+// The two record types of points located in lanes: the taps' offsets, and the weights the scatter
+// reads (ScatterTapsOf<4>) or forms from the fractions (BilinearFractionTaps), bit for bit.
+TEST(SourceLanes, FractionRecordsGiveTheWeightRecordsWeights) {
+  const std::vector<float> c = coordinates();
+  for (Padding padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
+    for (int64_t size : {1, 2, 7, 64}) {
+      const SamplerLayout layout(1, 4, size, size + 3, 1, kLanes);
+      for (size_t i = 0; i < c.size(); i += kLanes) {
+        FloatLanes x, y;
+        for (int j = 0; j < kLanes; ++j) {
+          x[j] = c[i + static_cast<size_t>(j)];
+          y[j] = c[(i + static_cast<size_t>(j) * 3 + 1) % c.size()];
+        }
+        const SourceLanes s = locate_lanes<Fault::kNone>(x, y, size, size + 3,
+                                                         Interpolation::kBilinear, padding, false);
+        ScatterTapsOf<4> weights[kLanes];
+        BilinearFractionTaps fractions[kLanes];
+        lane_point_taps<Fault::kNone>(s, layout, weights, nullptr);
+        lane_point_taps<Fault::kNone>(s, layout, fractions, nullptr);
+        for (int j = 0; j < kLanes; ++j) {
+          SCOPED_TRACE(testing::Message() << "x " << x[j] << " y " << y[j] << " size " << size);
+          for (int k = 0; k < 4; ++k) {
+            ASSERT_EQ(fractions[j].offset[k], weights[j].offset[k]);
+            if (weights[j].offset[k] == layout.pixels()) continue;  // outside: never weighed
+            ASSERT_EQ(std::bit_cast<uint64_t>(tap_weight(fractions[j], k)),
+                      std::bit_cast<uint64_t>(tap_weight(weights[j], k)));
+          }
+        }
+      }
+    }
+  }
+}
+
 // The backward's gridGrad of kLanes points in lanes (narrow_coordinate_grads, C <= 4) against
 // coordinate_grads' point-by-point sums over the same located points and lane_point_taps' taps:
 // the same bits (NaN for NaN), with NaN, infinities, -0 and large values among the input's and
