@@ -90,6 +90,22 @@ GRADCONF_ALWAYS_INLINE FloatLanes floor_any_lanes(FloatLanes v) {
   return small ? floor_lanes(v, small) : v;
 }
 
+/// Whether every lane of a mask is set.
+GRADCONF_ALWAYS_INLINE bool all_lanes(MaskLanes mask) {
+  int32_t all = -1;
+  for (int j = 0; j < kLanes; ++j) all &= mask[j];
+  return all != 0;
+}
+
+/// The folds of lanes beyond two spans, with fmod (rare: the kernels' loops stay free of the
+/// calls). Lane vectors cross by reference: this function is not inlined.
+[[gnu::noinline]] inline void fold_far_lanes(const FloatLanes& in, const MaskLanes& within_two,
+                                             float span, FloatLanes& extra) {
+  for (int j = 0; j < kLanes; ++j) {
+    if (!within_two[j]) extra[j] = std::fmod(in[j], span);
+  }
+}
+
 /// reflect_coordinates in lanes, `flips` set where its derivative is -1. Points beyond two spans
 /// fold with fmod lane by lane, as the scalar helper does.
 GRADCONF_ALWAYS_INLINE FloatLanes reflect_lanes(FloatLanes coord, int64_t size, bool align_corners,
@@ -103,9 +119,7 @@ GRADCONF_ALWAYS_INLINE FloatLanes reflect_lanes(FloatLanes coord, int64_t size, 
   in = negative ? -in : in;
   FloatLanes extra = in < span ? in : in - span;
   const MaskLanes within_two = in < 2 * span;
-  for (int j = 0; j < kLanes; ++j) {
-    if (!within_two[j]) extra[j] = std::fmod(in[j], span);
-  }
+  if (!all_lanes(within_two)) fold_far_lanes(in, within_two, span, extra);
   const FloatLanes folds = floor_any_lanes(in / span);
   const MaskLanes even = folds - 2 * floor_any_lanes(folds / 2) == 0;
   flips = negative ^ ~even;
