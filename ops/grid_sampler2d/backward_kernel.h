@@ -10,9 +10,11 @@
 //      (workspace.h, grad_output_readable_in_place);
 //   2. points: every grid point (n, h, w) is located once (coords.h, in the coordinate type) and
 //      its taps computed once. When inputGrad is wanted its scatter taps (1 nearest, 4 bilinear,
-//      16 bicubic offsets and weights) are stored; when gridGrad is, its channel terms are summed
-//      in the compute type, a vector of channels at a time (each lane its channels in order, the
-//      lanes then in a fixed tree), four points side by side, and both components written.
+//      16 bicubic offsets and weights, or for bilinear in lanes the offsets and fractions:
+//      workspace.h, BilinearFractionTaps) are stored; when gridGrad is, its channel terms are
+//      summed in the compute type, a vector of channels at a time (each lane its channels in
+//      order, the lanes then in a fixed tree), four points side by side, and both components
+//      written.
 //      Bilinear and nearest on float coordinates (any padding) locate kLanes
 //      points at once and form their taps in lanes (source_lanes.h, locate_in_lanes): the same
 //      values, so the same bits;

@@ -127,6 +127,25 @@ std::optional<gradconf::grid_sampler2d::BackwardWorkspace> plan_at_two_threads(
                                 gs::point_workers(layout, 2));
 }
 
+// Law 7 (1, 2, 3 and 8 threads, phase 1 and phase 2 at different counts) and the reference on
+// backwards of these sizes, float and bfloat16, under every interpolation and padding.
+void expect_one_thread_bits_in_every_mode(std::array<int64_t, 6> sizes) {
+  for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
+    for (auto interpolation :
+         {Interpolation::kBilinear, Interpolation::kNearest, Interpolation::kBicubic}) {
+      for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
+        Problem p = problem(dtype, sizes);
+        p.interpolation = interpolation, p.padding = padding;
+        p.entry = Direction::kBackward;
+        SCOPED_TRACE(p.to_repro());
+        const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
+        EXPECT_TRUE(result.holds) << result.detail;
+        expect_matches_reference(p);
+      }
+    }
+  }
+}
+
 // One batch of few channels split across workers: each point-pass worker copies the input itself
 // (workspace.h, private_input_copies) and files each point's taps under the pixel ranges it
 // reaches (record_chunks). The plan must take both at 2 threads, and law 7 (1, 2, 3 and 8
@@ -141,20 +160,7 @@ TEST(GridSampler2DPinned, private_copies_and_record_lists_keep_the_one_thread_bi
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->input_copies, 2);
   EXPECT_EQ(plan->record_chunks, 2);
-  for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
-    for (auto interpolation :
-         {Interpolation::kBilinear, Interpolation::kNearest, Interpolation::kBicubic}) {
-      for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
-        Problem p = problem(dtype, {1, 4, 48, 40, 40, 48});
-        p.interpolation = interpolation, p.padding = padding;
-        p.entry = Direction::kBackward;
-        SCOPED_TRACE(p.to_repro());
-        const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
-        EXPECT_TRUE(result.holds) << result.detail;
-        expect_matches_reference(p);
-      }
-    }
-  }
+  expect_one_thread_bits_in_every_mode({1, 4, 48, 40, 40, 48});
 }
 
 // Several batches that split evenly over the workers run batch-major (workspace.h,
@@ -175,20 +181,7 @@ TEST(GridSampler2DPinned, batch_major_plans_keep_the_one_thread_bits) {
   EXPECT_EQ(three->batch_slots, 3);
   EXPECT_EQ(plain->batch_slots, 4);
   EXPECT_LT(four->total, plain->total);
-  for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
-    for (auto interpolation :
-         {Interpolation::kBilinear, Interpolation::kNearest, Interpolation::kBicubic}) {
-      for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
-        Problem p = problem(dtype, {4, 12, 24, 20, 20, 24});
-        p.interpolation = interpolation, p.padding = padding;
-        p.entry = Direction::kBackward;
-        SCOPED_TRACE(p.to_repro());
-        const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
-        EXPECT_TRUE(result.holds) << result.detail;
-        expect_matches_reference(p);
-      }
-    }
-  }
+  expect_one_thread_bits_in_every_mode({4, 12, 24, 20, 20, 24});
 }
 
 // A plan whose record lists would pass the workspace limit while the plain layout fits falls back
