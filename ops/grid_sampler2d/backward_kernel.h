@@ -52,6 +52,7 @@
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/input_grad_pass.h"
+#include "grid_sampler2d/kernels.h"
 #include "grid_sampler2d/plan.h"
 #include "grid_sampler2d/source_lanes.h"
 #include "grid_sampler2d/workspace.h"
@@ -579,13 +580,6 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
       input_grad_pass<T, kFault, lanes()>(plan, l, workspace, ws, grad_rows, cleared);
     });
   }
-}
-
-/// Whether a call may take a batch-major plan: not under the planted fault that scatters every
-/// batch through the first batch's taps (a fault of the passes' batch indexing over all batches).
-template <Fault kFault>
-bool allows_batch_major() {
-  return !planted<kFault>(Fault::kGridOfFirstBatchOnly);
 }
 
 /// Batch n of a plan's tensors, as a plan of one batch.

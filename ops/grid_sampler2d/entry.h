@@ -1,15 +1,17 @@
 // Phase 1 of both entry points, templated on a planted Fault so the planted-fault library
 // (gradconf_aclnn_planted, built from the same sources) can run faulty variants of the whole call
-// path. api.cpp instantiates Fault::kNone, the only variant the shipped library contains.
+// path. The shipped library has Fault::kNone only (kernels.h names the planted library's set).
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_ENTRY_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_ENTRY_H_
 
 #include "core/executor.h"
 #include "core/phase1.h"
 #include "core/status.h"
-#include "grid_sampler2d/backward_kernel.h"
+#include "core/view.h"
 #include "grid_sampler2d/clauses.h"
-#include "grid_sampler2d/forward_kernel.h"
+#include "grid_sampler2d/kernels.h"
+#include "grid_sampler2d/plan.h"
+#include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
 

@@ -24,6 +24,7 @@
 #include "core/view.h"
 #include "grid_sampler2d/channels_last.h"
 #include "grid_sampler2d/coords.h"
+#include "grid_sampler2d/kernels.h"
 #include "grid_sampler2d/plan.h"
 #include "grid_sampler2d/source_lanes.h"
 

@@ -1,0 +1,47 @@
+// The two kernels as phase 1 sees them: declared here, defined in forward_kernel.h and
+// backward_kernel.h, and explicitly instantiated one dtype per translation unit
+// (kernels_<dtype>.cpp). In one unit with the entry points they were the build's longest step
+// (about 16 minutes under ASan+UBSan on two cores, the second core idle for most of it); split,
+// a two-core build compiles them side by side.
+#ifndef GRADCONF_OPS_GRID_SAMPLER2D_KERNELS_H_
+#define GRADCONF_OPS_GRID_SAMPLER2D_KERNELS_H_
+
+#include <cstddef>
+
+#include "core/planted_fault.h"
+#include "grid_sampler2d/faults.h"
+#include "grid_sampler2d/plan.h"
+
+namespace gradconf::grid_sampler2d {
+
+template <typename T, Fault kFault>
+void forward_kernel(const ForwardPlan& plan, std::byte* workspace);
+
+template <typename T, Fault kFault>
+void backward_kernel(const BackwardPlan& plan, std::byte* workspace);
+
+/// Whether a call may take a batch-major plan: not under the planted fault that scatters every
+/// batch through the first batch's taps (a fault of the passes' batch indexing over all batches).
+template <Fault kFault>
+bool allows_batch_major() {
+  return !planted<kFault>(Fault::kGridOfFirstBatchOnly);
+}
+
+// The faults with_planted_fault instantiates the kernels for: kNone, and in the planted-fault
+// library kAnyFault and each of kCompiledFaults (a fault missing here fails the link).
+static_assert(kCompiledFaults.size() == 1 && kCompiledFaults[0] == Fault::kDoubleComputedInFloat);
+#define GRADCONF_GS_KERNELS_WITH_FAULT(T, kFault)                          \
+  template void forward_kernel<T, kFault>(const ForwardPlan&, std::byte*); \
+  template void backward_kernel<T, kFault>(const BackwardPlan&, std::byte*);
+#if GRADCONF_PLANTED_FAULTS
+#define GRADCONF_GS_INSTANTIATE_KERNELS(T)            \
+  GRADCONF_GS_KERNELS_WITH_FAULT(T, Fault::kNone)     \
+  GRADCONF_GS_KERNELS_WITH_FAULT(T, kAnyFault<Fault>) \
+  GRADCONF_GS_KERNELS_WITH_FAULT(T, Fault::kDoubleComputedInFloat)
+#else
+#define GRADCONF_GS_INSTANTIATE_KERNELS(T) GRADCONF_GS_KERNELS_WITH_FAULT(T, Fault::kNone)
+#endif
+
+}  // namespace gradconf::grid_sampler2d
+
+#endif  // GRADCONF_OPS_GRID_SAMPLER2D_KERNELS_H_
