@@ -197,38 +197,37 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
     for (int j = 0; j < kLanes; ++j) {
       scatter[j].offset[0] = t.inside[0][j] != 0 ? t.offset[0][j] : outside;
     }
-  } else if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
-    for (int k = 0; k < 4; ++k) {
-      const MaskLanes offset =
-          t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
-      for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = offset[j];
+  } else {
+    if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
+      for (int k = 0; k < 4; ++k) {
+        const MaskLanes offset =
+            t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+        for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = offset[j];
+      }
+      for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];
+    } else if (kFault == Fault::kNone) {
+      bilinear_records_in_lanes(t, outside, scatter);
+    } else {
+      double weight[4][kLanes];
+      for (int k = 0; k < 4; ++k) t.double_weight(k, weight[k]);
+      if (planted<kFault>(Fault::kBackwardSwapsTapWeights)) std::swap(weight[1], weight[2]);
+      for (int j = 0; j < kLanes; ++j) {
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+          const bool inside = t.inside[k][j] != 0;
+          scatter[j].offset[k] = inside ? t.offset[k][j] : outside;
+          scatter[j].weight[k] = inside ? static_cast<PlaneAcc>(weight[k][j]) : 0;
+        }
+      }
     }
-    for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];
     if (coordinate) {
       for (int j = 0; j < kLanes; ++j) {
         const double tx = s.tx[j], ty = s.ty[j];
         const double dwx[4] = {-(1 - ty), 1 - ty, -ty, ty};
         const double dwy[4] = {-(1 - tx), -tx, 1 - tx, tx};
+#pragma GCC unroll 4
         for (int k = 0; k < 4; ++k)
           (*coordinate)[j].add_if(t.inside[k][j] != 0, t.offset[k][j], dwx[k], dwy[k]);
-      }
-    }
-  } else if (kFault == Fault::kNone && coordinate == nullptr) {
-    bilinear_records_in_lanes(t, outside, scatter);
-  } else {
-    double weight[4][kLanes];
-    for (int k = 0; k < 4; ++k) t.double_weight(k, weight[k]);
-    if (planted<kFault>(Fault::kBackwardSwapsTapWeights)) std::swap(weight[1], weight[2]);
-    for (int j = 0; j < kLanes; ++j) {
-      const double tx = s.tx[j], ty = s.ty[j];
-      const double dwx[4] = {-(1 - ty), 1 - ty, -ty, ty};
-      const double dwy[4] = {-(1 - tx), -tx, 1 - tx, tx};
-#pragma GCC unroll 4
-      for (int k = 0; k < 4; ++k) {
-        const bool inside = t.inside[k][j] != 0;
-        scatter[j].offset[k] = inside ? t.offset[k][j] : outside;
-        scatter[j].weight[k] = inside ? static_cast<PlaneAcc>(weight[k][j]) : 0;
-        if (coordinate) (*coordinate)[j].add_if(inside, t.offset[k][j], dwx[k], dwy[k]);
       }
     }
   }
