@@ -1,0 +1,178 @@
+// A located point's records for the backward passes: its scatter taps (inputGrad's records, in
+// the layouts workspace.h lists) and its coordinate taps (gridGrad), formed once for both, point
+// by point (point_taps) or kLanes points at a time from lanes (lane_point_taps): the same values.
+#ifndef GRADCONF_OPS_GRID_SAMPLER2D_SCATTER_RECORDS_H_
+#define GRADCONF_OPS_GRID_SAMPLER2D_SCATTER_RECORDS_H_
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "core/lanes.h"
+#include "core/planted_fault.h"
+#include "grid_sampler2d/channels_last.h"
+#include "grid_sampler2d/coordinate_grads.h"
+#include "grid_sampler2d/coords.h"
+#include "grid_sampler2d/faults.h"
+#include "grid_sampler2d/forward_kernel.h"
+#include "grid_sampler2d/plan.h"
+#include "grid_sampler2d/source_lanes.h"
+#include "grid_sampler2d/workspace.h"
+
+namespace gradconf::grid_sampler2d {
+
+/// A located point's taps, computed once for both gradients: its scatter taps (inputGrad; see
+/// ScatterTaps: tap (j, i) of bicubic at 4 j + i, taps outside at the first offset past the
+/// plane, weights in the accumulator's type) and, when `coordinate` is given, its coordinate
+/// taps (gridGrad). Bicubic taps are padded one by one, so several may land on one pixel.
+template <typename T, Fault kFault, typename Taps>
+GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout& l,
+                                       const Attributes& a, Taps& scatter,
+                                       CoordinateTaps* coordinate) {
+  using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
+  const int64_t outside = l.pixels();
+  for (int k = 0; k < Taps::kCount; ++k) {
+    scatter.offset[k] = outside;
+    if constexpr (Taps::kCount > 1) scatter.weight[k] = 0;
+  }
+  if (!p.addressable) return;
+  if constexpr (Taps::kCount == 16) {
+    const auto [x, y] = cubic_axes<T, kFault>(p, l.in_h, l.in_w, a);
+    for (int j = 0; j < 4; ++j) {
+      for (int i = 0; i < 4; ++i) {
+        if (!x.inside[i] || !y.inside[j]) continue;
+        const int64_t pixel = y.index[j] * l.in_w + x.index[i];
+        scatter.offset[4 * j + i] = pixel;
+        scatter.weight[4 * j + i] = x.weight[i] * y.weight[j];
+        if (coordinate) {
+          coordinate->add(pixel, x.weight_grad[i] * y.weight[j], x.weight[i] * y.weight_grad[j]);
+        }
+      }
+    }
+  } else if constexpr (Taps::kCount == 1) {
+    // One tap (NearestScatterTaps); no coordinate gradient.
+    if (in_bounds(p.y0, p.x0, l.in_h, l.in_w)) scatter.offset[0] = p.y0 * l.in_w + p.x0;
+  } else {
+    const BilinearTaps<double, kFault> taps(p, l.in_h, l.in_w);
+    double weight[4];
+    for (int k = 0; k < 4; ++k) weight[k] = static_cast<PlaneAcc>(taps.weight[k]);
+    if (planted<kFault>(Fault::kBackwardSwapsTapWeights)) std::swap(weight[1], weight[2]);
+    const double dwx[4] = {-(1 - p.ty), 1 - p.ty, -p.ty, p.ty};
+    const double dwy[4] = {-(1 - p.tx), -p.tx, 1 - p.tx, p.tx};
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      if (!taps.inside[k]) continue;
+      scatter.offset[k] = taps.y[k] * l.in_w + taps.x[k];
+      scatter.weight[k] = weight[k];
+      if (coordinate) coordinate->add(scatter.offset[k], dwx[k], dwy[k]);
+    }
+  }
+}
+
+/// The bilinear scatter records of kLanes points in lanes (lane_point_taps' values): each tap's
+/// offsets and double weights selected in lanes, then transposed to one record per point.
+template <Fault kFault, typename Taps>
+GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFault>& t,
+                                                      int64_t outside, Taps (&scatter)[kLanes]) {
+  static_assert(Taps::kCount == 4 && kLanes == 8);
+  typedef int32_t Int4 __attribute__((vector_size(4 * sizeof(int32_t))));
+  typedef int64_t Long4 __attribute__((vector_size(4 * sizeof(int64_t))));
+  // Offsets: tap k's lanes as the rows of a 4 x 8 block, transposed to a row of 4 per point.
+  LaneVector<float> offset_rows[4];
+  for (int k = 0; k < 4; ++k) {
+    const MaskLanes offset =
+        t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+    std::memcpy(&offset_rows[k], &offset, sizeof offset);
+  }
+  LaneVector<float, 4> offset_columns[kLanes];
+  transpose_4x8(offset_rows, offset_columns);
+  // Weights: per half of the lanes, a 4 x 4 block of (tap, point) doubles, transposed.
+  Double4 weight[2][4];
+  for (int k = 0; k < 4; ++k) {
+    double w[kLanes];
+    t.double_weight(k, w);
+    for (int h = 0; h < 2; ++h) {
+      Int4 inside;
+      std::memcpy(&inside, reinterpret_cast<const int32_t*>(&t.inside[k]) + 4 * h, sizeof inside);
+      const Long4 mask = __builtin_convertvector(inside, Long4);
+      weight[h][k] = mask != 0 ? load_double4(w + 4 * h) : Double4{};
+    }
+  }
+  for (int h = 0; h < 2; ++h) {
+    const Double4(&rows)[4] = weight[h];
+    const Double4 low01 = __builtin_shufflevector(rows[0], rows[1], 0, 4, 2, 6);
+    const Double4 high01 = __builtin_shufflevector(rows[0], rows[1], 1, 5, 3, 7);
+    const Double4 low23 = __builtin_shufflevector(rows[2], rows[3], 0, 4, 2, 6);
+    const Double4 high23 = __builtin_shufflevector(rows[2], rows[3], 1, 5, 3, 7);
+    const Double4 columns[4] = {__builtin_shufflevector(low01, low23, 0, 1, 4, 5),
+                                __builtin_shufflevector(high01, high23, 0, 1, 4, 5),
+                                __builtin_shufflevector(low01, low23, 2, 3, 6, 7),
+                                __builtin_shufflevector(high01, high23, 2, 3, 6, 7)};
+    for (int i = 0; i < 4; ++i) {
+      Int4 offsets;
+      std::memcpy(&offsets, &offset_columns[4 * h + i], sizeof offsets);
+      const Long4 wide = __builtin_convertvector(offsets, Long4);
+      std::memcpy(scatter[4 * h + i].offset, &wide, sizeof wide);
+      std::memcpy(scatter[4 * h + i].weight, &columns[i], sizeof columns[i]);
+    }
+  }
+}
+
+/// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets in int32
+/// lanes, which the caller checked): the same taps, offsets and weights, point by point.
+template <Fault kFault, typename Taps>
+GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerLayout& l,
+                                            Taps (&scatter)[kLanes],
+                                            CoordinateTaps (*coordinate)[kLanes]) {
+  using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
+  const int64_t outside = l.pixels();  // every tap is written below: inside, or here
+  constexpr Interpolation kInterpolation =
+      Taps::kCount == 1 ? Interpolation::kNearest : Interpolation::kBilinear;
+  const BilinearTapLanes<kFault> t(s, l.in_h, l.in_w, kInterpolation, static_cast<int32_t>(l.in_w),
+                                   1);
+  // Selects, not branches: whether a tap falls inside is data (grids reach past the input), and
+  // a mispredicted branch per tap was a quarter of the nearest point pass.
+  if constexpr (Taps::kCount == 1) {
+    for (int j = 0; j < kLanes; ++j) {
+      scatter[j].offset[0] = t.inside[0][j] != 0 ? t.offset[0][j] : outside;
+    }
+  } else {
+    if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
+      for (int k = 0; k < 4; ++k) {
+        const MaskLanes offset =
+            t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+        for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = offset[j];
+      }
+      for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];
+    } else if (kFault == Fault::kNone) {
+      bilinear_records_in_lanes(t, outside, scatter);
+    } else {
+      double weight[4][kLanes];
+      for (int k = 0; k < 4; ++k) t.double_weight(k, weight[k]);
+      if (planted<kFault>(Fault::kBackwardSwapsTapWeights)) std::swap(weight[1], weight[2]);
+      for (int j = 0; j < kLanes; ++j) {
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+          const bool inside = t.inside[k][j] != 0;
+          scatter[j].offset[k] = inside ? t.offset[k][j] : outside;
+          scatter[j].weight[k] = inside ? static_cast<PlaneAcc>(weight[k][j]) : 0;
+        }
+      }
+    }
+    if (coordinate) {
+      for (int j = 0; j < kLanes; ++j) {
+        const double tx = s.tx[j], ty = s.ty[j];
+        const double dwx[4] = {-(1 - ty), 1 - ty, -ty, ty};
+        const double dwy[4] = {-(1 - tx), -tx, 1 - tx, tx};
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k)
+          (*coordinate)[j].add_if(t.inside[k][j] != 0, t.offset[k][j], dwx[k], dwy[k]);
+      }
+    }
+  }
+}
+
+}  // namespace gradconf::grid_sampler2d
+
+#endif  // GRADCONF_OPS_GRID_SAMPLER2D_SCATTER_RECORDS_H_
