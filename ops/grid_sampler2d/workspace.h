@@ -342,18 +342,30 @@ inline int batch_major_workers(const SamplerLayout& l, int workers, int point_wo
   return workers;
 }
 
+/// One batch's share of the regions that hold every batch in turn: its records (one per point),
+/// gradOutput rows and input rows. nullopt where a size is not representable.
+struct BatchBytes {
+  std::optional<int64_t> records, grad_rows, input_rows;
+};
+inline BatchBytes batch_bytes(const SamplerLayout& l, const BackwardWants& wants) {
+  const auto row_bytes = checked_mul(l.padded_channels(), wants.value_bytes);
+  const auto rows = [&](int64_t count) {
+    return row_bytes ? checked_mul(count, *row_bytes) : std::nullopt;
+  };
+  return {checked_mul(l.points(), scatter_bytes_per_point(wants.interpolation)), rows(l.points()),
+          rows(l.pixels())};
+}
+
 /// Worker `slot`'s regions in a batch-major workspace: batch `slot` of those it holds, and the
-/// shared accumulators (each worker uses its own).
+/// shared accumulators (each worker uses its own). The workspace was laid out for these sizes.
 inline BackwardWorkspace batch_slot(const BackwardWorkspace& ws, const SamplerLayout& l,
                                     const BackwardWants& wants, int64_t slot) {
   BackwardWorkspace own = ws;
-  const auto row_bytes = static_cast<uint64_t>(l.padded_channels() * wants.value_bytes);
-  const auto points = static_cast<uint64_t>(l.points()), at = static_cast<uint64_t>(slot);
-  if (wants.input_grad)
-    own.scatter +=
-        at * points * static_cast<uint64_t>(scatter_bytes_per_point(wants.interpolation));
-  if (wants.copies_grad_output()) own.grad_output += at * points * row_bytes;
-  if (wants.grid_reads()) own.input += at * static_cast<uint64_t>(l.pixels()) * row_bytes;
+  const BatchBytes batch = batch_bytes(l, wants);
+  const auto at = static_cast<uint64_t>(slot);
+  if (wants.input_grad) own.scatter += at * static_cast<uint64_t>(*batch.records);
+  if (wants.copies_grad_output()) own.grad_output += at * static_cast<uint64_t>(*batch.grad_rows);
+  if (wants.grid_reads()) own.input += at * static_cast<uint64_t>(*batch.input_rows);
   own.batch_slots = 1;
   return own;
 }
@@ -364,30 +376,30 @@ inline std::optional<BackwardWorkspace> workspace_regions(const SamplerLayout& l
                                                           int copies, int64_t chunks) {
   BackwardWorkspace ws;
   if (l.empty()) return ws;
-  const auto points = checked_mul(l.n_batch, l.points());
   const auto times = [](std::optional<int64_t> a, int64_t b) {
     return a ? checked_mul(*a, b) : std::nullopt;
   };
   const auto if_used = [](bool used, std::optional<int64_t> bytes) {
     return used ? bytes : std::optional<int64_t>(0);
   };
-  const auto row_bytes = checked_mul(l.padded_channels(), wants.value_bytes);
-  const auto pixels = checked_mul(l.n_batch, l.pixels());
+  const BatchBytes batch = batch_bytes(l, wants);
   const auto slots = checked_add(l.pixels(), kTrashSlots);
   const int64_t capacity = chunks > 0 ? (l.points() + chunks - 1) / chunks : 0;
   const int64_t ranges = chunks > 0 ? pixel_ranges(l, workers) : 1;
   const auto lists = times(times(l.n_batch, chunks), ranges);
-  const auto entries = chunks > 0 ? times(lists, capacity) : points;
-  const auto copy_bytes = row_bytes ? times(pixels, *row_bytes) : std::nullopt;
+  const auto list_entries = times(lists, capacity);
+  const auto copy_bytes = times(batch.input_rows, l.n_batch);
   const auto aligned_copy =
       copy_bytes ? checked_align_up(static_cast<uint64_t>(*copy_bytes), kWorkspaceAlignment)
                  : std::nullopt;
   const bool reads = wants.grid_reads();
   const std::array<std::optional<int64_t>, 6> sizes = {
-      if_used(wants.input_grad, times(entries, scatter_bytes_per_point(wants.interpolation))),
-      if_used(chunks > 0, times(entries, int64_t{sizeof(int64_t)})),
+      if_used(wants.input_grad,
+              chunks > 0 ? times(list_entries, scatter_bytes_per_point(wants.interpolation))
+                         : times(batch.records, l.n_batch)),
+      if_used(chunks > 0, times(list_entries, int64_t{sizeof(int64_t)})),
       if_used(chunks > 0, times(lists, int64_t{sizeof(int64_t)})),
-      if_used(wants.copies_grad_output(), row_bytes ? times(points, *row_bytes) : std::nullopt),
+      if_used(wants.copies_grad_output(), times(batch.grad_rows, l.n_batch)),
       if_used(reads, aligned_copy && *aligned_copy <= uint64_t{INT64_MAX}
                          ? times(static_cast<int64_t>(*aligned_copy), copies)
                          : std::nullopt),
