@@ -3,9 +3,9 @@
 # ASan+UBSan) and runs every fuzz target (the one list CMake writes, build/fuzz/fuzz/targets.txt)
 # from its corpus and regressions. Default time per target: an 80 s budget shared by all targets,
 # at least 5 s each, so CI time stays flat as ops are added (the slowest target, NSA's backward
-# API at ~500 exec/s under ASan, replays its ~1,100 corpus inputs in about 2 s of that). New
-# inputs go to a scratch directory, so the checked-in corpus is not modified. Any crash fails the
-# script.
+# API at about 1,500 exec/s under ASan, replays its ~1,100 corpus inputs in about a second of
+# that). New inputs go to a scratch directory, so the checked-in corpus is not modified. Any
+# crash fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset fuzz >/dev/null
