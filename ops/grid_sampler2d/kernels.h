@@ -29,7 +29,8 @@ bool allows_batch_major() {
 
 // The faults with_planted_fault instantiates the kernels for: kNone, and in the planted-fault
 // library kAnyFault and each of kCompiledFaults (a fault missing here fails the link).
-static_assert(kCompiledFaults.size() == 1 && kCompiledFaults[0] == Fault::kDoubleComputedInFloat);
+static_assert(kCompiledFaults.size() == 1 && kCompiledFaults[0] == Fault::kDoubleComputedInFloat,
+              "GRADCONF_GS_INSTANTIATE_KERNELS names each of kCompiledFaults: add the new one");
 #define GRADCONF_GS_KERNELS_WITH_FAULT(T, kFault)                          \
   template void forward_kernel<T, kFault>(const ForwardPlan&, std::byte*); \
   template void backward_kernel<T, kFault>(const BackwardPlan&, std::byte*);
