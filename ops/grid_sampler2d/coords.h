@@ -243,6 +243,12 @@ CubicAxis cubic_axis(double floor_coord, double t, int64_t size, Padding padding
   return axis;
 }
 
+/// Bilinear tap k's weight from the fractions tx, ty, in double, taps in the order (y0,x0)
+/// (y0,x1) (y1,x0) (y1,x1): (1 - ty or ty) * (1 - tx or tx).
+GRADCONF_ALWAYS_INLINE double bilinear_weight(double tx, double ty, int k) {
+  return ((k >> 1) ? ty : 1 - ty) * ((k & 1) ? tx : 1 - tx);
+}
+
 inline bool in_bounds(int64_t y, int64_t x, int64_t h, int64_t w) {
   return y >= 0 && y < h && x >= 0 && x < w;
 }

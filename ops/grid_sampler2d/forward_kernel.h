@@ -117,8 +117,6 @@ struct BilinearTaps {
     // Weights in double, as the reference defines them, rounded once: an offset within 2^-25 of
     // 1 rounded to float first would make 1 - tx exactly 0 and drop a tap (an inf or NaN pixel
     // under a tiny weight must still reach the output).
-    const double wx[2] = {1 - p.tx, p.tx};
-    const double wy[2] = {1 - p.ty, p.ty};
     const int64_t last_column = planted<kFault>(Fault::kOffByOneTap) ? w - 1 : w;
     // Unrolled so the four taps live in registers (at -O2 GCC keeps a rolled loop in memory).
 #pragma GCC unroll 4
@@ -126,7 +124,7 @@ struct BilinearTaps {
       const int dy = k >> 1, dx = k & 1;
       y[k] = p.y0 + dy;
       x[k] = p.x0 + dx;
-      weight[k] = static_cast<Acc>(wy[dy] * wx[dx]);
+      weight[k] = static_cast<Acc>(bilinear_weight(p.tx, p.ty, k));
       inside[k] = in_bounds(y[k], x[k], h, last_column);
     }
     if (planted<kFault>(Fault::kWrongBilinearWeight)) weight[3] = static_cast<Acc>(p.tx * p.tx);

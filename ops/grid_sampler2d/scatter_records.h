@@ -70,6 +70,14 @@ GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout
   }
 }
 
+/// Tap k's offsets of kLanes points, `outside` (the first offset past the plane, an int32 in the
+/// lanes path) where the tap falls outside the input.
+template <Fault kFault>
+GRADCONF_ALWAYS_INLINE MaskLanes offsets_or_outside(const BilinearTapLanes<kFault>& t, int k,
+                                                    int64_t outside) {
+  return t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+}
+
 /// The bilinear scatter records of kLanes points in lanes (lane_point_taps' values): each tap's
 /// offsets and double weights selected in lanes, then transposed to one record per point.
 template <Fault kFault, typename Taps>
@@ -81,8 +89,7 @@ GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFa
   // Offsets: tap k's lanes as the rows of a 4 x 8 block, transposed to a row of 4 per point.
   LaneVector<float> offset_rows[4];
   for (int k = 0; k < 4; ++k) {
-    const MaskLanes offset =
-        t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+    const MaskLanes offset = offsets_or_outside(t, k, outside);
     std::memcpy(&offset_rows[k], &offset, sizeof offset);
   }
   LaneVector<float, 4> offset_columns[kLanes];
@@ -140,8 +147,7 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
   } else {
     if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
       for (int k = 0; k < 4; ++k) {
-        const MaskLanes offset =
-            t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+        const MaskLanes offset = offsets_or_outside(t, k, outside);
         for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = offset[j];
       }
       for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];

@@ -91,8 +91,7 @@ GRADCONF_ALWAYS_INLINE double tap_weight(const ScatterTapsOf<kTaps>& t, int k) {
   return t.weight[k];
 }
 GRADCONF_ALWAYS_INLINE double tap_weight(const BilinearFractionTaps& t, int k) {
-  const double tx = t.tx, ty = t.ty;
-  return ((k >> 1) ? ty : 1 - ty) * ((k & 1) ? tx : 1 - tx);
+  return bilinear_weight(t.tx, t.ty, k);
 }
 
 /// Calls body with a null pointer of the interpolation's scatter-tap type (`fractions`: bilinear
