@@ -133,6 +133,7 @@ template <typename Taps>
 struct LocatedPoints {
   Taps scatter[kLanes];
   CoordinateTaps coordinate[kLanes];
+  MaskLanes offsets[4];         ///< located in lanes: tap k's offsets in lanes (lane_point_taps)
   int64_t addressable[kLanes];  ///< 1 or 0: read as lanes by write_block_grid_grad
   double mult_x[kLanes], mult_y[kLanes];
 };
@@ -216,7 +217,8 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
   FloatLanes x, y;
   next_points(next, count, grid, at, x, y);
   s = locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
-  lane_point_taps<kFault>(s, l, located.scatter, reads ? &located.coordinate : nullptr);
+  lane_point_taps<kFault>(s, l, located.scatter, located.offsets,
+                          reads ? &located.coordinate : nullptr);
   const double mult_x = unnormalize_grad(l.in_w, a.align_corners);
   const double mult_y = unnormalize_grad(l.in_h, a.align_corners);
   for (int j = 0; j < kLanes; ++j) {
@@ -229,17 +231,23 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
 /// Files a block's `count` records under every pixel range they reach (workspace.h,
 /// record_chunks), each with its point's index in the batch: per range the points that reach it,
 /// as bits, in point order (whether a point reaches a range is data: a branch per point and range
-/// mispredicted). `filed[r]`: the entries unit `unit`'s list for range r holds so far.
-template <typename Taps>
+/// mispredicted), compared in lanes when located in lanes (2 threads, large spatial: 1.62-1.68 ->
+/// 1.49-1.54 ms). `filed[r]`: the entries unit `unit`'s list for range r holds so far.
+template <bool kInLanes, typename Taps>
 GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
                                          const std::vector<PixelRange>& ranges, int64_t unit,
-                                         const Taps (&records)[kLanes],
+                                         const LocatedPoints<Taps>& located,
                                          const PointIndex (&at)[kLanes], int count, int64_t out_w,
                                          int64_t* filed) {
+  const Taps(&records)[kLanes] = located.scatter;
   for (int64_t r = 0; r < lists.ranges; ++r) {
     const PixelRange& range = ranges[static_cast<size_t>(r)];
     unsigned reached = 0;
-    for (int j = 0; j < count; ++j) reached |= unsigned{range.reached_by(records[j])} << j;
+    if constexpr (kInLanes) {
+      reached = range.reached_by(located.offsets, Taps::kCount) & ((1u << count) - 1);
+    } else {
+      for (int j = 0; j < count; ++j) reached |= unsigned{range.reached_by(records[j])} << j;
+    }
     // In locals: the index stores would otherwise reload the list's bounds.
     const int64_t list = lists.list(unit, r);
     Taps* const list_taps = lists.taps<Taps>(list);
@@ -327,7 +335,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
           if (plan.wants.input_grad && chunks == 0) {
             stream_copy(scatter + i0, located.scatter, count * sizeof(Taps));
           } else if (plan.wants.input_grad) {
-            file_records(lists, ranges, unit, located.scatter, at, count, l.out_w, filed.data());
+            file_records<kInLanes>(lists, ranges, unit, located, at, count, l.out_w, filed.data());
           }
           if (!plan.wants.grid_grad) continue;
           if constexpr (kNarrowInLanes) {

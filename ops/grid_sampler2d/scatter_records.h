@@ -79,19 +79,18 @@ GRADCONF_ALWAYS_INLINE MaskLanes offsets_or_outside(const BilinearTapLanes<kFaul
 }
 
 /// The bilinear scatter records of kLanes points in lanes (lane_point_taps' values): each tap's
-/// offsets and double weights selected in lanes, then transposed to one record per point.
+/// offsets (offsets_or_outside) and double weights selected in lanes, then transposed to one
+/// record per point.
 template <Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFault>& t,
-                                                      int64_t outside, Taps (&scatter)[kLanes]) {
+                                                      const MaskLanes (&offsets)[4],
+                                                      Taps (&scatter)[kLanes]) {
   static_assert(Taps::kCount == 4 && kLanes == 8);
   typedef int32_t Int4 __attribute__((vector_size(4 * sizeof(int32_t))));
   typedef int64_t Long4 __attribute__((vector_size(4 * sizeof(int64_t))));
   // Offsets: tap k's lanes as the rows of a 4 x 8 block, transposed to a row of 4 per point.
   LaneVector<float> offset_rows[4];
-  for (int k = 0; k < 4; ++k) {
-    const MaskLanes offset = offsets_or_outside(t, k, outside);
-    std::memcpy(&offset_rows[k], &offset, sizeof offset);
-  }
+  for (int k = 0; k < 4; ++k) std::memcpy(&offset_rows[k], &offsets[k], sizeof offsets[k]);
   LaneVector<float, 4> offset_columns[kLanes];
   transpose_4x8(offset_rows, offset_columns);
   // Weights: per half of the lanes, a 4 x 4 block of (tap, point) doubles, transposed.
@@ -127,10 +126,11 @@ GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFa
 }
 
 /// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets in int32
-/// lanes, which the caller checked): the same taps, offsets and weights, point by point.
+/// lanes, which the caller checked): the same taps, offsets and weights, point by point. The
+/// records' offsets also stay in lanes, `offsets[k]` tap k's (for filing: PixelRange::reached_by).
 template <Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerLayout& l,
-                                            Taps (&scatter)[kLanes],
+                                            Taps (&scatter)[kLanes], MaskLanes (&offsets)[4],
                                             CoordinateTaps (*coordinate)[kLanes]) {
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
   const int64_t outside = l.pixels();  // every tap is written below: inside, or here
@@ -140,19 +140,16 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
                                    1);
   // Selects, not branches: whether a tap falls inside is data (grids reach past the input), and
   // a mispredicted branch per tap was a quarter of the nearest point pass.
+  for (int k = 0; k < Taps::kCount; ++k) offsets[k] = offsets_or_outside(t, k, outside);
   if constexpr (Taps::kCount == 1) {
-    for (int j = 0; j < kLanes; ++j) {
-      scatter[j].offset[0] = t.inside[0][j] != 0 ? t.offset[0][j] : outside;
-    }
+    for (int j = 0; j < kLanes; ++j) scatter[j].offset[0] = offsets[0][j];
   } else {
     if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
-      for (int k = 0; k < 4; ++k) {
-        const MaskLanes offset = offsets_or_outside(t, k, outside);
-        for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = offset[j];
-      }
+      for (int k = 0; k < 4; ++k)
+        for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = offsets[k][j];
       for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];
     } else if (kFault == Fault::kNone) {
-      bilinear_records_in_lanes(t, outside, scatter);
+      bilinear_records_in_lanes(t, offsets, scatter);
     } else {
       double weight[4][kLanes];
       for (int k = 0; k < 4; ++k) t.double_weight(k, weight[k]);
@@ -160,9 +157,8 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
       for (int j = 0; j < kLanes; ++j) {
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
-          const bool inside = t.inside[k][j] != 0;
-          scatter[j].offset[k] = inside ? t.offset[k][j] : outside;
-          scatter[j].weight[k] = inside ? static_cast<PlaneAcc>(weight[k][j]) : 0;
+          scatter[j].offset[k] = offsets[k][j];
+          scatter[j].weight[k] = t.inside[k][j] != 0 ? static_cast<PlaneAcc>(weight[k][j]) : 0;
         }
       }
     }

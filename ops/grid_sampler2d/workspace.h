@@ -276,6 +276,18 @@ struct PixelRange {
     for (int k = 0; k < Taps::kCount; ++k) hit |= holds(taps.offset[k]);
     return hit;
   }
+  /// reached_by of kLanes points' records whose `taps` offsets are in lanes (lane_point_taps),
+  /// as bits (bit j: point j). In lanes every offset, the outside one included, fits int32.
+  GRADCONF_ALWAYS_INLINE unsigned reached_by(const MaskLanes (&offsets)[4], int taps) const {
+    BitLanes hit = {};
+    for (int k = 0; k < taps; ++k) {
+      hit |= reinterpret_cast<const BitLanes&>(offsets[k]) - static_cast<uint32_t>(first) <
+             static_cast<uint32_t>(count);
+    }
+    unsigned bits = 0;
+    for (int j = 0; j < kLanes; ++j) bits |= (hit[j] & 1u) << j;
+    return bits;
+  }
 };
 
 /// Accumulators the inputGrad pass can use: one per worker, no more workers than tasks, and no

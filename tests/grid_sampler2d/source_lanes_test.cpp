@@ -7,6 +7,7 @@
 // path and on the AVX2 one where the CPU has it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -213,12 +214,15 @@ TEST(SourceLanes, FractionRecordsGiveTheWeightRecordsWeights) {
                                                          Interpolation::kBilinear, padding, false);
         ScatterTapsOf<4> weights[kLanes];
         BilinearFractionTaps fractions[kLanes];
-        lane_point_taps<Fault::kNone>(s, layout, weights, nullptr);
-        lane_point_taps<Fault::kNone>(s, layout, fractions, nullptr);
+        MaskLanes weight_offsets[4], fraction_offsets[4];
+        lane_point_taps<Fault::kNone>(s, layout, weights, weight_offsets, nullptr);
+        lane_point_taps<Fault::kNone>(s, layout, fractions, fraction_offsets, nullptr);
         for (int j = 0; j < kLanes; ++j) {
           SCOPED_TRACE(testing::Message() << "x " << x[j] << " y " << y[j] << " size " << size);
           for (int k = 0; k < 4; ++k) {
             ASSERT_EQ(fractions[j].offset[k], weights[j].offset[k]);
+            ASSERT_EQ(fraction_offsets[k][j], fractions[j].offset[k]);
+            ASSERT_EQ(weight_offsets[k][j], weights[j].offset[k]);
             if (weights[j].offset[k] == layout.pixels()) continue;  // outside: never weighed
             ASSERT_EQ(std::bit_cast<uint64_t>(tap_weight(fractions[j], k)),
                       std::bit_cast<uint64_t>(tap_weight(weights[j], k)));
@@ -227,6 +231,50 @@ TEST(SourceLanes, FractionRecordsGiveTheWeightRecordsWeights) {
       }
     }
   }
+}
+
+// Filing records under pixel ranges: the points a range gets from the offsets in lanes are the
+// points whose records reach it tap by tap (taps outside the input reach no range), for ranges
+// of every split of small planes, nearest and bilinear.
+TEST(SourceLanes, LaneOffsetsReachTheRangesTheRecordsReach) {
+  const std::vector<float> c = coordinates();
+  int reached = 0;
+  for (Interpolation interpolation : {Interpolation::kNearest, Interpolation::kBilinear}) {
+    for (int64_t size : {1, 2, 7, 64}) {
+      const SamplerLayout layout(1, 4, size, size + 3, 1, kLanes);
+      for (size_t i = 0; i < c.size(); i += kLanes) {
+        FloatLanes x, y;
+        for (int j = 0; j < kLanes; ++j) {
+          x[j] = c[i + static_cast<size_t>(j)];
+          y[j] = c[(i + static_cast<size_t>(j) * 5 + 2) % c.size()];
+        }
+        const SourceLanes s =
+            locate_lanes<Fault::kNone>(x, y, size, size + 3, interpolation, Padding::kZeros, true);
+        ScatterTapsOf<4> bilinear[kLanes];
+        NearestScatterTaps nearest[kLanes];
+        MaskLanes offsets[4];
+        const bool four = interpolation == Interpolation::kBilinear;
+        if (four) {
+          lane_point_taps<Fault::kNone>(s, layout, bilinear, offsets, nullptr);
+        } else {
+          lane_point_taps<Fault::kNone>(s, layout, nearest, offsets, nullptr);
+        }
+        for (int64_t ranges = 1; ranges <= std::min<int64_t>(size, 4); ++ranges) {
+          for (int64_t r = 0; r < ranges; ++r) {
+            const PixelRange range(layout, r, ranges);
+            const unsigned bits = range.reached_by(offsets, four ? 4 : 1);
+            for (int j = 0; j < kLanes; ++j) {
+              const bool expected =
+                  four ? range.reached_by(bilinear[j]) : range.reached_by(nearest[j]);
+              ASSERT_EQ((bits >> j) & 1u, unsigned{expected}) << "point " << j << " range " << r;
+              reached += expected;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(reached, 100);  // the coordinates reach ranges, not only the outside
 }
 
 // The backward's gridGrad of kLanes points in lanes (narrow_coordinate_grads, C <= 4) against
@@ -253,8 +301,9 @@ GRADCONF_TARGET_AVX2 void narrow_grads_avx2(const NarrowBlock& b, FloatLanes& gx
 
 void point_grads(const NarrowBlock& b, double (&gx)[kLanes], double (&gy)[kLanes]) {
   ScatterTapsOf<4> scatter[kLanes];
+  MaskLanes offsets[4];
   CoordinateTaps coordinate[kLanes];
-  lane_point_taps<Fault::kNone>(b.s, b.layout, scatter, &coordinate);
+  lane_point_taps<Fault::kNone>(b.s, b.layout, scatter, offsets, &coordinate);
   for (int g = 0; g < kLanes; g += kPointGroup) {
     const CoordinateTaps(&taps)[kPointGroup] =
         *reinterpret_cast<const CoordinateTaps(*)[kPointGroup]>(coordinate + g);
