@@ -52,6 +52,16 @@ std::vector<float> coordinates() {
   return c;
 }
 
+// Lanes of coordinates from c: x the kLanes values from i on, y those at (i + j * step + shift)
+// modulo c's size, so that each x meets many ys across a test's blocks.
+void coordinate_lanes(const std::vector<float>& c, size_t i, size_t step, size_t shift,
+                      FloatLanes& x, FloatLanes& y) {
+  for (int j = 0; j < kLanes; ++j) {
+    x[j] = c[i + static_cast<size_t>(j)];
+    y[j] = c[(i + static_cast<size_t>(j) * step + shift) % c.size()];
+  }
+}
+
 // Lane vectors cross these calls through memory: baseline and AVX2 functions pass them by value
 // in different places.
 GRADCONF_ALWAYS_INLINE void locate(const FloatLanes& x, const FloatLanes& y, const Attrs& a,
@@ -73,10 +83,7 @@ void expect_lanes_match_points(const Attrs& a, bool avx2) {
   const double mult_y = unnormalize_grad(a.size, a.align_corners);
   for (size_t i = 0; i < c.size(); i += kLanes) {
     FloatLanes x, y;
-    for (int j = 0; j < kLanes; ++j) {
-      x[j] = c[i + static_cast<size_t>(j)];
-      y[j] = c[(i + static_cast<size_t>(j) * 7 + 3) % c.size()];
-    }
+    coordinate_lanes(c, i, 7, 3, x, y);
     SourceLanes lanes;
     (avx2 ? locate_avx2 : locate_baseline)(x, y, a, lanes);
     for (int j = 0; j < kLanes; ++j) {
@@ -151,10 +158,7 @@ TEST(SourceLanes, BilinearTapLanesAreEachPointsBilinearTaps) {
       const Attrs a{Interpolation::kBilinear, Padding::kZeros, false, size};
       for (size_t i = 0; i < c.size(); i += kLanes) {
         FloatLanes x, y;
-        for (int j = 0; j < kLanes; ++j) {
-          x[j] = c[i + static_cast<size_t>(j)];
-          y[j] = c[(i + static_cast<size_t>(j) * 5 + 1) % c.size()];
-        }
+        coordinate_lanes(c, i, 5, 1, x, y);
         MaskLanes inside[4], offset[4];
         FloatLanes weight[4];
         (avx2 ? taps_avx2 : taps_baseline)(x, y, a, inside, offset, weight);
@@ -206,10 +210,7 @@ TEST(SourceLanes, FractionRecordsGiveTheWeightRecordsWeights) {
       const SamplerLayout layout(1, 4, size, size + 3, 1, kLanes);
       for (size_t i = 0; i < c.size(); i += kLanes) {
         FloatLanes x, y;
-        for (int j = 0; j < kLanes; ++j) {
-          x[j] = c[i + static_cast<size_t>(j)];
-          y[j] = c[(i + static_cast<size_t>(j) * 3 + 1) % c.size()];
-        }
+        coordinate_lanes(c, i, 3, 1, x, y);
         const SourceLanes s = locate_lanes<Fault::kNone>(x, y, size, size + 3,
                                                          Interpolation::kBilinear, padding, false);
         ScatterTapsOf<4> weights[kLanes];
@@ -244,10 +245,7 @@ TEST(SourceLanes, LaneOffsetsReachTheRangesTheRecordsReach) {
       const SamplerLayout layout(1, 4, size, size + 3, 1, kLanes);
       for (size_t i = 0; i < c.size(); i += kLanes) {
         FloatLanes x, y;
-        for (int j = 0; j < kLanes; ++j) {
-          x[j] = c[i + static_cast<size_t>(j)];
-          y[j] = c[(i + static_cast<size_t>(j) * 5 + 2) % c.size()];
-        }
+        coordinate_lanes(c, i, 5, 2, x, y);
         const SourceLanes s =
             locate_lanes<Fault::kNone>(x, y, size, size + 3, interpolation, Padding::kZeros, true);
         ScatterTapsOf<4> bilinear[kLanes];
@@ -353,9 +351,8 @@ TEST(SourceLanes, NarrowGridGradsInLanesAreThePointByPointSums) {
             for (float& v : pixels) v = value();
             for (float& v : grad) v = value();
             FloatLanes x, y;
+            coordinate_lanes(c, i, 3, 2, x, y);
             for (int j = 0; j < kLanes; ++j) {
-              x[j] = c[i + static_cast<size_t>(j)];
-              y[j] = c[(i + static_cast<size_t>(j) * 3 + 2) % c.size()];
               b.pixels[j] = pixels.data();
               b.grad[j] = grad.data() + j * kNarrowLanes;
             }
