@@ -417,10 +417,13 @@ GRADCONF_TARGET_AVX512 inline void compress_store_lanes_avx512(const MaskLanes& 
                                                                int64_t* values_out,
                                                                int64_t* indices_out) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  __m256i narrow;
-  std::memcpy(&narrow, &values, sizeof narrow);
+  // Widened as a vector extension: GCC 12 warns on _mm512_cvtepi32_epi64's undefined source.
+  typedef int64_t Long8 __attribute__((vector_size(kLanes * sizeof(int64_t))));
+  const Long8 wide = __builtin_convertvector(values, Long8);
+  __m512i widened;
+  std::memcpy(&widened, &wide, sizeof widened);
   const __mmask8 mask = static_cast<__mmask8>(keep);
-  _mm512_mask_compressstoreu_epi64(values_out, mask, _mm512_cvtepi32_epi64(narrow));
+  _mm512_mask_compressstoreu_epi64(values_out, mask, widened);
   const __m512i indices =
       _mm512_add_epi64(_mm512_set1_epi64(first), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
   _mm512_mask_compressstoreu_epi64(indices_out, mask, indices);

@@ -281,7 +281,7 @@ struct PixelRange {
   GRADCONF_ALWAYS_INLINE unsigned reached_by(const MaskLanes (&offsets)[4], int taps) const {
     BitLanes hit = {};
     for (int k = 0; k < taps; ++k) {
-      hit |= reinterpret_cast<const BitLanes&>(offsets[k]) - static_cast<uint32_t>(first) <
+      hit |= __builtin_convertvector(offsets[k], BitLanes) - static_cast<uint32_t>(first) <
              static_cast<uint32_t>(count);
     }
     unsigned bits = 0;
