@@ -26,6 +26,17 @@ GRADCONF_TARGET_AVX512 inline void low_halves_avx512(const void* bits, void* out
                       _mm512_maskz_cvtepi32_epi16(__mmask16(0xffff), wide));
 }
 
+/// 16 bfloat16 values to float: each the top half of its float, so one vpmovzxwd and a shift
+/// (exact for every value, NaNs included), where GCC widened the generic vector in two halves and
+/// an insert. Only W = kWideRowLanes loads call it (the AVX-512 path).
+GRADCONF_TARGET_AVX512 inline void bfloat16s_to_floats_avx512(const bfloat16* values,
+                                                             float* floats) {
+  // The zero-masking forms: GCC 12 warns on the plain ones' undefined source.
+  const __m512i words = _mm512_maskz_cvtepu16_epi32(
+      __mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values)));
+  _mm512_storeu_si512(floats, _mm512_maskz_slli_epi32(__mmask16(0xffff), words, 16));
+}
+
 // The conversion instructions below differ from the scalar conversions only on NaNs (and, for
 // vcvtneps2bf16, subnormals); a vector that has one converts element by element instead, with
 // Eigen's scalar conversions (the lane functions would take a vector argument across the target

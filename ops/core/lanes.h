@@ -169,6 +169,16 @@ inline __attribute__((always_inline)) LaneVector<Acc, W> load_lanes(const T* p, 
       return v;
     }
   } else if constexpr (std::is_same_v<T, bfloat16> && std::is_same_v<Acc, float>) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (W == kWideRowLanes) {
+      if (stride == 1) {
+        alignas(64) float floats[16];
+        bfloat16s_to_floats_avx512(p, floats);
+        std::memcpy(&v, floats, sizeof v);
+        return v;
+      }
+    }
+#endif
     if (stride == 1) {
       // bfloat16 is the top half of a float: widen all lanes at once.
       RawLanesOf<W> raw;

@@ -1,10 +1,10 @@
 // The lane conversions of core/lanes.h (integer bit work on 8 lanes at once) give the same bits as
 // the scalar conversions, which half_bfloat16_test.cpp checks against hand-written decoders: every
-// binary16 value to float, and to binary16 and bfloat16 every float whose low bits sit on or next
-// to a rounding boundary, for every high half (sign, exponent, top of the mantissa), on the
-// baseline path, on the AVX2 one and on the AVX-512 one with the wide rows (kWideRowLanes lanes,
-// the vpmovdw narrowing; and whole streamed rows, which narrow to bfloat16 with vcvtneps2bf16
-// where the CPU has AVX512_BF16) where the CPU has them.
+// binary16 and bfloat16 value to float, and to binary16 and bfloat16 every float whose low bits sit
+// on or next to a rounding boundary, for every high half (sign, exponent, top of the mantissa), on
+// the baseline path, on the AVX2 one and on the AVX-512 one with the wide rows (kWideRowLanes
+// lanes, the vpmovdw narrowing; and whole streamed rows, which narrow to bfloat16 with
+// vcvtneps2bf16 where the CPU has AVX512_BF16) where the CPU has them.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -130,18 +130,25 @@ std::vector<Path> paths() {
   return {Path::kBaseline};
 }
 
-TEST(LaneConversions, EveryHalfWidensExactly) {
+template <typename T>
+void expect_widening_matches_scalar(const char* name) {
   std::vector<uint16_t> raw(1 << 16);
   for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint16_t>(i);
   for (Path path : paths()) {
     std::vector<float> got(raw.size());
-    load_on<half>(path, raw.data(), got.data(), raw.size());
+    load_on<T>(path, raw.data(), got.data(), raw.size());
     for (size_t i = 0; i < raw.size(); ++i) {
-      const float want = static_cast<float>(std::bit_cast<half>(raw[i]));
+      const float want = static_cast<float>(std::bit_cast<T>(raw[i]));
       ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want))
-          << "half bits 0x" << std::hex << i << path_name(path);
+          << name << " bits 0x" << std::hex << i << path_name(path);
     }
   }
+}
+
+TEST(LaneConversions, EveryHalfWidensExactly) { expect_widening_matches_scalar<half>("half"); }
+
+TEST(LaneConversions, EveryBfloat16WidensExactly) {
+  expect_widening_matches_scalar<bfloat16>("bfloat16");
 }
 
 template <typename T>
