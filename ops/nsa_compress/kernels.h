@@ -85,6 +85,20 @@ double weight_at(const View& weight, const Sizes& s, int64_t j, int64_t n) {
   return static_cast<double>(weight(j, n));
 }
 
+/// weight[j, n] in the compute type, head by head: weights[n * l + j].
+template <typename T, Fault kFault, typename Acc = compute_t<T>>
+std::vector<Acc> weights_by_head(const Plan& plan) {
+  const Sizes& s = plan.sizes;
+  const auto weight = view_of<const T, 2>(plan.weight);
+  std::vector<Acc> weights(static_cast<size_t>(s.heads * s.block));
+  for (int64_t n = 0; n < s.heads; ++n) {
+    for (int64_t j = 0; j < s.block; ++j) {
+      weights[n * s.block + j] = static_cast<Acc>(weight_at<kFault>(weight, s, j, n));
+    }
+  }
+  return weights;
+}
+
 /// Outputs this large are written with streaming stores: nobody reads them back soon, and their
 /// lines would only evict the inputs from the caches.
 inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
@@ -131,16 +145,9 @@ void forward_kernel(const Plan& plan) {
   const Sizes s = plan.sizes;
   if (s.compressed == 0 || s.heads == 0 || s.dim == 0) return;
   const auto input = view_of<const T, 3>(plan.input);
-  const auto weight = view_of<const T, 2>(plan.weight);
   const auto output = view_of<T, 3>(plan.output);
   const std::vector<Batch> batches = effective_batches<kFault>(plan);
-  // weight[j, n] in the compute type, head by head.
-  std::vector<Acc> weights(static_cast<size_t>(s.heads * s.block));
-  for (int64_t n = 0; n < s.heads; ++n) {
-    for (int64_t j = 0; j < s.block; ++j) {
-      weights[n * s.block + j] = static_cast<Acc>(weight_at<kFault>(weight, s, j, n));
-    }
-  }
+  const std::vector<Acc> weights = weights_by_head<T, kFault>(plan);
   const int64_t grain = grain_for_work(double(s.block) * double(s.heads * s.dim));  // per window
   parallel_for(0, s.compressed, grain, [&](int64_t lo, int64_t hi) {
     std::vector<Acc> acc(static_cast<size_t>(s.heads * s.dim));
@@ -252,20 +259,22 @@ inline constexpr int64_t kTokensAhead = 4;
 /// inputGrad and weightGrad partials of the tokens of chunks [lo, hi) (NOTE at the top).
 template <int W, typename T, Fault kFault, typename OutputGradRow>
 GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<Batch>& batches,
-                                            OutputGradRow output_grad_row, double* partials,
+                                            OutputGradRow output_grad_row,
+                                            const compute_t<T>* weights, double* partials,
                                             int64_t per_chunk, bool streaming, int64_t lo,
                                             int64_t hi) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
   const auto input = view_of<const T, 3>(plan.input);
   const auto input_grad = view_of<T, 3>(plan.input_grad);
-  const auto weight = view_of<const T, 2>(plan.weight);
   const int64_t block_heads = s.block * s.heads;
   // At most ceil(l / d) windows cover a token (written so that no sum can overflow: extended
   // accepts any positive l and d; fuzz_nc_grad_args found l + d - 1 overflowing).
   const auto most_covers = static_cast<size_t>(s.block / s.stride + 2);
   std::vector<Cover<Acc>> covers;
+  std::vector<std::pair<int64_t, int64_t>> windows;  // (compressed row, j)
   covers.reserve(most_covers);
+  windows.reserve(most_covers);
   // Each cover's <outputGrad row, input row> lanes (kLanes per cover): plain memory, no vector
   // type crosses an ISA boundary.
   std::vector<Acc> dots(most_covers * kLanes), g_row(static_cast<size_t>(s.dim));
@@ -289,29 +298,32 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
       if (packed && token_bytes > 0 && t + kTokensAhead < t1)
         prefetch_bytes(&input(t + kTokensAhead, 0, 0), token_bytes);
       while (batch != batches.end() && t >= batch->tokens.end) ++batch;
-      int64_t i_lo = 0, i_hi = -1, p = 0, length = 0, first = 0, covered_end = 0;
+      // The windows that cover token t, in window order: the same for every head.
+      int64_t p = 0, length = 0, covered_end = 0;
+      windows.clear();
       if (batch != batches.end() && t >= batch->tokens.begin) {
         p = t - batch->tokens.begin;
         length = batch->tokens.length();
-        first = batch->first_window;
         const int64_t computed = windows_computed<kFault>(*batch);
-        i_lo = p >= s.block ? (p - s.block) / s.stride : 0;
-        i_hi = std::min(computed - 1, p / s.stride);
+        const int64_t i_lo = p >= s.block ? (p - s.block) / s.stride : 0;
+        const int64_t i_hi = std::min(computed - 1, p / s.stride);
         covered_end = computed > 0 ? window_offset<kFault>(computed - 1, s, length) + s.block : 0;
-      }
-      for (int64_t n = 0; n < s.heads; ++n) {
-        covers.clear();
         for (int64_t i = i_lo; i <= i_hi; ++i) {
           const int64_t offset = window_offset<kFault>(i, s, length);
           if (p < offset || p >= offset + s.block) continue;
-          const int64_t j = p - offset;
-          covers.push_back({output_grad_row(first + i, n),
-                            static_cast<Acc>(weight_at<kFault>(weight, s, j, n)), j});
+          windows.push_back({batch->first_window + i, p - offset});
+        }
+      }
+      covers.resize(windows.size());
+      if (dots.size() < covers.size() * kLanes) dots.resize(covers.size() * kLanes);
+      for (int64_t n = 0; n < s.heads; ++n) {
+        for (size_t k = 0; k < windows.size(); ++k) {
+          const auto [row, j] = windows[k];
+          covers[k] = {output_grad_row(row, n), weights[n * s.block + j], j};
         }
         if (planted<kFault>(Fault::kTailUnwritten)) {
           if (covers.empty() && length > 0 && p >= covered_end) continue;
         }
-        if (dots.size() < covers.size() * kLanes) dots.resize(covers.size() * kLanes);
         token_row<W, kFault>(input, input_grad, t, n, covers, dots, g_row.data(), partial, s.heads,
                              streaming);
       }
@@ -367,13 +379,14 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                              static_cast<double>(s.dim) * sizeof(T) >=
                          static_cast<double>(kStreamingBytes);
   if (plan_ws.chunks > 0) {
+    const std::vector<Acc> weights = weights_by_head<T, kFault>(plan);
     // A chunk's tokens each sum their covering windows' rows (about l / d) into both gradients.
     const int64_t grain = grain_for_work(2.0 * double(per_chunk) * double(s.heads * s.dim) *
                                          std::ceil(double(s.block) / double(s.stride)));
     parallel_for(0, plan_ws.chunks, grain, [&](int64_t lo, int64_t hi) {
       on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
-        backward_chunks<decltype(width)::value, T, kFault>(plan, batches, output_grad_row, partials,
-                                                           per_chunk, streaming, lo, hi);
+        backward_chunks<decltype(width)::value, T, kFault>(
+            plan, batches, output_grad_row, weights.data(), partials, per_chunk, streaming, lo, hi);
       });
     });
   }
