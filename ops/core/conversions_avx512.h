@@ -1,9 +1,9 @@
 // The 16-bit conversions in x86 instructions, for the AVX-512 path's wide rows (core/lanes.h):
 // each gives the bits of Eigen's scalar conversion, which core/lanes.h's integer lane conversions
 // also give (tests/core/lane_conversions_test.cpp checks every path). Each is compiled for its own
-// target and called only from a path that has it; they take pointers, not vectors: a 512-bit
-// argument of a function compiled without AVX-512 would change the ABI (clang refuses it), and
-// inlined the copies vanish.
+// target and called only from a path that has it; those core/lanes.h calls take pointers, not
+// vectors: a 512-bit argument of a function compiled without AVX-512 would change the ABI (clang
+// refuses it), and inlined the copies vanish. Vectors pass only between functions of this file.
 #ifndef GRADCONF_OPS_CORE_CONVERSIONS_AVX512_H_
 #define GRADCONF_OPS_CORE_CONVERSIONS_AVX512_H_
 
@@ -30,7 +30,7 @@ GRADCONF_TARGET_AVX512 inline void low_halves_avx512(const void* bits, void* out
 /// (exact for every value, NaNs included), where GCC widened the generic vector in two halves and
 /// an insert. Only W = kWideRowLanes loads call it (the AVX-512 path).
 GRADCONF_TARGET_AVX512 inline void bfloat16s_to_floats_avx512(const bfloat16* values,
-                                                             float* floats) {
+                                                              float* floats) {
   // The zero-masking forms: GCC 12 warns on the plain ones' undefined source.
   const __m512i words = _mm512_maskz_cvtepu16_epi32(
       __mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values)));
@@ -56,15 +56,44 @@ GRADCONF_TARGET_AVX512 inline void halves_to_floats_avx512(const half* halves, f
 
 /// 16 floats to binary16 with vcvtps2ph, rounding to nearest even, except that it keeps NaN
 /// payloads. Only W = kWideRowLanes stores call it (the AVX-512 path).
-GRADCONF_TARGET_AVX512 inline void floats_to_halves_avx512(const float* floats, half* halves) {
+GRADCONF_TARGET_AVX512 inline __m256i halves_of_floats_avx512(const float* floats) {
   const __m512 v = _mm512_loadu_ps(floats);
-  if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0) {
-    _mm256_storeu_si256(
-        reinterpret_cast<__m256i*>(halves),
-        _mm512_maskz_cvtps_ph(__mmask16(0xffff), v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    return;
+  if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0)
+    return _mm512_maskz_cvtps_ph(__mmask16(0xffff), v,
+                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  alignas(32) half exact[16];
+  for (int j = 0; j < 16; ++j) exact[j] = static_cast<half>(floats[j]);
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(exact));
+}
+
+GRADCONF_TARGET_AVX512 inline void floats_to_halves_avx512(const float* floats, half* halves) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(halves), halves_of_floats_avx512(floats));
+}
+
+/// 16 raw 16-bit values to p[0..16): streamed (p 16-byte aligned) or stored.
+GRADCONF_TARGET_AVX512 inline void store_16_bit_lanes(void* p, __m256i raw, bool streaming) {
+  if (streaming) {
+    _mm_stream_si128(static_cast<__m128i*>(p), _mm256_castsi256_si128(raw));
+    _mm_stream_si128(static_cast<__m128i*>(p) + 1, _mm256_extracti128_si256(raw, 1));
+  } else {
+    _mm256_storeu_si256(static_cast<__m256i*>(p), raw);
   }
-  for (int j = 0; j < 16; ++j) halves[j] = static_cast<half>(floats[j]);
+}
+
+/// p[k] = values[k] as binary16, k < n, 16 at a time (halves_of_floats_avx512); `streaming`, the
+/// aligned head and the tail as in store_row_lanes, whose AVX-512 rows call it: converted in a
+/// register and stored from there (through a stack copy and stream_copy, NsaCompress's f16
+/// backward took 9.9-10.1 ms at 1 thread instead of 8.1-8.4).
+GRADCONF_TARGET_AVX512 inline void store_half_row_avx512(half* p, const float* values, int64_t n,
+                                                         bool streaming) {
+  int64_t k = 0;
+  if (streaming) {
+    for (; k < n && reinterpret_cast<uintptr_t>(p + k) % 16 != 0; ++k)
+      p[k] = static_cast<half>(values[k]);
+  }
+  for (; k + 16 <= n; k += 16)
+    store_16_bit_lanes(p + k, halves_of_floats_avx512(values + k), streaming);
+  for (; k < n; ++k) p[k] = static_cast<half>(values[k]);
 }
 
 /// p[k] = values[k] as bfloat16, k < n, 16 at a time with vcvtneps2bf16 (round to nearest even,
@@ -92,12 +121,7 @@ GRADCONF_TARGET_AVX512_BF16 inline void store_bfloat16_row_avx512bf16(bfloat16* 
       for (int j = 0; j < 16; ++j) exact[j] = static_cast<bfloat16>(values[k + j]);
       raw = _mm256_load_si256(reinterpret_cast<const __m256i*>(exact));
     }
-    if (streaming) {
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k), _mm256_castsi256_si128(raw));
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k + 8), _mm256_extracti128_si256(raw, 1));
-    } else {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + k), raw);
-    }
+    store_16_bit_lanes(p + k, raw, streaming);
   }
   for (; k < n; ++k) p[k] = static_cast<bfloat16>(values[k]);
 }

@@ -533,6 +533,9 @@ inline __attribute__((always_inline)) void store_row_lanes(T* p, int64_t stride,
       return;
     }
   }
+  if constexpr (W == kWideRowLanes && std::is_same_v<Acc, float> && std::is_same_v<T, half>) {
+    if (stride == 1) return store_half_row_avx512(p, values, n, streaming);
+  }
 #endif
   int64_t k = 0;
   if (streaming && stride == 1) {
