@@ -523,6 +523,8 @@ inline __attribute__((always_inline)) void load_row_lanes(const T* p, int64_t st
 /// p[k * stride] = values[k] converted to T, k < n. `streaming`: contiguous 16-byte-aligned runs
 /// bypass the caches (non-temporal stores: no read for ownership of lines the caller will not read
 /// again; the same bits). A kernel that streams calls stream_fence() before its threads join.
+/// The AVX-512 path's 16-bit rows go to conversions_avx512.h's row functions, which convert and
+/// store from registers.
 template <int W = kLanes, typename Acc, typename T>
 inline __attribute__((always_inline)) void store_row_lanes(T* p, int64_t stride, int64_t n,
                                                            const Acc* values, bool streaming) {
