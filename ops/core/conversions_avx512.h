@@ -29,8 +29,7 @@ GRADCONF_TARGET_AVX512 inline void low_halves_avx512(const void* bits, void* out
 /// 16 bfloat16 values to float: each the top half of its float, so one vpmovzxwd and a shift
 /// (exact for every value, NaNs included), where GCC widened the generic vector in two halves and
 /// an insert. Only W = kWideRowLanes loads call it (the AVX-512 path).
-GRADCONF_TARGET_AVX512 inline void bfloat16s_to_floats_avx512(const bfloat16* values,
-                                                              float* floats) {
+GRADCONF_TARGET_AVX512 inline void widen_to_floats_avx512(const bfloat16* values, float* floats) {
   // The zero-masking forms: GCC 12 warns on the plain ones' undefined source.
   const __m512i words = _mm512_maskz_cvtepu16_epi32(
       __mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values)));
@@ -44,7 +43,7 @@ GRADCONF_TARGET_AVX512 inline void bfloat16s_to_floats_avx512(const bfloat16* va
 
 /// 16 binary16 values to float with vcvtph2ps: exact, except that it quiets signalling NaNs.
 /// Only W = kWideRowLanes loads call it (the AVX-512 path).
-GRADCONF_TARGET_AVX512 inline void halves_to_floats_avx512(const half* halves, float* floats) {
+GRADCONF_TARGET_AVX512 inline void widen_to_floats_avx512(const half* halves, float* floats) {
   const __m512 v = _mm512_maskz_cvtph_ps(
       __mmask16(0xffff), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves)));
   if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) == 0) {

@@ -168,40 +168,26 @@ inline __attribute__((always_inline)) LaneVector<Acc, W> load_lanes(const T* p, 
       std::memcpy(&v, p, sizeof v);
       return v;
     }
-  } else if constexpr (std::is_same_v<T, bfloat16> && std::is_same_v<Acc, float>) {
+  } else if constexpr (std::is_same_v<Acc, float> &&
+                       (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)) {
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (W == kWideRowLanes) {
       if (stride == 1) {
         alignas(64) float floats[16];
-        bfloat16s_to_floats_avx512(p, floats);
+        widen_to_floats_avx512(p, floats);
         std::memcpy(&v, floats, sizeof v);
         return v;
       }
     }
 #endif
     if (stride == 1) {
-      // bfloat16 is the top half of a float: widen all lanes at once.
       RawLanesOf<W> raw;
       std::memcpy(&raw, p, sizeof raw);
+      if constexpr (std::is_same_v<T, half>) return half_lanes_to_float<W>(raw);
+      // bfloat16 is the top half of a float: widen all lanes at once.
       const BitLanesOf<W> bits = __builtin_convertvector(raw, BitLanesOf<W>) << 16;
       std::memcpy(&v, &bits, sizeof v);
       return v;
-    }
-  } else if constexpr (std::is_same_v<T, half> && std::is_same_v<Acc, float>) {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if constexpr (W == kWideRowLanes) {
-      if (stride == 1) {
-        alignas(64) float floats[16];
-        halves_to_floats_avx512(p, floats);
-        std::memcpy(&v, floats, sizeof v);
-        return v;
-      }
-    }
-#endif
-    if (stride == 1) {
-      RawLanesOf<W> raw;
-      std::memcpy(&raw, p, sizeof raw);
-      return half_lanes_to_float<W>(raw);
     }
   } else if constexpr (std::is_floating_point_v<T>) {
     if (stride == 1) {
