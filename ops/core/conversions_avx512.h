@@ -65,6 +65,7 @@ GRADCONF_TARGET_AVX512 inline __m256i halves_of_floats_avx512(const float* float
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(exact));
 }
 
+/// halves_of_floats_avx512 stored to halves[0..16).
 GRADCONF_TARGET_AVX512 inline void floats_to_halves_avx512(const float* floats, half* halves) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(halves), halves_of_floats_avx512(floats));
 }
