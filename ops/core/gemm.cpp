@@ -1,5 +1,6 @@
 #include "core/gemm.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -319,8 +320,8 @@ GRADCONF_ALWAYS_INLINE void ab_row_tiles(int64_t& i, int64_t m, int64_t n, int64
 }
 
 template <typename Acc, bool kTransposed, bool kWide, typename A, typename B>
-GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
-                                    bool accumulate) {
+GRADCONF_ALWAYS_INLINE void ab_panel(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
+                                     bool accumulate) {
   int64_t i = 0;
   if constexpr (kWide) {
     ab_row_tiles<Acc, WideTile<Acc>::kRows, kTransposed, kWide>(i, m, n, k, a, b, c, ldc,
@@ -331,6 +332,24 @@ GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, A a, B b, A
     ab_row_tiles<Acc, Tile<Acc>::kRows, kTransposed, kWide>(i, m, n, k, a, b, c, ldc, accumulate);
   }
   ab_row_tiles<Acc, 1, kTransposed, kWide>(i, m, n, k, a, b, c, ldc, accumulate);
+}
+
+/// Terms of A B and A^T B per pass over C. A dk/dv chunk's 256 terms of B (768 bytes each) in
+/// one pass are read from L2 once per row tile of C; in two passes the NSA backward took 7% less
+/// time (32 or 64 terms: less than that, C's stores and reloads). Storing and reloading C between
+/// passes changes no bit: each element stays one chain of multiply-adds in order of p.
+inline constexpr int64_t kAbTermsPerPass = 128;
+
+template <typename Acc, bool kTransposed, bool kWide, typename A, typename B>
+GRADCONF_ALWAYS_INLINE void ab_body(int64_t m, int64_t n, int64_t k, A a, B b, Acc* c, int64_t ldc,
+                                    bool accumulate) {
+  int64_t p = 0;
+  do {  // once at least: k = 0 still zeroes C unless accumulating
+    const int64_t terms = std::min(kAbTermsPerPass, k - p);
+    ab_panel<Acc, kTransposed, kWide>(m, n, terms, kTransposed ? a.from_row(p) : a.from_column(p),
+                                      b.from_row(p), c, ldc, accumulate || p > 0);
+    p += kAbTermsPerPass;
+  } while (p < k);
 }
 
 template <typename Acc, typename A, typename B>

@@ -62,6 +62,17 @@ bool masked(bool causal, int64_t pos, int64_t s) {
   return causal && pos > s;
 }
 
+/// Rows [0, live) of the kv block whose first row is at batch position `first`: the rows up to the
+/// last one query position `position` sees. Causal masking hides a suffix of a block, and masked
+/// rows have P = dS = 0, so the products stop at `live`: skipping a zero term leaves every sum's
+/// bits as they were (a sum that starts at +0 never becomes -0, so adding +-0 changes nothing).
+template <Fault kFault>
+int64_t live_rows(bool causal, int64_t first, int64_t block, int64_t position) {
+  int64_t live = block;
+  while (live > 0 && masked<kFault>(causal, first + live - 1, position)) --live;
+  return live;
+}
+
 /// The lane of softmaxMax/softmaxSum the backward reads.
 template <Fault kFault>
 constexpr int64_t stat_lane() {
@@ -193,6 +204,7 @@ struct Selection {
   int64_t key_stride = 0, value_stride = 0, block = 0, dim_qk = 0, dim_v = 0;
   std::vector<uint8_t> is_masked;
   std::vector<int32_t> blocks;
+  std::vector<int64_t> live;  ///< per slot: live_rows of its block
 
   int64_t slots() const { return static_cast<int64_t>(blocks.size()); }
   const Acc* rows_of(int64_t k, bool of_keys) const {
@@ -209,6 +221,7 @@ struct Selection {
     is_masked.assign(static_cast<size_t>(slots() * s.block), 0);
     key_blocks.resize(blocks.size());
     value_blocks.resize(blocks.size());
+    live.resize(blocks.size());
     key_stride = key.strides[0];
     value_stride = value.strides[0];
     const int64_t position = t - batch.q.begin;
@@ -222,25 +235,30 @@ struct Selection {
       for (int64_t r = 0; r < s.block; ++r) {
         is_masked[static_cast<size_t>(row + r)] = masked<kFault>(plan.causal, first + r, position);
       }
+      live[k] = live_rows<kFault>(plan.causal, first, s.block, position);
     }
   }
 
   /// out (G x slots*B) = a rows^T over every selected row (keys or values), block by block: the
   /// same products whether the blocks are the tensors' or their converted copies, so the same
   /// bits for any layout (stride invariance).
+  /// Columns past a slot's live rows (rounded up to whole lane tiles) are 0: masked either way.
   void products(const Matrix<Acc>& a, bool of_keys, Matrix<Acc>& out) const {
     out.resize(a.rows(), slots() * block);
     for (int64_t k = 0; k < slots(); ++k) {
-      gemm_abt<Acc>(a.rows(), block, a.cols(), a.data(), a.cols(), rows_of(k, of_keys),
+      const int64_t columns = std::min(block, lane_padded(live[static_cast<size_t>(k)]));
+      gemm_abt<Acc>(a.rows(), columns, a.cols(), a.data(), a.cols(), rows_of(k, of_keys),
                     of_keys ? key_stride : value_stride, out.data() + k * block, out.cols(), false);
+      out.middleCols(k * block + columns, block - columns).setZero();
     }
   }
-  /// out (G x D) = p rows over every selected row (keys or values), in slot order.
+  /// out (G x D) = p rows over every selected live row (keys or values), in slot order.
   void weighted_sum(const Matrix<Acc>& p, bool of_keys, Matrix<Acc>& out) const {
     out.setZero(p.rows(), of_keys ? dim_qk : dim_v);
     for (int64_t k = 0; k < slots(); ++k) {
-      gemm_ab<Acc>(p.rows(), out.cols(), block, p.data() + k * block, p.cols(), rows_of(k, of_keys),
-                   of_keys ? key_stride : value_stride, out.data(), out.cols(), true);
+      gemm_ab<Acc>(p.rows(), out.cols(), live[static_cast<size_t>(k)], p.data() + k * block,
+                   p.cols(), rows_of(k, of_keys), of_keys ? key_stride : value_stride, out.data(),
+                   out.cols(), true);
     }
   }
 };
@@ -448,9 +466,12 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
               l.resize(static_cast<size_t>(rows));
               d.resize(static_cast<size_t>(rows));
             }
+            int64_t live = 0;  // rows of the block any of the chunk's queries sees
             for (int64_t e = 0; e < count; ++e) {
               const int64_t t = ent[e0 + e] / s.count, slot = ent[e0 + e] % s.count;
               const int64_t position = t - batch.q.begin;
+              live = std::max(live,
+                              live_rows<kFault>(plan.causal, block * s.block, s.block, position));
               for (int64_t g = 0; g < s.group; ++g) {
                 const int64_t n1 = query_head<kFault>(s, n2, g), r = e * s.group + g;
                 const auto at = static_cast<size_t>(r);
@@ -473,22 +494,25 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                 }
               }
             }
-            if (!ws.cached) {  // recompute P and dS of these slots against the block
-              gemm_abt_rows<Acc>(rows, s.block, s.dim_qk, q_rows.data(), key_rows, key.strides[0],
+            if (live == 0) continue;
+            if (!ws.cached) {  // recompute P and dS of these slots against the live rows
+              const int64_t columns = std::min(s.block, lane_padded(live));
+              gemm_abt_rows<Acc>(rows, columns, s.dim_qk, q_rows.data(), key_rows, key.strides[0],
                                  sc.data(), s.block, false);
-              sc *= scale;
+              sc.leftCols(columns) *= scale;
               for (int64_t r = 0; r < rows; ++r) {
-                probabilities_from_stats(sc.row(r).data(), s.block, mask.data() + r * s.block,
+                probabilities_from_stats(sc.row(r).data(), columns, mask.data() + r * s.block,
                                          m[static_cast<size_t>(r)], l[static_cast<size_t>(r)]);
               }
-              gemm_abt_rows<Acc>(rows, s.block, s.dim_v, go_rows.data(), value_rows,
+              gemm_abt_rows<Acc>(rows, columns, s.dim_v, go_rows.data(), value_rows,
                                  value.strides[0], dp.data(), s.block, false);
-              for (int64_t r = 0; r < rows; ++r) dp.row(r).array() -= d[static_cast<size_t>(r)];
-              dp.array() *= sc.array();  // dS
+              for (int64_t r = 0; r < rows; ++r)
+                dp.row(r).head(columns).array() -= d[static_cast<size_t>(r)];
+              dp.leftCols(columns).array() *= sc.leftCols(columns).array();  // dS
             }
-            gemm_atb_rows<Acc>(s.block, s.dim_qk, rows, ds_rows.data(), q_rows.data(), dkb.data(),
+            gemm_atb_rows<Acc>(live, s.dim_qk, rows, ds_rows.data(), q_rows.data(), dkb.data(),
                                s.dim_qk, true);
-            gemm_atb_rows<Acc>(s.block, s.dim_v, rows, p_rows.data(), go_rows.data(), dvb.data(),
+            gemm_atb_rows<Acc>(live, s.dim_v, rows, p_rows.data(), go_rows.data(), dvb.data(),
                                s.dim_v, true);
           }
           if (!planted<kFault>(Fault::kDkScaleMissing)) dkb *= scale;

@@ -60,8 +60,11 @@ struct Case {
 template <typename Acc>
 Case<Acc> make_case(std::mt19937_64& rng, Form form) {
   std::uniform_int_distribution<int64_t> rows(1, 11), cols(1, 21), depth(0, 37), pad(0, 3);
+  // One case in four runs A B and A^T B over C in several passes (kAbTermsPerPass is 128).
+  std::uniform_int_distribution<int64_t> long_depth(120, 300);
   std::uniform_real_distribution<double> value(-1, 1);
-  Case<Acc> c{form, rows(rng), cols(rng), depth(rng), 0, 0, 0, rng() % 2 == 0, {}, {}, {}};
+  const int64_t k = rng() % 4 == 0 ? long_depth(rng) : depth(rng);
+  Case<Acc> c{form, rows(rng), cols(rng), k, 0, 0, 0, rng() % 2 == 0, {}, {}, {}};
   const int64_t a_rows = form == Form::kAtB ? c.k : c.m, a_cols = form == Form::kAtB ? c.m : c.k;
   const int64_t b_rows = form == Form::kABt ? c.n : c.k, b_cols = form == Form::kABt ? c.k : c.n;
   c.lda = a_cols + pad(rng);
