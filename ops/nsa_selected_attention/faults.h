@@ -28,6 +28,7 @@ enum class Fault : uint8_t {
   kCacheAssumedZero,  ///< P is added into the workspace's cache instead of stored (the
                       ///< workspace is trusted to arrive zeroed)
   kKvOfFirstBatch,    ///< selected blocks are read from batch 0's keys for every batch
+  kLiveRowsShort,     ///< the products stop one row before a slot's last unmasked row
   kCount,
 };
 
@@ -45,6 +46,7 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Fault::kCount)
     "ignored_dv_stride",
     "cache_assumed_zero",
     "kv_of_first_batch",
+    "live_rows_short",
 };
 static_assert(all_named(kFaultNames));
 

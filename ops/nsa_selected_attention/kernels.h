@@ -70,6 +70,7 @@ template <Fault kFault>
 int64_t live_rows(bool causal, int64_t first, int64_t block, int64_t position) {
   int64_t live = block;
   while (live > 0 && masked<kFault>(causal, first + live - 1, position)) --live;
+  if (planted<kFault>(Fault::kLiveRowsShort)) return std::max<int64_t>(0, live - 1);
   return live;
 }
 
