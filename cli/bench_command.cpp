@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,7 +33,7 @@ namespace {
 
 struct Timed {
   std::string name, repro;
-  int threads = 0;
+  int threads = 0, runs = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0, gb_per_s = 0, gflop_per_s = 0;
   double bytes = 0, flops = 0;  ///< per call: nominal traffic, and the family's useful flops
   std::string error;
@@ -98,9 +99,41 @@ double nominal_bytes(const props::Call& call) {
 
 // `record` is the case parsed once for all its thread counts (parsing makes its inputs and, for a
 // backward, the forward's results).
+/// Timed runs of a case at most, whatever --min-time asks.
+constexpr int kMaxRuns = 10000;
+
+/// Phase-2 times of `repeats` runs, then of more runs until `min_seconds` of phase 2 were timed:
+/// five runs of a 0.5 ms case moved its median by 10-40% from one invocation to the next.
+std::optional<std::vector<double>> timed_runs(const props::Call& call, props::RunOptions options,
+                                              int repeats, double min_seconds,
+                                              const props::Backend& backend, Timed& t) {
+  options.timed_repeats = repeats;
+  props::Outcome outcome = props::run(call, options, backend);
+  if (!outcome.ok() || outcome.phase2_ms.empty()) {
+    t.error = fmt::format("status {} {}", outcome.status, outcome.message);
+    return std::nullopt;
+  }
+  std::vector<double> ms = std::move(outcome.phase2_ms);
+  double timed = 0;
+  for (double m : ms) timed += m;
+  const double wanted_ms = 1000 * min_seconds;
+  if (timed >= wanted_ms || timed <= 0) return ms;
+  const double mean = timed / static_cast<double>(ms.size());
+  options.timed_repeats = static_cast<int>(std::min<double>(
+      kMaxRuns - static_cast<double>(ms.size()), std::ceil((wanted_ms - timed) / mean)));
+  if (options.timed_repeats <= 0) return ms;
+  outcome = props::run(call, options, backend);
+  if (!outcome.ok()) {
+    t.error = fmt::format("status {} {}", outcome.status, outcome.message);
+    return std::nullopt;
+  }
+  ms.insert(ms.end(), outcome.phase2_ms.begin(), outcome.phase2_ms.end());
+  return ms;
+}
+
 Timed time_case(const std::string& name, const std::string& repro,
                 const std::optional<props::CaseRecord>& record, int threads, int repeats,
-                const props::Backend& backend) {
+                double min_seconds, const props::Backend& backend) {
   Timed t;
   t.name = name;
   t.repro = repro;
@@ -112,14 +145,12 @@ Timed time_case(const std::string& name, const std::string& repro,
   props::RunOptions options;
   options.threads = threads;
   options.fine_split = false;
-  options.timed_repeats = repeats;
-  const props::Outcome outcome = props::run(record->call, options, backend);
-  if (!outcome.ok() || outcome.phase2_ms.empty()) {
-    t.error = fmt::format("status {} {}", outcome.status, outcome.message);
-    return t;
-  }
-  std::vector<double> ms = outcome.phase2_ms;
+  std::optional<std::vector<double>> runs =
+      timed_runs(record->call, options, repeats, min_seconds, backend, t);
+  if (!runs) return t;
+  std::vector<double>& ms = *runs;
   std::sort(ms.begin(), ms.end());
+  t.runs = static_cast<int>(ms.size());
   t.median_ms = ms[ms.size() / 2];
   t.min_ms = ms.front();
   t.max_ms = ms.back();
@@ -162,8 +193,9 @@ double limit_share(const Timed& t, const Limit* limit) {
 }
 
 nlohmann::json timing_json(const Timed& t, const Limit* limit) {
-  nlohmann::json row = {{"median_ms", t.median_ms},  {"min_ms", t.min_ms},     {"max_ms", t.max_ms},
-                        {"bytes_per_call", t.bytes}, {"gb_per_s", t.gb_per_s}, {"error", t.error}};
+  nlohmann::json row = {
+      {"median_ms", t.median_ms},  {"min_ms", t.min_ms},     {"max_ms", t.max_ms}, {"runs", t.runs},
+      {"bytes_per_call", t.bytes}, {"gb_per_s", t.gb_per_s}, {"error", t.error}};
   if (t.gflop_per_s > 0) {
     row["flops_per_call"] = t.flops;
     row["gflop_per_s"] = t.gflop_per_s;
@@ -182,8 +214,8 @@ std::string timing_columns(const Timed& t, const Limit* limit) {
   const std::string flops = t.gflop_per_s > 0 ? fmt::format("{:.1f}", t.gflop_per_s) : "-";
   const std::string work = t.flops > 0 ? fmt::format("{:.2f} GFLOP", t.flops / 1e9)
                                        : fmt::format("{:.1f} MB", t.bytes / 1e6);
-  return fmt::format("{:>10.3f} {:>10.3f} {:>10.3f} {:>11} {:>8.2f} {:>8} {:>9}", t.median_ms,
-                     t.min_ms, t.max_ms, work, t.gb_per_s, flops, limit_text);
+  return fmt::format("{:>10.3f} {:>10.3f} {:>10.3f} {:>6} {:>11} {:>8.2f} {:>8} {:>9}", t.median_ms,
+                     t.min_ms, t.max_ms, t.runs, work, t.gb_per_s, flops, limit_text);
 }
 
 /// The lines above the table: the backend, the machine's limits, the peer, the column names.
@@ -191,8 +223,9 @@ std::string timing_columns(const Timed& t, const Limit* limit) {
 size_t print_header(const BenchOptions& options, const props::Backend& backend,
                     const props::Backend* against, const MachineLimits& limits,
                     const std::vector<std::pair<std::string, std::string>>& cases) {
-  std::cout << fmt::format("backend {}; phase 2 of {} runs per case, each after its own phase 1\n",
-                           backend.description(), options.repeats);
+  std::cout << fmt::format(
+      "backend {}; phase 2 of at least {} runs and {} s per case, each after its own phase 1\n",
+      backend.description(), options.repeats, options.min_seconds);
   if (!limits.by_threads.empty()) {
     std::cout << fmt::format("machine {} ({}); measured limits:", limits.probe.value("cpu", "?"),
                              limits.probe.value("isa", "?"));
@@ -212,8 +245,8 @@ size_t print_header(const BenchOptions& options, const props::Backend& backend,
   size_t width = 4;
   for (const auto& selected : cases) width = std::max(width, selected.first.size());
   std::cout << fmt::format(
-      "{:<{}} {:>7} {:>10} {:>10} {:>10} {:>11} {:>8} {:>8} {:>9}{}\n", "case", width, "threads",
-      "median ms", "min ms", "max ms", "per call", "GB/s", "GFLOP/s", "of limit",
+      "{:<{}} {:>7} {:>10} {:>10} {:>10} {:>6} {:>11} {:>8} {:>8} {:>9}{}\n", "case", width,
+      "threads", "median ms", "min ms", "max ms", "runs", "per call", "GB/s", "GFLOP/s", "of limit",
       against != nullptr ? fmt::format(" {:>12} {:>8}", "against ms", "ratio") : "");
   return width;
 }
@@ -222,7 +255,9 @@ bool write_json(const BenchOptions& options, const props::Backend& backend,
                 const props::Backend* against, const MachineLimits& limits,
                 nlohmann::json results) {
   std::ofstream out(options.json_out);
-  nlohmann::json doc = {{"backend", backend.description()}, {"repeats", options.repeats}};
+  nlohmann::json doc = {{"backend", backend.description()},
+                        {"repeats", options.repeats},
+                        {"min_seconds", options.min_seconds}};
   doc["results"] = std::move(results);
   if (against != nullptr) doc["against"] = against->description();
   if (!limits.by_threads.empty()) doc["machine"] = limits.probe;
@@ -264,7 +299,8 @@ int run_bench(const BenchOptions& options) {
   for (const auto& [name, repro] : cases) {
     const std::optional<props::CaseRecord> record = props::parse_repro_line(repro);
     for (int threads : thread_counts) {
-      const Timed t = time_case(name, repro, record, threads, options.repeats, backend);
+      const Timed t =
+          time_case(name, repro, record, threads, options.repeats, options.min_seconds, backend);
       const Limit* limit = limits.at(effective_threads(threads));
       const std::string shown = threads > 0 ? std::to_string(threads) : "default";
       all_ran = all_ran && t.error.empty();
@@ -272,7 +308,8 @@ int run_bench(const BenchOptions& options) {
       row.update(timing_json(t, limit));
       std::string compared;
       if (against) {
-        const Timed other = time_case(name, repro, record, threads, options.repeats, *against);
+        const Timed other =
+            time_case(name, repro, record, threads, options.repeats, options.min_seconds, *against);
         all_ran = all_ran && other.error.empty();
         row["against"] = timing_json(other, limit);
         compared = !other.error.empty() ? "  against failed: " + other.error

@@ -77,7 +77,8 @@ struct BenchOptions {
   std::string backend;                   // a library implementing the C API (default: linked)
   std::string against;                   // also timed on this one, side by side ("linked": ours)
   std::vector<int> threads;              // kernel threads per run (default: the backend's)
-  int repeats = 5;                       // timed phase-2 runs per case
+  int repeats = 5;                       // timed phase-2 runs per case, at least
+  double min_seconds = 0.2;              // and more until this much phase 2 was timed
   std::string json_out;                  // also write the results as JSON
   bool limits = true;                    // measure the machine's limits (share-of-limit column)
 };

@@ -164,8 +164,11 @@ Command add_bench(CLI::App& app) {
                 "Also time each case on this library ('linked': ours), with the ratio");
   c->add_option("--threads", options->threads, "Kernel threads (several: one row each)")
       ->check(CLI::Range(1, 1024));
-  c->add_option("--repeats", options->repeats, "Timed phase-2 runs per case")
+  c->add_option("--repeats", options->repeats, "Timed phase-2 runs per case, at least")
       ->check(CLI::Range(1, 100000));
+  c->add_option("--min-time", options->min_seconds,
+                "Seconds of timed phase 2 per case: short cases run more (default 0.2)")
+      ->check(CLI::Range(0.0, 3600.0));
   c->add_option("--json", options->json_out, "Also write the results to this file");
   c->add_flag("!--no-limits", options->limits,
               "Skip measuring the machine's bandwidth and GEMM peak (about 2 s)");
