@@ -3,7 +3,7 @@
 // type), then every channel c samples input(n, c, ., .) at it (4 taps bilinear, 1 nearest, 16
 // bicubic) and writes out(n, c, h, w). Each output element has one writer, so any thread count
 // gives the same bits. All tensors are read through their views. Three forms: below DOUBLE,
-// bicubic and bilinear with more than 4 channels (for float, more than 32: workspace.h,
+// bicubic and bilinear with more than 4 channels (for float, more than 64: workspace.h,
 // forward_workspace) read a channels-last copy of the input, kLanes channels per vector
 // operation; the other bilinear and nearest calls below DOUBLE locate kLanes points at once
 // (source_lanes.h) and read the planes directly (a row of nearest float points with one AVX2
@@ -463,7 +463,15 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
 #pragma GCC unroll 4
           for (int k = 0; k < 4; ++k) {
             FloatLanes v;
-            for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[g.offset[k][j]]);
+            if constexpr (std::is_same_v<T, float>) {
+              if (gathers) {
+                v = gathered_lanes_avx2(plane, g.offset[k], g.inside[k]);
+              } else {
+                for (int j = 0; j < kLanes; ++j) v[j] = plane[g.offset[k][j]];
+              }
+            } else {
+              for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[g.offset[k][j]]);
+            }
             sum += g.inside[k] ? g.weight[k] * v : FloatLanes{};
           }
           if (g.one_row) {
