@@ -97,8 +97,6 @@ double nominal_bytes(const props::Call& call) {
   return bytes;
 }
 
-// `record` is the case parsed once for all its thread counts (parsing makes its inputs and, for a
-// backward, the forward's results).
 /// Timed runs of a case at most, whatever --min-time asks.
 constexpr int kMaxRuns = 10000;
 
@@ -131,6 +129,8 @@ std::optional<std::vector<double>> timed_runs(const props::Call& call, props::Ru
   return ms;
 }
 
+// `record` is the case parsed once for all its thread counts (parsing makes its inputs and, for a
+// backward, the forward's results).
 Timed time_case(const std::string& name, const std::string& repro,
                 const std::optional<props::CaseRecord>& record, int threads, int repeats,
                 double min_seconds, const props::Backend& backend) {
