@@ -404,23 +404,22 @@ GRADCONF_TARGET_AVX2 inline void gather_lanes_avx2(const float* base, const Mask
 #endif
 }
 
-/// base[offset[j]] in lane j where inside[j], else 0: one masked gather (lanes outside are not
-/// read). Inlined into on_widest_isa's AVX2 and AVX-512 paths only, like gather_lanes_avx2.
-GRADCONF_TARGET_AVX2 inline LaneVector<float> gathered_lanes_avx2(const float* base,
-                                                                  const MaskLanes& offset,
-                                                                  const MaskLanes& inside) {
-  LaneVector<float> v;
+/// out[j] = base[offset[j]] where inside[j], else 0: one masked gather (lanes outside are not
+/// read). Inlined into on_widest_isa's AVX2 and AVX-512 paths only, like gather_lanes_avx2; `out`
+/// by reference, as a vector returned by value would change the ABI of the baseline caller.
+GRADCONF_TARGET_AVX2 inline void gathered_lanes_avx2(const float* base, const MaskLanes& offset,
+                                                     const MaskLanes& inside,
+                                                     LaneVector<float>& out) {
 #if defined(__x86_64__) && defined(__GNUC__)
   __m256i index, mask;
   std::memcpy(&index, &offset, sizeof index);
   std::memcpy(&mask, &inside, sizeof mask);
   const __m256 gathered = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, index,
                                                    _mm256_castsi256_ps(mask), sizeof(float));
-  std::memcpy(&v, &gathered, sizeof v);
+  std::memcpy(&out, &gathered, sizeof out);
 #else
-  for (int j = 0; j < kLanes; ++j) v[j] = inside[j] ? base[offset[j]] : 0.0f;
+  for (int j = 0; j < kLanes; ++j) out[j] = inside[j] ? base[offset[j]] : 0.0f;
 #endif
-  return v;
 }
 
 /// Stores the lanes of `values` (int32, widened to int64) and of `first + j` whose bit j of

@@ -465,7 +465,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
             FloatLanes v;
             if constexpr (std::is_same_v<T, float>) {
               if (gathers) {
-                v = gathered_lanes_avx2(plane, g.offset[k], g.inside[k]);
+                gathered_lanes_avx2(plane, g.offset[k], g.inside[k], v);
               } else {
                 for (int j = 0; j < kLanes; ++j) v[j] = plane[g.offset[k][j]];
               }
