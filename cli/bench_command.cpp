@@ -105,27 +105,26 @@ constexpr int kMaxRuns = 10000;
 std::optional<std::vector<double>> timed_runs(const props::Call& call, props::RunOptions options,
                                               int repeats, double min_seconds,
                                               const props::Backend& backend, Timed& t) {
-  options.timed_repeats = repeats;
-  props::Outcome outcome = props::run(call, options, backend);
-  if (!outcome.ok() || outcome.phase2_ms.empty()) {
-    t.error = fmt::format("status {} {}", outcome.status, outcome.message);
-    return std::nullopt;
-  }
-  std::vector<double> ms = std::move(outcome.phase2_ms);
+  std::vector<double> ms;
+  const auto run = [&](int runs) {
+    options.timed_repeats = runs;
+    const props::Outcome outcome = props::run(call, options, backend);
+    if (!outcome.ok() || outcome.phase2_ms.empty()) {
+      t.error = fmt::format("status {} {}", outcome.status, outcome.message);
+      return false;
+    }
+    ms.insert(ms.end(), outcome.phase2_ms.begin(), outcome.phase2_ms.end());
+    return true;
+  };
+  if (!run(repeats)) return std::nullopt;
   double timed = 0;
   for (double m : ms) timed += m;
   const double wanted_ms = 1000 * min_seconds;
   if (timed >= wanted_ms || timed <= 0) return ms;
   const double mean = timed / static_cast<double>(ms.size());
-  options.timed_repeats = static_cast<int>(std::min<double>(
-      kMaxRuns - static_cast<double>(ms.size()), std::ceil((wanted_ms - timed) / mean)));
-  if (options.timed_repeats <= 0) return ms;
-  outcome = props::run(call, options, backend);
-  if (!outcome.ok()) {
-    t.error = fmt::format("status {} {}", outcome.status, outcome.message);
-    return std::nullopt;
-  }
-  ms.insert(ms.end(), outcome.phase2_ms.begin(), outcome.phase2_ms.end());
+  const auto more = static_cast<int>(std::min<double>(kMaxRuns - static_cast<double>(ms.size()),
+                                                      std::ceil((wanted_ms - timed) / mean)));
+  if (more > 0 && !run(more)) return std::nullopt;
   return ms;
 }
 

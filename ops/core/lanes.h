@@ -387,26 +387,11 @@ inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<A
 }
 
 /// out[j] = inside[j] ? base[offset[j]] : +0 for the kLanes lanes (`inside` lanes all ones or
-/// all zeros), with one AVX2 gather: the bits of the scalar copy. Compiled for AVX2, so it is
-/// inlined into on_widest_isa's AVX2 and AVX-512 paths only; a kernel calls it only when
-/// kernel_isa() is one of them (from the baseline path it would be an out-of-line call that never
-/// runs).
-GRADCONF_TARGET_AVX2 inline void gather_lanes_avx2(const float* base, const MaskLanes& offset,
-                                                   const MaskLanes& inside, float* out) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __m256i index, mask;
-  std::memcpy(&index, &offset, sizeof index);
-  std::memcpy(&mask, &inside, sizeof mask);
-  _mm256_storeu_ps(out, _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, index,
-                                                 _mm256_castsi256_ps(mask), sizeof(float)));
-#else
-  for (int j = 0; j < kLanes; ++j) out[j] = inside[j] ? base[offset[j]] : 0.0f;
-#endif
-}
-
-/// out[j] = base[offset[j]] where inside[j], else 0: one masked gather (lanes outside are not
-/// read). Inlined into on_widest_isa's AVX2 and AVX-512 paths only, like gather_lanes_avx2; `out`
-/// by reference, as a vector returned by value would change the ABI of the baseline caller.
+/// all zeros), with one AVX2 gather (lanes outside are not read): the bits of the scalar copy.
+/// Compiled for AVX2, so it is inlined into on_widest_isa's AVX2 and AVX-512 paths only; a kernel
+/// calls it only when kernel_isa() is one of them (from the baseline path it would be an
+/// out-of-line call that never runs). `out` by reference: a vector returned by value would change
+/// the ABI of the baseline caller (clang refuses it).
 GRADCONF_TARGET_AVX2 inline void gathered_lanes_avx2(const float* base, const MaskLanes& offset,
                                                      const MaskLanes& inside,
                                                      LaneVector<float>& out) {
@@ -420,6 +405,14 @@ GRADCONF_TARGET_AVX2 inline void gathered_lanes_avx2(const float* base, const Ma
 #else
   for (int j = 0; j < kLanes; ++j) out[j] = inside[j] ? base[offset[j]] : 0.0f;
 #endif
+}
+
+/// gathered_lanes_avx2 stored to out[0..kLanes).
+GRADCONF_TARGET_AVX2 inline void gather_lanes_avx2(const float* base, const MaskLanes& offset,
+                                                   const MaskLanes& inside, float* out) {
+  LaneVector<float> lanes;
+  gathered_lanes_avx2(base, offset, inside, lanes);
+  std::memcpy(out, &lanes, sizeof lanes);
 }
 
 /// Stores the lanes of `values` (int32, widened to int64) and of `first + j` whose bit j of

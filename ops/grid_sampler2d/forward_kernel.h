@@ -464,12 +464,9 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
           for (int k = 0; k < 4; ++k) {
             FloatLanes v;
             if constexpr (std::is_same_v<T, float>) {
-              if (gathers) {
-                gathered_lanes_avx2(plane, g.offset[k], g.inside[k], v);
-              } else {
-                for (int j = 0; j < kLanes; ++j) v[j] = plane[g.offset[k][j]];
-              }
-            } else {
+              if (gathers) gathered_lanes_avx2(plane, g.offset[k], g.inside[k], v);
+            }
+            if (!std::is_same_v<T, float> || !gathers) {
               for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[g.offset[k][j]]);
             }
             sum += g.inside[k] ? g.weight[k] * v : FloatLanes{};
