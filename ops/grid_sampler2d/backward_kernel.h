@@ -312,7 +312,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
     Val* pixel_rows = input_rows;
     if (copies > 1 && reads) {
       pixel_rows += worker_index() * ws.input_copy_bytes / sizeof(Val);
-      to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, row, false);
+      to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, row, false, 1);
     }
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       // Declared once per task (3.9 KB): a block resets only the coordinate counts it adds to.
@@ -332,7 +332,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
           for (int j = 0; reads && j < kLanes; ++j) located.coordinate[j].count = 0;
           // Point j's batch's channels-last input rows, and its gradOutput row.
           const auto pixels_of = [&](int j) GRADCONF_ALWAYS_INLINE_LAMBDA {
-            return pixel_rows + at[j].n * l.pixels() * row;
+            return pixel_rows + at[j].n * input_copy_rows(l) * row;
           };
           const auto grad_of = [&](int j) GRADCONF_ALWAYS_INLINE_LAMBDA -> const Val* {
             return in_place ? block_grad.data() + j * row : grad_rows + (i0 + j) * row;
@@ -365,7 +365,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
                 narrow_grad_lanes(rows, grad);
               }
               FloatLanes gx, gy;
-              narrow_coordinate_grads<kFault>(source, l, pixels, grad, gx, gy);
+              narrow_coordinate_grads<kFault>(source, located.offsets, pixels, grad, gx, gy);
               double gx_block[kLanes], gy_block[kLanes];
               for (int j = 0; j < kLanes; ++j) gx_block[j] = gx[j], gy_block[j] = gy[j];
               write_block_grid_grad<kFault>(grid_grad, at, count, located, true, gx_block,
@@ -432,7 +432,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   if (plan.wants.copies_grad_output())
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
   if (plan.wants.grid_reads() && ws.input_copies == 1)
-    to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared);
+    to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared, 1);
   with_scatter_taps(
       plan.attrs.interpolation,
       [&](auto* type) {

@@ -77,8 +77,10 @@ GRADCONF_ALWAYS_INLINE void transpose_8x4(const LaneVector<float, 4> (&column)[k
 /// Copies src (N, C, H, W) to dst as N * H * W rows of `row` values (channel c at c), the lanes
 /// past C zero: 8 x 8 tiles of (channels, columns), transposed in registers. `row` is 4 (C <= 4)
 /// or a multiple of kLanes. `shared`: the pass that reads the copy is split across workers.
+/// `zero_rows`: rows of zeros after each batch's.
 template <typename Val, typename T>
-void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row, bool shared) {
+void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row, bool shared,
+                      int64_t zero_rows = 0) {
   const int64_t channels = src.dims[1], height = src.dims[2], width = src.dims[3];
   const int64_t xs = src.strides[3];
   if (width == 0) return;
@@ -121,7 +123,8 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
         on_widest_isa([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
           for (int64_t nh = lo; nh < hi; ++nh) {
             const int64_t n = nh / height, h = nh % height;
-            Val* rows = dst + nh * width * row;
+            Val* rows = dst + (nh * width + n * zero_rows) * row;
+            if (h == height - 1) std::fill_n(rows + width * row, zero_rows * row, Val(0));
             const T* line = &src(n, 0, h, 0);
             // A block of kLanes planes at a time along the whole row: its reads are kLanes
             // sequential runs, and each line of rows it writes is finished by the next block

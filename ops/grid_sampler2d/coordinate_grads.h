@@ -124,37 +124,40 @@ GRADCONF_ALWAYS_INLINE void narrow_grad_lanes(const float* const (&rows)[kLanes]
 /// coordinate_grads<T, kFault, 4> of a block's kLanes points at once (C <= 4: rows of 4 floats;
 /// bilinear on float coordinates), one lane per point and one vector per channel: each point's tap
 /// rows and gradOutput row are transposed in registers. Per point the operations and their order
-/// are coordinate_grads': the tap derivatives formed in double and rounded (lane_point_taps), a
-/// tap outside adding nothing (a select where coordinate_grads skips the tap), each channel summing
-/// its taps in tap order from zero, then gx = (c0 + c1) + (c2 + c3); so the same bits. With so few
-/// channels the point-by-point sums left the vector units mostly idle. `pixels[j]`: point j's
-/// batch's channels-last input rows; `grad[c]`: the points' gradOutput channel c in lanes.
+/// are coordinate_grads': the tap derivatives formed in double and rounded (lane_point_taps), each
+/// channel summing its taps in tap order from zero, then gx = (c0 + c1) + (c2 + c3); so the same
+/// bits. A tap outside reads its batch's zero row (offset `pixels()`, input_copy_rows) and adds
+/// v * dw = +-0 to its channel's sum, which changes nothing: a sum that starts at +0 is never -0
+/// (where coordinate_grads skips the tap; a select per tap and channel cost 10% of the large
+/// spatial backward). The lanes of points that sample nothing (not addressable, every tap
+/// outside) hold anything: their gridGrad is written as zero. With so few channels the
+/// point-by-point sums left the vector units mostly idle. `offsets[k]`: tap k's rows
+/// (lane_point_taps); `pixels[j]`: point j's batch's channels-last input rows; `grad[c]`: the
+/// points' gradOutput channel c in lanes.
 template <Fault kFault>
-GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s, const SamplerLayout& l,
+GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s,
+                                                    const MaskLanes (&offsets)[4],
                                                     const float* const (&pixels)[kLanes],
                                                     const FloatLanes (&grad)[kNarrowLanes],
                                                     FloatLanes& gx, FloatLanes& gy) {
   using Row = LaneVector<float, kNarrowLanes>;
   static_assert(kNarrowLanes == 4);
-  const BilinearTapLanes<kFault> t(s, l.in_h, l.in_w, Interpolation::kBilinear,
-                                   static_cast<int32_t>(l.in_w), 1);
-  const FloatLanes one_minus_ty = BilinearWeightLanes::rounded(t.w.y[0]);
-  const FloatLanes one_minus_tx = BilinearWeightLanes::rounded(t.w.x[0]);
+  const BilinearWeightLanes w(s);
+  const FloatLanes one_minus_ty = BilinearWeightLanes::rounded(w.y[0]);
+  const FloatLanes one_minus_tx = BilinearWeightLanes::rounded(w.x[0]);
   const FloatLanes dwx[4] = {-one_minus_ty, one_minus_ty, -s.ty, s.ty};
   const FloatLanes dwy[4] = {-one_minus_tx, -s.tx, one_minus_tx, s.tx};
   FloatLanes sx[4] = {}, sy[4] = {};
 #pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
-    // A tap outside has offset 0: its read stays in the batch's rows, and the select drops it.
     Row columns[kLanes];
     for (int j = 0; j < kLanes; ++j)
-      columns[j] =
-          load_row<float, kNarrowLanes>(pixels[j] + t.offset[k][j] * int64_t{kNarrowLanes});
+      columns[j] = load_row<float, kNarrowLanes>(pixels[j] + offsets[k][j] * int64_t{kNarrowLanes});
     FloatLanes v[4];
     transpose_8x4(columns, v);
     for (int c = 0; c < 4; ++c) {
-      sx[c] = t.inside[k] ? sx[c] + v[c] * dwx[k] : sx[c];
-      sy[c] = t.inside[k] ? sy[c] + v[c] * dwy[k] : sy[c];
+      sx[c] += v[c] * dwx[k];
+      sy[c] += v[c] * dwy[k];
     }
   }
   FloatLanes g[4], ax[4], ay[4];

@@ -231,11 +231,19 @@ struct BilinearTapLanes {
     const int32_t rows = lane_bound(in_h);
     const int32_t columns = lane_bound(off_by_one ? in_w - 1 : in_w);
     const int taps = interpolation == Interpolation::kNearest ? 1 : 4;
+    // One product per axis (vector multiplies were 5% of the large spatial backward): tap k's
+    // offset is the top-left tap's plus a row and/or a column, formed modulo 2^32 (a tap outside
+    // may lie past int32's range; it is masked to 0), which for a tap inside is the exact offset.
+    typedef uint32_t Unsigned __attribute__((vector_size(sizeof(MaskLanes))));
+    const auto unsigned_lanes = [](MaskLanes v) { return reinterpret_cast<Unsigned>(v); };
+    const Unsigned top_left = unsigned_lanes(s.y0) * static_cast<uint32_t>(row_stride) +
+                              unsigned_lanes(s.x0) * static_cast<uint32_t>(column_stride);
     for (int k = 0; k < taps; ++k) {
       const MaskLanes x = s.x0 + (k & 1), y = s.y0 + (k >> 1);
       inside[k] = s.addressable & (x >= 0) & (x < columns) & (y >= 0) & (y < rows);
-      // Masked first: a tap outside may lie past int32's range once multiplied.
-      offset[k] = (inside[k] & y) * row_stride + (inside[k] & x) * column_stride;
+      const uint32_t step = (k >> 1) * static_cast<uint32_t>(row_stride) +
+                            (k & 1) * static_cast<uint32_t>(column_stride);
+      offset[k] = inside[k] & reinterpret_cast<MaskLanes>(top_left + step);
     }
   }
   /// Tap k's weight rounded to float (the forward's).

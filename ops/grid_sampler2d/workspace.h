@@ -228,8 +228,9 @@ inline int private_input_copies(const SamplerLayout& l, const BackwardWants& wan
 ///   record_indices  with record lists: the point (within its batch) of each list entry;
 ///   record_counts   with record lists: each list's length;
 ///   grad_output     gradOutput channels-last, one padded row per point (copies_grad_output());
-///   input           input channels-last, one padded row per pixel (gridGrad); input_copies of
-///                   them, one per point-pass worker, when private_input_copies says so;
+///   input           input channels-last, one padded row per pixel and a zero row per batch
+///                   (gridGrad; input_copy_rows); input_copies of them, one per point-pass
+///                   worker, when private_input_copies says so;
 ///   accumulators    one accumulator per worker (inputGrad): block_lanes() doubles per pixel of a
 ///                   plane, then kTrashSlots trash slots.
 struct BackwardWorkspace {
@@ -355,8 +356,12 @@ inline int batch_major_workers(const SamplerLayout& l, int workers, int point_wo
   return workers;
 }
 
+/// The rows of one batch's channels-last input copy: its pixels', then a row of zeros, where the
+/// gridGrad of points located in lanes reads the taps outside the input (narrow_coordinate_grads).
+inline int64_t input_copy_rows(const SamplerLayout& l) { return l.pixels() + 1; }
+
 /// One batch's share of the regions that hold every batch in turn: its records (one per point),
-/// gradOutput rows and input rows. nullopt where a size is not representable.
+/// gradOutput rows and input rows (input_copy_rows). nullopt where a size is not representable.
 struct BatchBytes {
   std::optional<int64_t> records, grad_rows, input_rows;
 };
@@ -366,7 +371,7 @@ inline BatchBytes batch_bytes(const SamplerLayout& l, const BackwardWants& wants
     return row_bytes ? checked_mul(count, *row_bytes) : std::nullopt;
   };
   return {checked_mul(l.points(), scatter_bytes_per_point(wants.interpolation)), rows(l.points()),
-          rows(l.pixels())};
+          rows(input_copy_rows(l))};
 }
 
 /// Worker `slot`'s regions in a batch-major workspace: batch `slot` of those it holds, and the

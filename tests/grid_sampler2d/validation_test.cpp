@@ -206,14 +206,14 @@ aclnnStatus grid_grad_only_phase1(int64_t win, std::string* message) {
 
 // GS-LIMIT-01 at its exact boundary. With inputGrad masked off, a float16 bilinear call's
 // workspace is its input copied channels-last, one row of kNarrowLanes float values (C = 1
-// padded to a block) per input pixel, rounded up to 64 bytes (gradOutput is read where it is).
-// Win = 2^62 / 16 fills the limit exactly; one more pixel rounds the region up by 64 bytes, past
-// 2^62.
+// padded to a block) per input pixel and a zero row (input_copy_rows), rounded up to 64 bytes
+// (gradOutput is read where it is). Win = 2^62 / 16 - 1 fills the limit exactly; one more pixel
+// rounds the region up by 64 bytes, past 2^62.
 TEST(GridSampler2DValidation, limit_01_workspace_boundary_is_exact) {
   gradconf::ScopedSpecProfile seed(gradconf::SpecProfile::kSeed);
   constexpr int64_t kRow = gradconf::grid_sampler2d::kNarrowLanes * sizeof(float);
   static_assert(kRow == 16);
-  const int64_t largest = static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) / kRow;
+  const int64_t largest = static_cast<int64_t>(gradconf::kMaxWorkspaceBytes) / kRow - 1;
   std::string message;
   EXPECT_EQ(grid_grad_only_phase1(largest, &message), ACLNN_SUCCESS) << message;
   EXPECT_EQ(grid_grad_only_phase1(largest + 1, &message), ACLNN_ERR_PARAM_INVALID);
