@@ -201,7 +201,7 @@ GRADCONF_ALWAYS_INLINE void locate_one_by_one(PointIndex& next, int count,
     located.addressable[j] = p.addressable;
     located.mult_x[j] = p.mult_x;
     located.mult_y[j] = p.mult_y;
-    point_taps<T, kFault>(p, l, a, located.scatter[j], reads ? &located.coordinate[j] : nullptr);
+    point_taps<T, kFault>(p, l, a, j, located.scatter[j], reads ? &located.coordinate[j] : nullptr);
   }
 }
 
@@ -438,7 +438,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
       [&](auto* type) {
         using Taps = std::remove_pointer_t<decltype(type)>;
         if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
-          if (locates_in_lanes(plan.attrs.interpolation) && l.pixels() <= INT_MAX) {
+          if (locates_in_lanes(plan.attrs.interpolation) && records_fit_lanes(l)) {
             return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
           }
         }

@@ -27,10 +27,13 @@ struct ScatterRange {
   LaneVector<PlaneAcc, W>* acc;
   PixelRange pixels;
 
-  /// Point i's gradOutput channels g through its taps t.
+  /// Point i's gradOutput channels g through its taps t. kWholePlane: the range is the plane, and
+  /// each record's offset is its slot (a pixel, or a trash slot: trash_slot).
+  template <bool kWholePlane = false>
   GRADCONF_ALWAYS_INLINE void add(const Taps& t, int64_t i,
                                   const LaneVector<PlaneAcc, W>& g) const {
-    const auto slot = [&](int k) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    const auto slot = [&](int k) GRADCONF_ALWAYS_INLINE_LAMBDA -> int64_t {
+      if constexpr (kWholePlane) return t.offset[k];
       return pixels.holds(t.offset[k])
                  ? t.offset[k] - pixels.first
                  : pixels.count + ((k + Taps::kCount * i) & (kTrashSlots - 1));
@@ -70,7 +73,7 @@ GRADCONF_ALWAYS_INLINE void scatter_block(const ScatterRange<PlaneAcc, W, Taps>&
                                           int64_t points) {
   for (int64_t i = 0; i < points; ++i) {
     if (i % kLanes == 0) prefetch_taps(taps, i, points);
-    range.add(taps[i], i, load_row<PlaneAcc, W>(grad + i * row));
+    range.template add<true>(taps[i], i, load_row<PlaneAcc, W>(grad + i * row));
   }
 }
 
@@ -113,12 +116,13 @@ GRADCONF_ALWAYS_INLINE void scatter_block_from_planes(const ScatterRange<PlaneAc
     alignas(32) float rows[kLanes][W];
     transpose_point_rows<W>(grad + i * step, plane, step, channels, &rows[0][0], W);
 #pragma GCC unroll 8
-    for (int j = 0; j < kLanes; ++j) range.add(taps[i + j], i + j, load_row<PlaneAcc, W>(rows[j]));
+    for (int j = 0; j < kLanes; ++j)
+      range.template add<true>(taps[i + j], i + j, load_row<PlaneAcc, W>(rows[j]));
   }
   for (; i < points; ++i) {
     LaneVector<float> g = {};
     for (int c = 0; c < channels; ++c) g[c] = static_cast<float>(grad[c * plane + i * step]);
-    range.add(taps[i], i, load_row<PlaneAcc, W>(reinterpret_cast<float*>(&g)));
+    range.template add<true>(taps[i], i, load_row<PlaneAcc, W>(reinterpret_cast<float*>(&g)));
   }
 }
 
@@ -223,7 +227,7 @@ GRADCONF_ALWAYS_INLINE void scatter_lists(const ScatterRange<PlaneAcc, W, Taps>&
 template <typename T, Fault kFault>
 bool records_hold_fractions(Interpolation interpolation, const SamplerLayout& l) {
   return std::is_same_v<compute_t<T>, float> && kFault == Fault::kNone &&
-         interpolation == Interpolation::kBilinear && l.pixels() <= INT_MAX &&
+         interpolation == Interpolation::kBilinear && records_fit_lanes(l) &&
          l.channel_blocks() == 1;
 }
 

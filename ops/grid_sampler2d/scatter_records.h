@@ -23,17 +23,17 @@
 namespace gradconf::grid_sampler2d {
 
 /// A located point's taps, computed once for both gradients: its scatter taps (inputGrad; see
-/// ScatterTaps: tap (j, i) of bicubic at 4 j + i, taps outside at the first offset past the
-/// plane, weights in the accumulator's type) and, when `coordinate` is given, its coordinate
-/// taps (gridGrad). Bicubic taps are padded one by one, so several may land on one pixel.
+/// ScatterTaps: tap (j, i) of bicubic at 4 j + i, taps outside at a trash slot (trash_slot: the
+/// point is in lane `lane` of its block), weights in the accumulator's type) and, when
+/// `coordinate` is given, its coordinate taps (gridGrad). Bicubic taps are padded one by one, so
+/// several may land on one pixel.
 template <typename T, Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void point_taps(const SourcePoint& p, const SamplerLayout& l,
-                                       const Attributes& a, Taps& scatter,
+                                       const Attributes& a, int lane, Taps& scatter,
                                        CoordinateTaps* coordinate) {
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
-  const int64_t outside = l.pixels();
   for (int k = 0; k < Taps::kCount; ++k) {
-    scatter.offset[k] = outside;
+    scatter.offset[k] = trash_slot(l.pixels(), k, lane, Taps::kCount);
     if constexpr (Taps::kCount > 1) scatter.weight[k] = 0;
   }
   if (!p.addressable) return;
@@ -76,6 +76,16 @@ template <Fault kFault>
 GRADCONF_ALWAYS_INLINE MaskLanes offsets_or_outside(const BilinearTapLanes<kFault>& t, int k,
                                                     int64_t outside) {
   return t.inside[k] ? t.offset[k] : MaskLanes{} + static_cast<int32_t>(outside);
+}
+
+/// Tap k's record offsets of kLanes points: its offsets, or trash_slot where it falls outside (an
+/// int32 in the lanes path: the caller checked that the trash slots fit).
+template <Fault kFault>
+GRADCONF_ALWAYS_INLINE MaskLanes offsets_or_trash(const BilinearTapLanes<kFault>& t, int k,
+                                                  int taps, int64_t pixels) {
+  MaskLanes trash;
+  for (int j = 0; j < kLanes; ++j) trash[j] = static_cast<int32_t>(trash_slot(pixels, k, j, taps));
+  return t.inside[k] ? t.offset[k] : trash;
 }
 
 /// The bilinear scatter records of kLanes points in lanes (lane_point_taps' values): each tap's
@@ -125,9 +135,10 @@ GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFa
   }
 }
 
-/// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets in int32
-/// lanes, which the caller checked): the same taps, offsets and weights, point by point. The
-/// records' offsets also stay in lanes, `offsets[k]` tap k's (for filing: PixelRange::reached_by).
+/// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets and trash
+/// slots in int32 lanes, which the caller checked): the same taps, offsets and weights, point by
+/// point. Tap k's offsets also stay in lanes, `offsets[k]`, the first offset past the plane for
+/// taps outside (for filing: PixelRange::reached_by, and the zero row: input_copy_rows).
 template <Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerLayout& l,
                                             Taps (&scatter)[kLanes], MaskLanes (&offsets)[4],
@@ -140,16 +151,20 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
                                    1);
   // Selects, not branches: whether a tap falls inside is data (grids reach past the input), and
   // a mispredicted branch per tap was a quarter of the nearest point pass.
-  for (int k = 0; k < Taps::kCount; ++k) offsets[k] = offsets_or_outside(t, k, outside);
+  MaskLanes records[4];
+  for (int k = 0; k < Taps::kCount; ++k) {
+    offsets[k] = offsets_or_outside(t, k, outside);
+    records[k] = offsets_or_trash(t, k, Taps::kCount, outside);
+  }
   if constexpr (Taps::kCount == 1) {
-    for (int j = 0; j < kLanes; ++j) scatter[j].offset[0] = offsets[0][j];
+    for (int j = 0; j < kLanes; ++j) scatter[j].offset[0] = records[0][j];
   } else {
     if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
       for (int k = 0; k < 4; ++k)
-        for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = offsets[k][j];
+        for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = records[k][j];
       for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];
     } else if (kFault == Fault::kNone) {
-      bilinear_records_in_lanes(t, offsets, scatter);
+      bilinear_records_in_lanes(t, records, scatter);
     } else {
       double weight[4][kLanes];
       for (int k = 0; k < 4; ++k) t.double_weight(k, weight[k]);
@@ -157,7 +172,7 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
       for (int j = 0; j < kLanes; ++j) {
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
-          scatter[j].offset[k] = offsets[k][j];
+          scatter[j].offset[k] = records[k][j];
           scatter[j].weight[k] = t.inside[k][j] != 0 ? static_cast<PlaneAcc>(weight[k][j]) : 0;
         }
       }

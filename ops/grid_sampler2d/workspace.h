@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -74,7 +75,7 @@ struct NearestScatterTaps {
 using ScatterTaps = ScatterTapsOf<4>;
 using BicubicScatterTaps = ScatterTapsOf<16>;
 
-/// Bilinear records of points located in lanes (source_lanes.h; planes of at most INT_MAX pixels):
+/// Bilinear records of points located in lanes (source_lanes.h; records_fit_lanes):
 /// the tap offsets and the fractions tx, ty, from which the scatter forms each weight as
 /// BilinearWeightLanes does, (1 - ty or ty) * (1 - tx or tx) in double: the same doubles in 24
 /// bytes instead of 64 (the point pass streams every record out and the scatter reads it back once
@@ -113,6 +114,18 @@ GRADCONF_ALWAYS_INLINE void with_scatter_taps(Interpolation interpolation, Body&
 /// Trash slots after an accumulator's pixels. Consecutive trash taps go to different slots: one
 /// slot would chain every one of them through a store and a load.
 inline constexpr int64_t kTrashSlots = 16;
+
+/// The offset a record gives tap k (of `taps`) of the point in lane `lane` of its block when the
+/// tap falls outside the input: a trash slot past the plane's `pixels`, so that the scatter of a
+/// whole plane adds every tap at its record's offset without a check (a compare and a select per
+/// tap and block of channels).
+inline int64_t trash_slot(int64_t pixels, int k, int lane, int taps) {
+  return pixels + ((k + taps * lane) & (kTrashSlots - 1));
+}
+
+/// Whether the backward's point pass may locate points in lanes on this plane: its records'
+/// offsets, trash slots included, are int32 lanes there.
+inline bool records_fit_lanes(const SamplerLayout& l) { return l.pixels() <= INT_MAX - kTrashSlots; }
 
 inline int scatter_tap_count(Interpolation interpolation) {
   int count = 0;

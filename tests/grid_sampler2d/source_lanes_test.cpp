@@ -201,8 +201,9 @@ TEST(SourceLanes, BilinearWeightsAreThePointKernelsProducts) {
   }
 }
 
-// The two record types of points located in lanes: the taps' offsets, and the weights the scatter
-// reads (ScatterTapsOf<4>) or forms from the fractions (BilinearFractionTaps), bit for bit.
+// The two record types of points located in lanes: the taps' offsets (the lanes' for a tap
+// inside, its trash slot for a tap outside), and the weights the scatter reads (ScatterTapsOf<4>)
+// or forms from the fractions (BilinearFractionTaps), bit for bit.
 TEST(SourceLanes, FractionRecordsGiveTheWeightRecordsWeights) {
   const std::vector<float> c = coordinates();
   for (Padding padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
@@ -222,9 +223,12 @@ TEST(SourceLanes, FractionRecordsGiveTheWeightRecordsWeights) {
           SCOPED_TRACE(testing::Message() << "x " << x[j] << " y " << y[j] << " size " << size);
           for (int k = 0; k < 4; ++k) {
             ASSERT_EQ(fractions[j].offset[k], weights[j].offset[k]);
-            ASSERT_EQ(fraction_offsets[k][j], fractions[j].offset[k]);
+            ASSERT_EQ(fraction_offsets[k][j], weight_offsets[k][j]);
+            if (weight_offsets[k][j] == layout.pixels()) {  // outside: never weighed
+              ASSERT_EQ(weights[j].offset[k], trash_slot(layout.pixels(), k, j, 4));
+              continue;
+            }
             ASSERT_EQ(weight_offsets[k][j], weights[j].offset[k]);
-            if (weights[j].offset[k] == layout.pixels()) continue;  // outside: never weighed
             ASSERT_EQ(std::bit_cast<uint64_t>(tap_weight(fractions[j], k)),
                       std::bit_cast<uint64_t>(tap_weight(weights[j], k)));
           }
