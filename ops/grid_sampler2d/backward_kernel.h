@@ -7,7 +7,8 @@
 //      made by the worker that samples it (workspace.h, private_input_copies).
 //      gradOutput is read where it is, kLanes points of a plane transposed in registers at a
 //      time, or, in double or when a plane's points are not evenly strided, copied the same way
-//      (workspace.h, grad_output_readable_in_place);
+//      (workspace.h, grad_output_readable_in_place); or the point pass writes the rows it
+//      transposes for the scatter to read (workspace.h, with_grad_rows_by_points);
 //   2. points: every grid point (n, h, w) is located once (coords.h, in the coordinate type) and
 //      its taps formed once (scatter_records.h). When inputGrad is wanted its scatter taps (1
 //      nearest, 4 bilinear, 16 bicubic offsets and weights, or for bilinear in lanes the offsets
@@ -279,7 +280,7 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
 /// (inputGrad) and its gridGrad computed from the channels-last copies and written (gridGrad),
 /// kPointGroup points' sums side by side.
 template <typename T, Fault kFault, bool kInLanes, typename Taps, typename Val>
-void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* grad_rows,
+void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows,
                 Val* input_rows, const BackwardWorkspace& ws, std::byte* workspace) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
@@ -376,6 +377,8 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, const Val* gra
           if constexpr (std::is_same_v<Val, float>) {
             if (reads && in_place)
               grad_rows_in_place(grad_output, at, count, row, block_grad.data());
+            if (plan.wants.grad_rows_by_points)
+              grad_rows_in_place(grad_output, at, count, row, grad_rows + i0 * row);
           }
           for (int j = 0; prefetch && j < count; ++j) {
             const Val* pixels = pixels_of(j);
@@ -429,7 +432,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   using Val = compute_t<T>;
   auto* grad_rows = reinterpret_cast<Val*>(workspace + ws.grad_output);
   auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
-  if (plan.wants.copies_grad_output())
+  if (plan.wants.copies_grad_output() && !plan.wants.grad_rows_by_points)
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
   if (plan.wants.grid_reads() && ws.input_copies == 1)
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared, 1);

@@ -75,6 +75,8 @@ aclnnStatus backward_phase1(const CallArgs& args) {
             for (int64_t k = 0; k < grid_grad.dims[3]; ++k) grid_grad(n, h, w, k) = T(0);
     });
   }
+  plan.wants = with_grad_rows_by_points(layout, plan.wants, plan.workers, plan.point_workers,
+                                        plan.batch_major);
   // GS-LIMIT-01 sized this call with the same thread count, so the plan fits.
   const auto workspace =
       backward_workspace(layout, plan.wants, plan.workers, plan.point_workers, plan.batch_major);

@@ -184,6 +184,32 @@ TEST(GridSampler2DPinned, batch_major_plans_keep_the_one_thread_bits) {
   expect_one_thread_bits_in_every_mode({4, 12, 24, 20, 20, 24});
 }
 
+// Where each batch's passes run on one worker, the point pass writes gradOutput's rows for the
+// scatter (workspace.h, with_grad_rows_by_points): at one worker, and at two in a batch-major
+// plan, not for three batches over two workers (one batch's points and planes split), not for C <=
+// 4 (no rows) nor rows past kMaxGradRowsBytes, and never without gradOutput in place. The bits
+// are those of the scatter transposing the planes itself (law 7 and the reference above).
+TEST(GridSampler2DPinned, point_pass_writes_grad_rows_only_where_one_worker_reads_them) {
+  namespace gs = gradconf::grid_sampler2d;
+  gs::BackwardWants in_place;
+  in_place.grad_output_in_place = true;
+  const auto rows_at = [&](const gs::SamplerLayout& l, int threads, bool readable = true) {
+    gs::BackwardWants wants = in_place;
+    wants.grad_output_in_place = readable;
+    return gs::with_grad_rows_by_points(l, wants, gs::accumulator_workers(l, threads),
+                                        gs::point_workers(l, threads), true)
+        .grad_rows_by_points;
+  };
+  const bool fine = gradconf::set_fine_split(true);
+  EXPECT_TRUE(rows_at(gs::SamplerLayout(4, 12, 24, 20, 20, 24), 1));
+  EXPECT_TRUE(rows_at(gs::SamplerLayout(4, 12, 24, 20, 20, 24), 2));
+  EXPECT_FALSE(rows_at(gs::SamplerLayout(3, 12, 24, 20, 20, 24), 2));
+  EXPECT_FALSE(rows_at(gs::SamplerLayout(4, 4, 24, 20, 20, 24), 1));
+  EXPECT_FALSE(rows_at(gs::SamplerLayout(1, 256, 64, 64, 64, 64), 1));
+  EXPECT_FALSE(rows_at(gs::SamplerLayout(4, 12, 24, 20, 20, 24), 1, false));
+  gradconf::set_fine_split(fine);
+}
+
 // A plan whose record lists would pass the workspace limit while the plain layout fits falls back
 // to the plain layout, and then the inputGrad pass scatters whole planes (record_ranges 1): a
 // range's task could not tell its points from the rest. 2^55 points of 4 channels: 64-byte
