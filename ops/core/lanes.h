@@ -552,15 +552,19 @@ inline __attribute__((always_inline)) void store_row_lanes(T* p, int64_t stride,
 /// row work at W there: NsaCompress's backward with only its stores 16 wide went from 9.5 to
 /// 10.4 ms (bf16, 1 thread), with its sums 16 wide too 9.3. Only elementwise work (and reductions
 /// that add a wide vector's kLanes halves in order, lane_slice) may use W: the bits are then the
-/// same on every path.
-template <typename Body>
+/// same on every path. kEveryPath false compiles the baseline path only (on_widest_isa's).
+template <bool kEveryPath = true, typename Body>
 void on_widest_isa_rows(Body&& body) {
   auto narrow = [&]()
                     GRADCONF_ALWAYS_INLINE_LAMBDA { body(std::integral_constant<int, kLanes>{}); };
   auto wide = [&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
     body(std::integral_constant<int, kWideRowLanes>{});
   };
-  on_isa_path(narrow, wide);
+  if constexpr (kEveryPath) {
+    on_isa_path(narrow, wide);
+  } else {
+    run_baseline(narrow);
+  }
 }
 
 #pragma GCC diagnostic pop
