@@ -117,11 +117,18 @@ GRADCONF_ALWAYS_INLINE FloatLanes reflect_lanes(FloatLanes coord, int64_t size, 
   FloatLanes in = coord - low;
   const MaskLanes negative = in < 0;
   in = negative ? -in : in;
-  FloatLanes extra = in < span ? in : in - span;
+  const MaskLanes first_span = in < span;
+  FloatLanes extra = first_span ? in : in - span;
   const MaskLanes within_two = in < 2 * span;
-  if (!all_lanes(within_two)) fold_far_lanes(in, within_two, span, extra);
-  const FloatLanes folds = floor_any_lanes(in / span);
-  const MaskLanes even = folds - 2 * floor_any_lanes(folds / 2) == 0;
+  MaskLanes even = first_span;
+  if (!all_lanes(within_two)) {
+    fold_far_lanes(in, within_two, span, extra);
+    const FloatLanes folds = floor_any_lanes(in / span);
+    even = folds - 2 * floor_any_lanes(folds / 2) == 0;
+  }
+  // Within two spans, in / span rounds below 1 exactly where in < span and below 2 elsewhere
+  // (the quotient stays more than half an ulp from 1 and from 2), so the folds' parity is
+  // first_span: no division.
   flips = negative ^ ~even;
   return even ? extra + low : span - extra + low;
 }
