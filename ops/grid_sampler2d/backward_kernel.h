@@ -280,8 +280,8 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
 /// (inputGrad) and its gridGrad computed from the channels-last copies and written (gridGrad),
 /// kPointGroup points' sums side by side.
 template <typename T, Fault kFault, bool kInLanes, typename Taps, typename Val>
-void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows,
-                Val* input_rows, const BackwardWorkspace& ws, std::byte* workspace) {
+void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows, Val* input_rows,
+                const BackwardWorkspace& ws, std::byte* workspace) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
   const auto grad_output = view_of<const T, 4>(plan.grad_output);

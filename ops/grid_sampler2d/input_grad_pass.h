@@ -283,7 +283,8 @@ void input_grad_pass(const BackwardPlan& plan, const SamplerLayout& l, std::byte
         auto* acc = reinterpret_cast<LaneVector<PlaneAcc, W>*>(accumulators + ws.accumulator_bytes *
                                                                                   worker_index());
         int64_t& zero_pixels = cleared[static_cast<size_t>(worker_index())];
-        on_widest_isa_rows<kFault == Fault::kNone>([&](auto row_lanes) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        on_widest_isa_rows<kFault ==
+                           Fault::kNone>([&](auto row_lanes) GRADCONF_ALWAYS_INLINE_LAMBDA {
           for (int64_t task = lo; task < hi; ++task) {
             const int64_t n = task / (blocks * ranges), b = task / ranges % blocks;
             const int64_t r = task % ranges;

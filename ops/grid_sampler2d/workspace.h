@@ -125,7 +125,9 @@ inline int64_t trash_slot(int64_t pixels, int k, int lane, int taps) {
 
 /// Whether the backward's point pass may locate points in lanes on this plane: its records'
 /// offsets, trash slots included, are int32 lanes there.
-inline bool records_fit_lanes(const SamplerLayout& l) { return l.pixels() <= INT_MAX - kTrashSlots; }
+inline bool records_fit_lanes(const SamplerLayout& l) {
+  return l.pixels() <= INT_MAX - kTrashSlots;
+}
 
 inline int scatter_tap_count(Interpolation interpolation) {
   int count = 0;

@@ -354,8 +354,7 @@ TEST(SourceLanes, NarrowGridGradsInLanesAreThePointByPointSums) {
       for (bool align_corners : {false, true}) {
         for (int64_t size : {1, 2, 7}) {
           NarrowBlock b{SamplerLayout(1, 4, size, size + 3, 1, kLanes), {}, {}, {}};
-          std::vector<float> pixels(
-              static_cast<size_t>(input_copy_rows(b.layout) * kNarrowLanes));
+          std::vector<float> pixels(static_cast<size_t>(input_copy_rows(b.layout) * kNarrowLanes));
           std::vector<float> grad(kLanes * kNarrowLanes);
           for (size_t i = 0; i < c.size(); i += kLanes) {
             for (size_t v = 0; v < static_cast<size_t>(b.layout.pixels() * kNarrowLanes); ++v)
