@@ -89,7 +89,7 @@ GRADCONF_ALWAYS_INLINE MaskLanes offsets_or_trash(const BilinearTapLanes<kFault>
 }
 
 /// The bilinear scatter records of kLanes points in lanes (lane_point_taps' values): each tap's
-/// offsets (offsets_or_outside) and double weights selected in lanes, then transposed to one
+/// record offsets (offsets_or_trash) and double weights selected in lanes, then transposed to one
 /// record per point.
 template <Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFault>& t,

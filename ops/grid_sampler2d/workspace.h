@@ -58,8 +58,8 @@ GRADCONF_ALWAYS_INLINE void with_block_lanes(const SamplerLayout& l, Body&& body
 
 /// Where a located point sends its gradOutput in the inputGrad scatter: pixel offsets inside an
 /// input plane (y * W + x) with their weights, fixed tap order (1 nearest, 4 bilinear, 16
-/// bicubic). Taps outside the input have an offset past the plane: the scatter sends them to a
-/// trash slot, without a branch.
+/// bicubic). Taps outside the input have an offset past the plane, their trash slot (trash_slot):
+/// the scatter adds them there, without a branch.
 template <int kTaps>
 struct ScatterTapsOf {
   static constexpr int kCount = kTaps;
