@@ -161,8 +161,16 @@ int export_repro_lines(const ExportOptions& options) {
                 << "' has no dense form\n";
       return kExitBadInput;
     }
+    // A repro line may state a call that validation refuses (a boundary case a law printed):
+    // its expected status is the clause tables' verdict, as for --edge cases, not success.
+    const props::ExpectedVerdict verdict = props::predict(*call);
+    if (!verdict.views_created) {
+      std::cerr << "gradconf export: the case of '" << options.repro_lines[i]
+                << "' has a view aclCreateTensor refuses\n";
+      return kExitBadInput;
+    }
     write_golden_case(fs::path(options.out_dir) / ("repro_" + std::to_string(i)), *record, *call,
-                      ACLNN_SUCCESS);
+                      verdict.status);
   }
   std::cout << "gradconf export: " << options.repro_lines.size() << " cases in " << options.out_dir
             << "\n";

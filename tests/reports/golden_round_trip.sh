@@ -10,6 +10,17 @@ mkdir -p "$work/outs"
 
 "$gradconf" export --op grid_sampler2d multi_scale_deformable_attention nsa_compress \
   nsa_selected_attention --count 3 --edge --seed 11 --out "$work/cases"
+# Repro lines (what a failing law prints) export with the status the clause tables give them: a
+# call GS-SHAPE-05 refuses (an input plane of height 0) expects 161002, a valid one 0.
+"$gradconf" export --repro "grid_sampler2d_backward n1c4_ih0iw5_oh3ow3" \
+  "grid_sampler2d_backward n1c4_ih6iw5_oh3ow3" --out "$work/cases/repro"
+mv "$work/cases/repro/repro_0" "$work/cases/repro_refused"
+mv "$work/cases/repro/repro_1" "$work/cases/repro_valid"
+rmdir "$work/cases/repro"
+grep -q '"status": 161002' "$work/cases/repro_refused/case.json" ||
+  { echo "a repro line validation refuses was exported as expecting success"; exit 1; }
+grep -q '"status": 0' "$work/cases/repro_valid/case.json" ||
+  { echo "a valid repro line was not exported as expecting success"; exit 1; }
 replay_all() {
   for c in "$work"/cases/*; do
     "$gradconf" replay "$c" --out "$work/outs/$(basename "$c")"
