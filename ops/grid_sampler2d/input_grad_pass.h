@@ -144,19 +144,34 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
   constexpr bool kTiles = !std::is_same_v<T, double>;
   T* planes[W];
   for (int j = 0; j < lanes; ++j) planes[j] = &input_grad(n, c0 + j, 0, 0);
+  // The accumulator's pixels [x0, x0 + kLanes) of the current row as a tile of planes (tile[j]:
+  // channel c0 + j of those pixels, in float), the pixels cleared.
+  const auto take_tile = [&](int64_t x0,
+                             LaneVector<float>(&tile)[kLanes]) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    if constexpr (W == kLanes) {
+      for (int i = 0; i < kLanes; ++i) {
+        tile[i] = float_lanes<PlaneAcc>(acc[x0 + i]);
+        acc[x0 + i] = LaneVector<PlaneAcc, W>{};
+      }
+      transpose_lanes(tile);
+    } else {
+      static_assert(W == kNarrowLanes);
+      LaneVector<float, kNarrowLanes> columns[kLanes];
+      for (int i = 0; i < kLanes; ++i) {
+        columns[i] = __builtin_convertvector(acc[x0 + i], LaneVector<float, kNarrowLanes>);
+        acc[x0 + i] = LaneVector<PlaneAcc, W>{};
+      }
+      transpose_8x4(columns, reinterpret_cast<LaneVector<float>(&)[kNarrowLanes]>(tile));
+    }
+  };
   for (int64_t y = y0; y < y1; ++y, acc += width) {
     const int64_t row_offset = y * input_grad.strides[2];
     int64_t x = 0;
     if constexpr (kTiles && W == kLanes && kRowLanes == 2 * kLanes && sizeof(T) == 2) {
       for (; x + 2 * kLanes <= width; x += 2 * kLanes) {
         LaneVector<float> tiles[2][kLanes];
-        for (int t = 0; t < 2; ++t) {
-          for (int i = 0; i < kLanes; ++i) {
-            tiles[t][i] = float_lanes<PlaneAcc>(acc[x + t * kLanes + i]);
-            acc[x + t * kLanes + i] = LaneVector<PlaneAcc, W>{};
-          }
-          transpose_lanes(tiles[t]);
-        }
+        take_tile(x, tiles[0]);
+        take_tile(x + kLanes, tiles[1]);
         for (int j = 0; j < lanes; ++j) {
           const LaneVector<float, 2 * kLanes> both = __builtin_shufflevector(
               tiles[0][j], tiles[1][j], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -167,21 +182,7 @@ GRADCONF_ALWAYS_INLINE void write_block(const StridedView<T, 4>& input_grad,
     if constexpr (kTiles) {
       for (; x + kLanes <= width; x += kLanes) {
         LaneVector<float> tile[kLanes];
-        if constexpr (W == kLanes) {
-          for (int i = 0; i < kLanes; ++i) {
-            tile[i] = float_lanes<PlaneAcc>(acc[x + i]);
-            acc[x + i] = LaneVector<PlaneAcc, W>{};
-          }
-          transpose_lanes(tile);
-        } else {
-          static_assert(W == kNarrowLanes);
-          LaneVector<float, kNarrowLanes> columns[kLanes];
-          for (int i = 0; i < kLanes; ++i) {
-            columns[i] = __builtin_convertvector(acc[x + i], LaneVector<float, kNarrowLanes>);
-            acc[x + i] = LaneVector<PlaneAcc, W>{};
-          }
-          transpose_8x4(columns, reinterpret_cast<LaneVector<float>(&)[kNarrowLanes]>(tile));
-        }
+        take_tile(x, tile);
         for (int j = 0; j < lanes; ++j)
           store_lanes<float>(planes[j] + row_offset + x * xs, xs, tile[j]);
       }
