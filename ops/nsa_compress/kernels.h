@@ -218,8 +218,9 @@ struct DotLanes<Acc, 0> {
 /// weighted and summed in window order, in registers, into `g_row`; on the way, each cover's
 /// <outputGrad row, input row> lanes advance by the same elements (dot_lanes' order, so the bits
 /// are dot_lanes': a W = 2 kLanes product adds its bottom half, then its top half).
-template <int kVectors, int W, Fault kFault, typename T, typename Acc, typename Dots>
-GRADCONF_ALWAYS_INLINE void token_block(const T* x, int64_t x_stride, Acc* g_row,
+template <int kVectors, int W, Fault kFault, typename T, typename Acc, typename Dots,
+          typename Stride>
+GRADCONF_ALWAYS_INLINE void token_block(const T* x, Stride x_stride, Acc* g_row,
                                         const Cover<Acc>* covers, Dots& dots, int64_t d0) {
   static_assert(W % kLanes == 0);
   LaneVector<Acc, W> xs[kVectors], g[kVectors];
@@ -250,8 +251,8 @@ GRADCONF_ALWAYS_INLINE void token_block(const T* x, int64_t x_stride, Acc* g_row
 }
 
 /// One token's inputGrad row (t, n) into `g_row`, its covers' dot lanes into `dots`.
-template <int W, Fault kFault, typename T, typename Acc, typename Dots>
-GRADCONF_ALWAYS_INLINE void sum_token_row(const T* x, int64_t x_stride, int64_t dim,
+template <int W, Fault kFault, typename T, typename Acc, typename Dots, typename Stride>
+GRADCONF_ALWAYS_INLINE void sum_token_row(const T* x, Stride x_stride, int64_t dim,
                                           const Cover<Acc>* covers, Dots& dots, Acc* g_row) {
   int64_t d = 0;
   for (; d + 4 * kLanes <= dim; d += 4 * kLanes) {
@@ -293,7 +294,13 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
   const T* x = &input(t, n, 0);
   T* out = &input_grad(t, n, 0);
   const auto sum_and_file = [&](auto& lanes) GRADCONF_ALWAYS_INLINE_LAMBDA {
-    sum_token_row<W, kFault>(x, x_stride, dim, covers.data(), lanes, g_row);
+    // A unit stride known at compile time takes the loads' stride test out of the loop.
+    if (x_stride == 1) {
+      sum_token_row<W, kFault>(x, std::integral_constant<int64_t, 1>{}, dim, covers.data(), lanes,
+                               g_row);
+    } else {
+      sum_token_row<W, kFault>(x, x_stride, dim, covers.data(), lanes, g_row);
+    }
     // The whole row at once: streaming stores complete their lines without other work between.
     store_row_lanes<W>(out, out_stride, dim, g_row, streaming);
     lanes.for_each([&](size_t i) GRADCONF_ALWAYS_INLINE_LAMBDA {
