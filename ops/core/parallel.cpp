@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <thread>
@@ -65,6 +66,8 @@ class Pool {
     job_ = nullptr;
   }
 
+  bool lingers() const { return linger_.load(std::memory_order_relaxed); }
+
   static Pool& instance() {
     static Pool* pool = new Pool();  // never destroyed, see above
     return *pool;
@@ -113,10 +116,12 @@ class Pool {
       const std::function<void(int)>* job;
       // Between the calls of a region the next one comes microseconds later; outside one the
       // worker sleeps at once (a thread spinning while the caller unmaps memory made every unmap
-      // a cross-CPU TLB flush: the ASan fuzzers ran 20% slower).
+      // a cross-CPU TLB flush: the ASan fuzzers ran 20% slower), unless the kernels come back to
+      // back (linger_).
       spin_until(kRegionSpin, [&] {
         return generation_.load(std::memory_order_acquire) != seen ||
-               regions_.load(std::memory_order_relaxed) == 0;
+               (regions_.load(std::memory_order_relaxed) == 0 &&
+                !linger_.load(std::memory_order_relaxed));
       });
       {
         std::unique_lock lock(mutex_);
@@ -166,6 +171,16 @@ class Pool {
   std::atomic<int> pending_{0};          ///< parts not yet done; written under mutex_ or atomically
   std::atomic<uint64_t> generation_{0};  ///< bumped under mutex_ per job; spinners read it alone
   std::atomic<int> regions_{0};          ///< ParallelRegions alive, on any thread
+  /// Kernels come back to back: the last region began within kBackToBack of the previous one's
+  /// end. Workers then spin on after a region (up to kRegionSpin) for the next kernel's first call
+  /// instead of sleeping: woken, a thread ran 20-40 us later on a 2-core VM, and each kernel's
+  /// first call waited that long for its workers' parts (GridSampler2D at 2 threads, N 1, C 4,
+  /// 256 x 256: forward 0.40 -> 0.36 ms, nearest backward 0.50 -> 0.47; bench/README session 70).
+  /// A caller that works between its kernels (the fuzzers: hundreds of microseconds) keeps the
+  /// sleeping workers.
+  std::atomic<bool> linger_{false};
+  std::atomic<int64_t> last_region_end_ns_{std::numeric_limits<int64_t>::min() / 2};
+  static constexpr int64_t kBackToBackNs = 50'000;
   friend class gradconf::ParallelRegion;
 };
 
@@ -186,13 +201,30 @@ void set_num_threads(int threads) {
 
 int worker_index() { return current_worker; }
 
+bool workers_linger_after_regions() { return pool().lingers(); }
+
+namespace {
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 ParallelRegion::ParallelRegion() {
   ++regions_on_this_thread;
-  pool().regions_.fetch_add(1, std::memory_order_relaxed);
+  Pool& p = pool();
+  if (p.regions_.fetch_add(1, std::memory_order_relaxed) == 0) {
+    const int64_t gap = steady_ns() - p.last_region_end_ns_.load(std::memory_order_relaxed);
+    p.linger_.store(gap < Pool::kBackToBackNs, std::memory_order_relaxed);
+  }
 }
 ParallelRegion::~ParallelRegion() {
   --regions_on_this_thread;
-  pool().regions_.fetch_sub(1, std::memory_order_relaxed);
+  Pool& p = pool();
+  if (p.regions_.load(std::memory_order_relaxed) == 1)
+    p.last_region_end_ns_.store(steady_ns(), std::memory_order_relaxed);
+  p.regions_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 namespace {

@@ -52,6 +52,10 @@ class ParallelRegion {
   ParallelRegion& operator=(const ParallelRegion&) = delete;
 };
 
+/// Whether idle workers spin on after the current regions end (up to 500 us) instead of sleeping:
+/// the last region began within 50 us of the previous one's end, so kernels come back to back.
+bool workers_linger_after_regions();
+
 /// The index of the calling worker in [0, num_threads()) inside parallel_for (0 outside), so a
 /// kernel can give each worker its own slice of the workspace.
 int worker_index();

@@ -160,6 +160,35 @@ TEST(PoolInProcesses, idle_workers_sleep_in_and_out_of_regions) {
   set_num_threads(0);
 }
 
+// Kernels that come back to back keep the workers spinning between them (a woken worker starts
+// tens of microseconds late); a caller that pauses between its kernels finds them asleep, and
+// either way idle workers stop after the bound above.
+TEST(PoolInProcesses, workers_linger_only_between_kernels_that_come_back_to_back) {
+  set_num_threads(3);
+  const auto kernel = [] {
+    const ParallelRegion passes;
+    return chunked_sum(kN);
+  };
+  ASSERT_EQ(kernel(), kExpected);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kernel(), kExpected);
+  EXPECT_FALSE(workers_linger_after_regions()) << "after a 5 ms pause";
+  // Back to back: tries a few times, a preempted test thread may see one long gap.
+  bool lingered = false;
+  for (int attempt = 0; attempt < 20 && !lingered; ++attempt) {
+    ASSERT_EQ(kernel(), kExpected);
+    lingered = workers_linger_after_regions();
+  }
+  EXPECT_TRUE(lingered);
+  const double before = process_cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_LT(process_cpu_seconds() - before, 0.05) << "lingering workers stop";
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kernel(), kExpected);
+  EXPECT_FALSE(workers_linger_after_regions()) << "after a pause again";
+  set_num_threads(0);
+}
+
 }  // namespace
 }  // namespace gradconf
 
