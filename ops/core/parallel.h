@@ -43,7 +43,8 @@ bool set_fine_split(bool fine);
 
 /// While one is alive (a kernel of several parallel_for calls: run_executor holds one around the
 /// kernel), idle workers spin for the next call instead of sleeping; outside any they sleep as
-/// soon as a call is done, so a host process pays no spinning between kernels.
+/// soon as a call is done, so a host process pays no spinning between kernels, unless its kernels
+/// come back to back (workers_linger_after_regions).
 class ParallelRegion {
  public:
   ParallelRegion();
