@@ -171,11 +171,11 @@ class Pool {
   std::atomic<int> pending_{0};          ///< parts not yet done; written under mutex_ or atomically
   std::atomic<uint64_t> generation_{0};  ///< bumped under mutex_ per job; spinners read it alone
   std::atomic<int> regions_{0};          ///< ParallelRegions alive, on any thread
-  /// Kernels come back to back: the last region began within kBackToBack of the previous one's
+  /// Kernels come back to back: the last region began within kBackToBackNs of the previous one's
   /// end. Workers then spin on after a region (up to kRegionSpin) for the next kernel's first call
   /// instead of sleeping: woken, a thread ran 20-40 us later on a 2-core VM, and each kernel's
   /// first call waited that long for its workers' parts (GridSampler2D at 2 threads, N 1, C 4,
-  /// 256 x 256: forward 0.40 -> 0.36 ms, nearest backward 0.50 -> 0.47; bench/README session 70).
+  /// 256 x 256: forward 0.40 -> 0.36 ms, nearest backward 0.50 -> 0.48; bench/README session 70).
   /// A caller that works between its kernels (the fuzzers: hundreds of microseconds) keeps the
   /// sleeping workers.
   std::atomic<bool> linger_{false};
