@@ -4,7 +4,9 @@
 //      blocks of W channels (kLanes, or 4 when C <= 4: workspace.h; channels_last.h): the later
 //      passes handle several channels per vector operation instead of striding across planes.
 //      A single batch of few channels split across workers gets one input copy per worker, each
-//      made by the worker that samples it (workspace.h, private_input_copies).
+//      made by the worker that samples it (workspace.h, private_input_copies). A single batch of
+//      a float input with C <= 4 is not copied on the AVX2 and AVX-512 paths: the bilinear
+//      gridGrad gathers its taps from the planes (gathers_input_planes).
 //      gradOutput is read where it is, kLanes points of a plane transposed in registers at a
 //      time, or, in double or when a plane's points are not evenly strided, copied the same way
 //      (workspace.h, grad_output_readable_in_place); or the point pass writes the rows it
@@ -276,6 +278,23 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
   }
 }
 
+/// Whether the point pass's gridGrad gathers the taps from the input planes (NarrowTapPlanes)
+/// instead of a channels-last copy: one batch of a contiguous float input with C <= 4, bilinear
+/// in lanes (narrow_coordinate_grads) on an AVX2 or AVX-512 path. The same values, so the same
+/// bits, and no copy: at 1 thread the copy cost more than the gathers do, and split across workers
+/// each worker copied the whole input for itself (private_input_copies), which the second thread
+/// did not shorten (N 1, C 4, 256 x 256: 1 thread 2.26-2.43 -> 1.96-1.99 ms, 2 threads 1.39-1.45
+/// -> 1.19-1.20; bench/README session 70). The copies' workspace is then left unused.
+template <typename T, Fault kFault>
+bool gathers_input_planes(const BackwardPlan& plan, const SamplerLayout& l) {
+  const auto input = view_of<const T, 4>(plan.input);
+  return std::is_same_v<T, float> && !planted<kFault>(Fault::kThreadDependentSum) &&
+         plan.wants.grid_reads() && plan.attrs.interpolation == Interpolation::kBilinear &&
+         locates_in_lanes(plan.attrs.interpolation) && records_fit_lanes(l) && l.n_batch == 1 &&
+         l.padded_channels() == kNarrowLanes && kernel_isa() != Isa::kBaseline &&
+         input.strides[3] == 1 && input.strides[2] == l.in_w;
+}
+
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
 /// (inputGrad) and its gridGrad computed from the channels-last copies and written (gridGrad),
 /// kPointGroup points' sums side by side.
@@ -300,6 +319,14 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
                       !planted<kFault>(Fault::kThreadDependentSum);
   static_assert(kLanes % kPointGroup == 0);
   const int copies = ws.input_copies;
+  const auto input = view_of<const T, 4>(plan.input);
+  const bool gathers_planes = narrow && gathers_input_planes<T, kFault>(plan, l);
+  const float* planes[kNarrowLanes] = {};
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t c = 0; gathers_planes && c < l.channels; ++c) planes[c] = &input(0, c, 0, 0);
+  }
+  const int channels = static_cast<int>(std::min<int64_t>(l.channels, kNarrowLanes));
+  const auto outside = static_cast<int32_t>(std::min<int64_t>(l.pixels(), INT_MAX));
   auto* scatter = reinterpret_cast<Taps*>(workspace + ws.scatter);
   // Record lists (workspace.h, record_chunks): a task's units are chunks, each filing its points'
   // taps under the pixel ranges they reach; else its units are points, stored in point order.
@@ -311,7 +338,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
   const auto task = [&](int64_t units_lo, int64_t units_hi) {
     // With private copies (workspace.h, private_input_copies) this worker makes its own first.
     Val* pixel_rows = input_rows;
-    if (copies > 1 && reads) {
+    if (copies > 1 && reads && !gathers_planes) {
       pixel_rows += worker_index() * ws.input_copy_bytes / sizeof(Val);
       to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, row, false, 1);
     }
@@ -365,8 +392,18 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
                 for (int j = 0; j < kLanes; ++j) rows[j] = grad_of(std::min(j, count - 1));
                 narrow_grad_lanes(rows, grad);
               }
-              FloatLanes gx, gy;
-              narrow_coordinate_grads<kFault>(source, located.offsets, pixels, grad, gx, gy);
+              FloatLanes gx{}, gy{};
+              if constexpr (std::is_same_v<T, float>) {
+                if (gathers_planes) {
+                  narrow_coordinate_grads<kFault>(
+                      source, NarrowTapPlanes{planes, channels, outside, located.offsets}, grad, gx,
+                      gy);
+                }
+              }
+              if (!gathers_planes) {
+                narrow_coordinate_grads<kFault>(source, NarrowTapRows{pixels, located.offsets},
+                                                grad, gx, gy);
+              }
               double gx_block[kLanes], gy_block[kLanes];
               for (int j = 0; j < kLanes; ++j) gx_block[j] = gx[j], gy_block[j] = gy[j];
               write_block_grid_grad<kFault>(grid_grad, at, count, located, true, gx_block,
@@ -434,7 +471,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
   if (plan.wants.copies_grad_output() && !plan.wants.grad_rows_by_points)
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
-  if (plan.wants.grid_reads() && ws.input_copies == 1)
+  if (plan.wants.grid_reads() && ws.input_copies == 1 && !gathers_input_planes<T, kFault>(plan, l))
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared, 1);
   with_scatter_taps(
       plan.attrs.interpolation,

@@ -121,26 +121,57 @@ GRADCONF_ALWAYS_INLINE void narrow_grad_lanes(const float* const (&rows)[kLanes]
   transpose_8x4(columns, grad);
 }
 
-/// coordinate_grads<T, kFault, 4> of a block's kLanes points at once (C <= 4: rows of 4 floats;
-/// bilinear on float coordinates), one lane per point and one vector per channel: each point's tap
-/// rows and gradOutput row are transposed in registers. Per point the operations and their order
-/// are coordinate_grads': the tap derivatives formed in double and rounded (lane_point_taps), each
+/// Tap k's values of a block's kLanes points for narrow_coordinate_grads, v[c] lane j: point j's
+/// channel c. From the points' channels-last rows of kNarrowLanes (`pixels[j]`: point j's batch's
+/// rows; offsets[k]: tap k's rows, lane_point_taps), each row loaded whole and the rows transposed
+/// in registers; a tap outside reads its batch's zero row (offset `pixels()`, input_copy_rows).
+struct NarrowTapRows {
+  const float* const (&pixels)[kLanes];
+  const MaskLanes (&offsets)[4];
+  GRADCONF_ALWAYS_INLINE void operator()(int k, FloatLanes (&v)[kNarrowLanes]) const {
+    LaneVector<float, kNarrowLanes> columns[kLanes];
+    for (int j = 0; j < kLanes; ++j)
+      columns[j] = load_row<float, kNarrowLanes>(pixels[j] + offsets[k][j] * int64_t{kNarrowLanes});
+    transpose_8x4(columns, v);
+  }
+};
+
+/// NarrowTapRows' values gathered from one batch's contiguous float input planes instead, with
+/// AVX2 gathers (so only where kernel_isa() is AVX2 or AVX-512): a tap outside (offset `outside`,
+/// past the plane) and the channels past `channels` read +0, as the rows' zero row and padding
+/// hold. No copy of the input: where a single batch is split across workers each would otherwise
+/// copy the whole input for itself (private_input_copies), which the second thread did not
+/// shorten (bench/README session 70).
+struct NarrowTapPlanes {
+  const float* const (&planes)[kNarrowLanes];
+  int channels;
+  int32_t outside;
+  const MaskLanes (&offsets)[4];
+  GRADCONF_ALWAYS_INLINE void operator()(int k, FloatLanes (&v)[kNarrowLanes]) const {
+    const MaskLanes inside = offsets[k] < outside;
+    for (int c = 0; c < kNarrowLanes; ++c) {
+      v[c] = FloatLanes{};
+      if (c < channels) gathered_lanes_avx2(planes[c], offsets[k], inside, v[c]);
+    }
+  }
+};
+
+/// coordinate_grads<T, kFault, 4> of a block's kLanes points at once (C <= 4; bilinear on float
+/// coordinates), one lane per point and one vector per channel, the taps' values from
+/// `tap_values` (NarrowTapRows or NarrowTapPlanes). Per point the operations and their order are
+/// coordinate_grads': the tap derivatives formed in double and rounded (lane_point_taps), each
 /// channel summing its taps in tap order from zero, then gx = (c0 + c1) + (c2 + c3); so the same
-/// bits. A tap outside reads its batch's zero row (offset `pixels()`, input_copy_rows) and adds
-/// v * dw = +-0 to its channel's sum, which changes nothing: a sum that starts at +0 is never -0
-/// (where coordinate_grads skips the tap; a select per tap and channel cost 10% of the large
-/// spatial backward). The lanes of points that sample nothing (not addressable, every tap
-/// outside) hold anything: their gridGrad is written as zero. With so few channels the
-/// point-by-point sums left the vector units mostly idle. `offsets[k]`: tap k's rows
-/// (lane_point_taps); `pixels[j]`: point j's batch's channels-last input rows; `grad[c]`: the
-/// points' gradOutput channel c in lanes.
-template <Fault kFault>
+/// bits. A tap outside reads +0 and adds v * dw = +-0 to its channel's sum, which changes nothing:
+/// a sum that starts at +0 is never -0 (where coordinate_grads skips the tap; a select per tap and
+/// channel cost 10% of the large spatial backward). The lanes of points that sample nothing (not
+/// addressable, every tap outside) hold anything: their gridGrad is written as zero. With so few
+/// channels the point-by-point sums left the vector units mostly idle. `grad[c]`: the points'
+/// gradOutput channel c in lanes.
+template <Fault kFault, typename TapValues>
 GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s,
-                                                    const MaskLanes (&offsets)[4],
-                                                    const float* const (&pixels)[kLanes],
+                                                    const TapValues& tap_values,
                                                     const FloatLanes (&grad)[kNarrowLanes],
                                                     FloatLanes& gx, FloatLanes& gy) {
-  using Row = LaneVector<float, kNarrowLanes>;
   static_assert(kNarrowLanes == 4);
   const BilinearWeightLanes w(s);
   const FloatLanes one_minus_ty = BilinearWeightLanes::rounded(w.y[0]);
@@ -150,11 +181,8 @@ GRADCONF_ALWAYS_INLINE void narrow_coordinate_grads(const SourceLanes& s,
   FloatLanes sx[4] = {}, sy[4] = {};
 #pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
-    Row columns[kLanes];
-    for (int j = 0; j < kLanes; ++j)
-      columns[j] = load_row<float, kNarrowLanes>(pixels[j] + offsets[k][j] * int64_t{kNarrowLanes});
     FloatLanes v[4];
-    transpose_8x4(columns, v);
+    tap_values(k, v);
     for (int c = 0; c < 4; ++c) {
       sx[c] += v[c] * dwx[k];
       sy[c] += v[c] * dwy[k];

@@ -231,6 +231,8 @@ inline constexpr double kMaxPrivateCopyBytes = 2.0 * 1024 * 1024;
 /// it has pixels. Each worker then copies the whole input itself and gathers from its own cache;
 /// from one shared copy, every worker's taps fell on lines another core had written (N 1, C 4,
 /// 256 x 256 at 2 threads: 2.11-2.24 ms with the shared copy, 1.58-1.67 with private ones). Else 1.
+/// Phase 2 leaves every copy unused where the gridGrad gathers from the input planes instead
+/// (backward_kernel.h, gathers_input_planes: float, C <= 4, bilinear, AVX2 or AVX-512).
 inline int private_input_copies(const SamplerLayout& l, const BackwardWants& wants,
                                 int point_workers) {
   if (point_workers <= 1 || !wants.grid_reads() || l.n_batch != 1 || l.padded_channels() > kLanes ||

@@ -296,13 +296,26 @@ GRADCONF_ALWAYS_INLINE void narrow_grads(const NarrowBlock& b, FloatLanes& gx, F
   BilinearFractionTaps records[kLanes];
   MaskLanes offsets[4];
   lane_point_taps<Fault::kNone>(b.s, b.layout, records, offsets, nullptr);
-  narrow_coordinate_grads<Fault::kNone>(b.s, offsets, b.pixels, grad, gx, gy);
+  narrow_coordinate_grads<Fault::kNone>(b.s, NarrowTapRows{b.pixels, offsets}, grad, gx, gy);
 }
 void narrow_grads_baseline(const NarrowBlock& b, FloatLanes& gx, FloatLanes& gy) {
   narrow_grads(b, gx, gy);
 }
 GRADCONF_TARGET_AVX2 void narrow_grads_avx2(const NarrowBlock& b, FloatLanes& gx, FloatLanes& gy) {
   narrow_grads(b, gx, gy);
+}
+// The same block's taps gathered from the input planes (NarrowTapPlanes: AVX2 gathers).
+GRADCONF_TARGET_AVX2 void narrow_grads_from_planes(const NarrowBlock& b,
+                                                   const float* const (&planes)[kNarrowLanes],
+                                                   int channels, FloatLanes& gx, FloatLanes& gy) {
+  FloatLanes grad[kNarrowLanes];
+  narrow_grad_lanes(b.grad, grad);
+  BilinearFractionTaps records[kLanes];
+  MaskLanes offsets[4];
+  lane_point_taps<Fault::kNone>(b.s, b.layout, records, offsets, nullptr);
+  const auto outside = static_cast<int32_t>(b.layout.pixels());
+  narrow_coordinate_grads<Fault::kNone>(b.s, NarrowTapPlanes{planes, channels, outside, offsets},
+                                        grad, gx, gy);
 }
 
 void point_grads(const NarrowBlock& b, double (&gx)[kLanes], double (&gy)[kLanes]) {
@@ -348,17 +361,28 @@ TEST(SourceLanes, NarrowGridGradsInLanesAreThePointByPointSums) {
   };
   std::vector<bool> paths = {false};
   if (kernel_isa() != Isa::kBaseline) paths.push_back(true);
-  int compared = 0, unaddressed = 0;
+  int compared = 0, unaddressed = 0, compared_from_planes = 0;
   for (bool avx2 : paths) {
     for (Padding padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
       for (bool align_corners : {false, true}) {
         for (int64_t size : {1, 2, 7}) {
-          NarrowBlock b{SamplerLayout(1, 4, size, size + 3, 1, kLanes), {}, {}, {}};
+          // C 4, and C 2 (rows zero past the channels, as the copy pads them).
+          const int channels = size == 2 ? 2 : 4;
+          NarrowBlock b{SamplerLayout(1, channels, size, size + 3, 1, kLanes), {}, {}, {}};
           std::vector<float> pixels(static_cast<size_t>(input_copy_rows(b.layout) * kNarrowLanes));
           std::vector<float> grad(kLanes * kNarrowLanes);
+          const int64_t plane = b.layout.pixels();
+          std::vector<float> planes_data(static_cast<size_t>(channels * plane));
+          const float* planes[kNarrowLanes] = {};
+          for (int ch = 0; ch < channels; ++ch) planes[ch] = planes_data.data() + ch * plane;
           for (size_t i = 0; i < c.size(); i += kLanes) {
-            for (size_t v = 0; v < static_cast<size_t>(b.layout.pixels() * kNarrowLanes); ++v)
-              pixels[v] = value();
+            for (int64_t p = 0; p < plane; ++p) {
+              for (int ch = 0; ch < kNarrowLanes; ++ch) {
+                const float v = ch < channels ? value() : 0.0f;
+                pixels[static_cast<size_t>(p * kNarrowLanes + ch)] = v;
+                if (ch < channels) planes_data[static_cast<size_t>(ch * plane + p)] = v;
+              }
+            }
             for (float& v : grad) v = value();
             FloatLanes x, y;
             coordinate_lanes(c, i, 3, 2, x, y);
@@ -383,6 +407,17 @@ TEST(SourceLanes, NarrowGridGradsInLanesAreThePointByPointSums) {
               ASSERT_TRUE(same_bits(lanes_y[j], points_y[j]));
               ++compared;
             }
+            if (!avx2) continue;
+            FloatLanes planes_x, planes_y;
+            narrow_grads_from_planes(b, planes, channels, planes_x, planes_y);
+            for (int j = 0; j < kLanes; ++j) {
+              if (b.s.addressable[j] == 0) continue;
+              SCOPED_TRACE(testing::Message() << "from planes, x " << x[j] << " y " << y[j]
+                                              << " size " << size << " lane " << j);
+              ASSERT_TRUE(same_bits(planes_x[j], points_x[j]));
+              ASSERT_TRUE(same_bits(planes_y[j], points_y[j]));
+              ++compared_from_planes;
+            }
           }
         }
       }
@@ -390,6 +425,9 @@ TEST(SourceLanes, NarrowGridGradsInLanesAreThePointByPointSums) {
   }
   EXPECT_GT(compared, 1000);
   EXPECT_GT(unaddressed, 0);  // the coordinates hold NaN and infinities
+  if (kernel_isa() != Isa::kBaseline) {
+    EXPECT_GT(compared_from_planes, 500);
+  }
 }
 
 }  // namespace
