@@ -280,10 +280,11 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
 
 /// Whether the point pass's gridGrad gathers the taps from the input planes (NarrowTapPlanes)
 /// instead of a channels-last copy: one batch of a contiguous float input with C <= 4, bilinear
-/// in lanes (narrow_coordinate_grads) on an AVX2 or AVX-512 path. The same values, so the same
-/// bits, and no copy: at 1 thread the copy cost more than the gathers do, and split across workers
-/// each worker copied the whole input for itself (private_input_copies), which the second thread
-/// did not shorten (N 1, C 4, 256 x 256: 1 thread 2.26-2.43 -> 1.96-1.99 ms, 2 threads 1.39-1.45
+/// in lanes (narrow_coordinate_grads: every such call takes it) on an AVX2 or AVX-512 path. The
+/// same values, so the same bits, and no copy: at 1 thread the copy cost more than the gathers do,
+/// and split across workers each worker copied the whole input for itself (private_input_copies),
+/// which the second thread did not shorten (N 1, C 4, 256 x 256: 1 thread 2.26-2.43 -> 1.96-1.99
+/// ms, 2 threads 1.39-1.45
 /// -> 1.19-1.20; bench/README session 70). The copies' workspace is then left unused.
 template <typename T, Fault kFault>
 bool gathers_input_planes(const BackwardPlan& plan, const SamplerLayout& l) {
@@ -296,11 +297,12 @@ bool gathers_input_planes(const BackwardPlan& plan, const SamplerLayout& l) {
 }
 
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
-/// (inputGrad) and its gridGrad computed from the channels-last copies and written (gridGrad),
-/// kPointGroup points' sums side by side.
+/// (inputGrad) and its gridGrad computed from the channels-last copies (or, `gathers_planes`:
+/// gathers_input_planes, from the input planes) and written (gridGrad), kPointGroup points' sums
+/// side by side.
 template <typename T, Fault kFault, bool kInLanes, typename Taps, typename Val>
 void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows, Val* input_rows,
-                const BackwardWorkspace& ws, std::byte* workspace) {
+                const BackwardWorkspace& ws, std::byte* workspace, bool gathers_planes) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
@@ -320,7 +322,6 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
   static_assert(kLanes % kPointGroup == 0);
   const int copies = ws.input_copies;
   const auto input = view_of<const T, 4>(plan.input);
-  const bool gathers_planes = narrow && gathers_input_planes<T, kFault>(plan, l);
   const float* planes[kNarrowLanes] = {};
   if constexpr (std::is_same_v<T, float>) {
     for (int64_t c = 0; gathers_planes && c < l.channels; ++c) planes[c] = &input(0, c, 0, 0);
@@ -383,8 +384,6 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
           if (!plan.wants.grid_grad) continue;
           if constexpr (kNarrowInLanes) {
             if (narrow) {
-              const float* pixels[kLanes];
-              for (int j = 0; j < kLanes; ++j) pixels[j] = pixels_of(std::min(j, count - 1));
               FloatLanes grad[kNarrowLanes];
               if (!in_place || !narrow_grad_lanes_in_place(grad_output, at, count, grad)) {
                 if (in_place) grad_rows_in_place(grad_output, at, count, row, block_grad.data());
@@ -401,6 +400,8 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
                 }
               }
               if (!gathers_planes) {
+                const float* pixels[kLanes];
+                for (int j = 0; j < kLanes; ++j) pixels[j] = pixels_of(std::min(j, count - 1));
                 narrow_coordinate_grads<kFault>(source, NarrowTapRows{pixels, located.offsets},
                                                 grad, gx, gy);
               }
@@ -471,7 +472,8 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   auto* pixel_rows = reinterpret_cast<Val*>(workspace + ws.input);
   if (plan.wants.copies_grad_output() && !plan.wants.grad_rows_by_points)
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
-  if (plan.wants.grid_reads() && ws.input_copies == 1 && !gathers_input_planes<T, kFault>(plan, l))
+  const bool gathers_planes = gathers_input_planes<T, kFault>(plan, l);
+  if (plan.wants.grid_reads() && ws.input_copies == 1 && !gathers_planes)
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared, 1);
   with_scatter_taps(
       plan.attrs.interpolation,
@@ -479,11 +481,13 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
         using Taps = std::remove_pointer_t<decltype(type)>;
         if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
           if (locates_in_lanes(plan.attrs.interpolation) && records_fit_lanes(l)) {
-            return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
+            return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace,
+                                                     gathers_planes);
           }
         }
         if constexpr (!std::is_same_v<Taps, BilinearFractionTaps>)
-          point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace);
+          point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace,
+                                             gathers_planes);
       },
       records_hold_fractions<T, kFault>(plan.attrs.interpolation, l));
   if (plan.wants.input_grad) {
