@@ -197,6 +197,29 @@ std::pair<RowsView<compute_t<T>>, RowsView<compute_t<T>>> compute_views(const ac
           converted<T>(second, reinterpret_cast<Acc*>(workspace + copy.second_offset))};
 }
 
+/// Score-shaped values (scores, P, dP, dS) of the G query heads of a kv head against its selected
+/// slots: slot k's B columns of head g start at data + k * slot_stride + g * ld. Row-major
+/// (G x K*B: ld K*B, slot_stride B), or slot-major ((K, G, B): ld B, slot_stride G*B), the
+/// layout of the dk/dv pass's cache, so that the dq pass computes P and dS where that pass reads
+/// them.
+template <typename Acc>
+struct ScoreRows {
+  Acc* data;
+  int64_t ld, slot_stride;
+
+  Acc* at(int64_t g, int64_t k) const { return data + k * slot_stride + g * ld; }
+  static ScoreRows row_major(Matrix<Acc>& m, int64_t block) { return {m.data(), m.cols(), block}; }
+  static ScoreRows slot_major(Acc* data, int64_t group, int64_t block) {
+    return {data, block, group * block};
+  }
+};
+
+/// The first `count` values of a contiguous span as an Eigen array.
+template <typename Acc>
+Eigen::Map<Eigen::Array<Acc, Eigen::Dynamic, 1>> span_of(Acc* data, int64_t count) {
+  return {data, count};
+}
+
 /// The selected key and value blocks of (t, n2), slot by slot, read in place, and whether each
 /// row is masked.
 template <typename Acc, Fault kFault>
@@ -244,23 +267,30 @@ struct Selection {
   /// same products whether the blocks are the tensors' or their converted copies, so the same
   /// bits for any layout (stride invariance).
   /// Columns past a slot's live rows (rounded up to whole lane tiles) are 0: masked either way.
-  void products(const Matrix<Acc>& a, bool of_keys, Matrix<Acc>& out) const {
-    out.resize(a.rows(), slots() * block);
+  void products(const Matrix<Acc>& a, bool of_keys, ScoreRows<Acc> out) const {
     for (int64_t k = 0; k < slots(); ++k) {
       const int64_t columns = std::min(block, lane_padded(live[static_cast<size_t>(k)]));
       gemm_abt<Acc>(a.rows(), columns, a.cols(), a.data(), a.cols(), rows_of(k, of_keys),
-                    of_keys ? key_stride : value_stride, out.data() + k * block, out.cols(), false);
-      out.middleCols(k * block + columns, block - columns).setZero();
+                    of_keys ? key_stride : value_stride, out.at(0, k), out.ld, false);
+      for (int64_t g = 0; g < a.rows(); ++g)
+        std::fill(out.at(g, k) + columns, out.at(g, k) + block, Acc(0));
     }
   }
+  void products(const Matrix<Acc>& a, bool of_keys, Matrix<Acc>& out) const {
+    out.resize(a.rows(), slots() * block);
+    products(a, of_keys, ScoreRows<Acc>::row_major(out, block));
+  }
   /// out (G x D) = p rows over every selected live row (keys or values), in slot order.
-  void weighted_sum(const Matrix<Acc>& p, bool of_keys, Matrix<Acc>& out) const {
-    out.setZero(p.rows(), of_keys ? dim_qk : dim_v);
+  void weighted_sum(ScoreRows<Acc> p, int64_t rows, bool of_keys, Matrix<Acc>& out) const {
+    out.setZero(rows, of_keys ? dim_qk : dim_v);
     for (int64_t k = 0; k < slots(); ++k) {
-      gemm_ab<Acc>(p.rows(), out.cols(), live[static_cast<size_t>(k)], p.data() + k * block,
-                   p.cols(), rows_of(k, of_keys), of_keys ? key_stride : value_stride, out.data(),
-                   out.cols(), true);
+      gemm_ab<Acc>(rows, out.cols(), live[static_cast<size_t>(k)], p.at(0, k), p.ld,
+                   rows_of(k, of_keys), of_keys ? key_stride : value_stride, out.data(), out.cols(),
+                   true);
     }
+  }
+  void weighted_sum(Matrix<Acc>& p, bool of_keys, Matrix<Acc>& out) const {
+    weighted_sum(ScoreRows<Acc>::row_major(p, block), p.rows(), of_keys, out);
   }
 };
 
@@ -332,7 +362,10 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   parallel_for(
       0, s.q_tokens * s.kv_heads, grain_for_work(2 * row_work(s)), [&](int64_t lo, int64_t hi) {
         Selection<Acc, kFault> sel;
-        Matrix<Acc> q(s.group, s.dim_qk), go(s.group, s.dim_v), o(s.group, s.dim_v), p, dp, dq_rows;
+        Matrix<Acc> q(s.group, s.dim_qk), go(s.group, s.dim_v), o(s.group, s.dim_v), dq_rows;
+        // P and dS, slot-major: in the cache where the plan keeps one (the planted fault that
+        // adds into the cache computes them here first), else here.
+        std::vector<Acc> p_here, ds_here;
         std::vector<Acc> m(static_cast<size_t>(s.group)), l(static_cast<size_t>(s.group));
         for (int64_t row = lo; row < hi; ++row) {
           const int64_t t = row / s.kv_heads, n2 = row % s.kv_heads;
@@ -345,45 +378,53 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
             m[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_max, t, n1, lane));
             l[static_cast<size_t>(g)] = static_cast<Acc>(stat_at(plan.softmax_sum, t, n1, lane));
           }
+          const int64_t span = s.group * sel.slots() * s.block;
+          const bool in_cache = ws.cached && !planted<kFault>(Fault::kCacheAssumedZero);
+          const int64_t cached = cached_row(s, t, n2, 0, 0);
+          if (!in_cache) {
+            p_here.resize(static_cast<size_t>(span));
+            ds_here.resize(static_cast<size_t>(span));
+          }
+          const auto p = ScoreRows<Acc>::slot_major(in_cache ? p_cache + cached : p_here.data(),
+                                                    s.group, s.block);
+          const auto ds = ScoreRows<Acc>::slot_major(in_cache ? ds_cache + cached : ds_here.data(),
+                                                     s.group, s.block);
           sel.products(q, true, p);
-          p *= scale;
+          span_of(p.data, span) *= scale;
           if (plan.attention_out) {
             const auto saved = view_of<const T, 3>(*plan.attention_out);
             for (int64_t g = 0; g < s.group; ++g)
               gather_rows(saved, t, 1, query_head<kFault>(s, n2, g), o, g);
           } else {  // recomputed with the forward's own softmax (spec Decision, E-NSA-2)
-            Matrix<Acc> fresh = p;
+            Matrix<Acc> fresh(s.group, sel.slots() * s.block);
+            for (int64_t g = 0; g < s.group; ++g) {
+              for (int64_t k = 0; k < sel.slots(); ++k)
+                std::copy_n(p.at(g, k), s.block, fresh.row(g).data() + k * s.block);
+            }
             std::vector<Acc> fm(m.size()), fl(l.size());
             softmax_rows(fresh, sel.is_masked, fm.data(), fl.data());
             sel.weighted_sum(fresh, false, o);
           }
           for (int64_t g = 0; g < s.group; ++g) {
-            probabilities_from_stats(p.row(g).data(), p.cols(), sel.is_masked.data(),
-                                     m[static_cast<size_t>(g)], l[static_cast<size_t>(g)]);
+            for (int64_t k = 0; k < sel.slots(); ++k) {
+              probabilities_from_stats(p.at(g, k), s.block, sel.is_masked.data() + k * s.block,
+                                       m[static_cast<size_t>(g)], l[static_cast<size_t>(g)]);
+            }
           }
-          sel.products(go, false, dp);  // dP = dO values^T
+          sel.products(go, false, ds);  // dP = dO values^T
           for (int64_t g = 0; g < s.group; ++g) {
             const Acc* other =
                 planted<kFault>(Fault::kDrFromGradGrad) ? go.row(g).data() : o.row(g).data();
             const Acc d = dot_lanes(go.row(g).data(), other, s.dim_v);
             dr[t * s.q_heads + query_head<kFault>(s, n2, g)] = d;
-            dp.row(g).array() -= d;
+            for (int64_t k = 0; k < sel.slots(); ++k) span_of(ds.at(g, k), s.block) -= d;
           }
-          dp.array() *= p.array();  // dS
-          if (ws.cached) {
-            for (int64_t k = 0; k < s.count; ++k) {
-              for (int64_t g = 0; g < s.group; ++g) {
-                const int64_t at = cached_row(s, t, n2, k, g), from = k * s.block;
-                if (planted<kFault>(Fault::kCacheAssumedZero)) {
-                  for (int64_t j = 0; j < s.block; ++j) p_cache[at + j] += p(g, from + j);
-                } else {
-                  std::copy_n(p.row(g).data() + from, s.block, p_cache + at);
-                }
-                std::copy_n(dp.row(g).data() + from, s.block, ds_cache + at);
-              }
-            }
+          span_of(ds.data, span) *= span_of(p.data, span);  // dS = P (dP - Dr)
+          if (ws.cached && !in_cache) {  // the planted fault: P added to what the cache held
+            span_of(p_cache + cached, span) += span_of(p.data, span);
+            std::copy_n(ds.data, span, ds_cache + cached);
           }
-          sel.weighted_sum(dp, true, dq_rows);
+          sel.weighted_sum(ds, s.group, true, dq_rows);
           dq_rows *= scale;
           for (int64_t g = 0; g < s.group; ++g) {
             scatter_row(dq, t, query_head<kFault>(s, n2, g), dq_rows.row(g).data());
