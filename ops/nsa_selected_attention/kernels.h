@@ -131,13 +131,19 @@ void selected_slots(const aclTensor& topk, const Sizes& s, int64_t t, int64_t n2
   }
 }
 
+// Rows are converted on the widest ISA path (on_widest_isa_rows): the kernels' own bodies are
+// compiled for baseline x86-64, where a bfloat16 row took about 1 ns a value to store.
+
 /// Rows [first, first + count) of head n of a (T, N, D) view into `out` (count x D).
 template <typename T, typename Acc>
 void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count, int64_t n,
                  Matrix<Acc>& out, int64_t out_row) {
-  for (int64_t r = 0; r < count; ++r) {
-    load_row_lanes(&v(first + r, n, 0), v.strides[2], v.dims[2], out.row(out_row + r).data());
-  }
+  on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    for (int64_t r = 0; r < count; ++r) {
+      load_row_lanes<width()>(&v(first + r, n, 0), v.strides[2], v.dims[2],
+                              out.row(out_row + r).data());
+    }
+  });
 }
 
 /// unit_stride: a planted fault that ignores the view's last stride (it stays inside the view's
@@ -145,7 +151,10 @@ void gather_rows(const StridedView<const T, 3>& v, int64_t first, int64_t count,
 template <typename T, typename Acc>
 void scatter_row(const StridedView<T, 3>& v, int64_t token, int64_t n, const Acc* values,
                  bool unit_stride = false) {
-  store_row_lanes(&v(token, n, 0), unit_stride ? 1 : v.strides[2], v.dims[2], values, false);
+  on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    store_row_lanes<width()>(&v(token, n, 0), unit_stride ? 1 : v.strides[2], v.dims[2], values,
+                             false);
+  });
 }
 
 /// Whether two tensors are read in the compute type as they are (else converted once into the
@@ -173,10 +182,12 @@ RowsView<Acc> converted(const aclTensor& tensor, Acc* copy) {
   const int64_t heads = from.dims[1], dim = from.dims[2];
   parallel_for(0, from.dims[0] * heads, grain_for_work(static_cast<double>(dim)),
                [&](int64_t lo, int64_t hi) {
-                 for (int64_t row = lo; row < hi; ++row) {
-                   load_row_lanes(&from(row / heads, row % heads, 0), from.strides[2], dim,
-                                  copy + row * dim);
-                 }
+                 on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
+                   for (int64_t row = lo; row < hi; ++row) {
+                     load_row_lanes<width()>(&from(row / heads, row % heads, 0), from.strides[2],
+                                             dim, copy + row * dim);
+                   }
+                 });
                });
   return {copy, from.dims, {heads * dim, dim, 1}};
 }
