@@ -218,7 +218,9 @@ struct ScoreRows {
   Acc* data;
   int64_t ld, slot_stride;
 
-  Acc* at(int64_t g, int64_t k) const { return data + k * slot_stride + g * ld; }
+  GRADCONF_ALWAYS_INLINE Acc* at(int64_t g, int64_t k) const {
+    return data + k * slot_stride + g * ld;
+  }
   static ScoreRows row_major(Matrix<Acc>& m, int64_t block) { return {m.data(), m.cols(), block}; }
   static ScoreRows slot_major(Acc* data, int64_t group, int64_t block) {
     return {data, block, group * block};
