@@ -310,10 +310,6 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
   const int64_t row = l.padded_channels();
   const bool reads = plan.wants.grid_reads();
   const bool in_place = plan.wants.grad_output_in_place;
-  // The taps' pixel rows lie anywhere in the input: a block's rows are requested before the first
-  // group's sums wait on theirs, whole, for rows of up to two lines (C 32: base about 4% faster;
-  // a longer row's first line alone did not help).
-  const bool prefetch = reads && row * sizeof(Val) <= 128;
   // C <= 4 on float coordinates: the bilinear gridGrad in lanes (narrow_coordinate_grads). The
   // thread-dependent fault's partial sums exist point by point only.
   constexpr bool kNarrowInLanes = kInLanes && std::is_same_v<Val, float> && Taps::kCount == 4;
@@ -418,7 +414,12 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
             if (plan.wants.grad_rows_by_points)
               grad_rows_in_place(grad_output, at, count, row, grad_rows + i0 * row);
           }
-          for (int j = 0; prefetch && j < count; ++j) {
+          // The taps' pixel rows lie anywhere in the input: the block's rows are requested,
+          // whole, before the first group's sums wait on theirs (C 32: base about 4% faster; C
+          // 256, N 1: 1 thread 3.39-3.73 -> 3.31-3.46 ms, 2 threads 1.99-2.05 -> 1.77-1.79, where
+          // half the rows are in the other core's cache; a long row's first line alone did not
+          // help).
+          for (int j = 0; reads && j < count; ++j) {
             const Val* pixels = pixels_of(j);
             for (int k = 0; k < located.coordinate[j].count; ++k)
               for (int64_t at_byte = 0; at_byte < row * int64_t{sizeof(Val)}; at_byte += 64)
