@@ -284,8 +284,8 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
 /// same values, so the same bits, and no copy: at 1 thread the copy cost more than the gathers do,
 /// and split across workers each worker copied the whole input for itself (private_input_copies),
 /// which the second thread did not shorten (N 1, C 4, 256 x 256: 1 thread 2.26-2.43 -> 1.96-1.99
-/// ms, 2 threads 1.39-1.45
-/// -> 1.19-1.20; bench/README session 70). The copies' workspace is then left unused.
+/// ms, 2 threads 1.39-1.45 -> 1.19-1.20; bench/README session 70). The copies' workspace is then
+/// left unused.
 template <typename T, Fault kFault>
 bool gathers_input_planes(const BackwardPlan& plan, const SamplerLayout& l) {
   const auto input = view_of<const T, 4>(plan.input);
@@ -337,7 +337,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
     Val* pixel_rows = input_rows;
     if (copies > 1 && reads && !gathers_planes) {
       pixel_rows += worker_index() * ws.input_copy_bytes / sizeof(Val);
-      to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, row, false, 1);
+      to_channels_last(input, pixel_rows, row, false, 1);
     }
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       // Declared once per task (3.9 KB): a block resets only the coordinate counts it adds to.
