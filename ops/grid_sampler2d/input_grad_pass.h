@@ -204,10 +204,17 @@ struct PlaneGrad {
   int64_t plane, step;
   int channels;
   GRADCONF_ALWAYS_INLINE LaneVector<PlaneAcc, W> operator()(int64_t i) const {
-    // Built in registers: a vector loaded from lanes just stored one by one waits for the stores.
+    // Built in registers, lane by lane at fixed indices (channels >= 1; lanes past it read the
+    // last channel and are zeroed): a loop to `channels` put the lanes on the stack, and the
+    // vector loaded back waited on their stores (large spatial nearest at 2 threads: half the
+    // scatter's samples on that load).
     LaneVector<PlaneAcc, W> g = {};
-    for (int c = 0; c < channels; ++c)
-      g[c] = static_cast<PlaneAcc>(static_cast<float>(grad[c * plane + i * step]));
+#pragma GCC unroll 16
+    for (int c = 0; c < W; ++c) {
+      const auto value = static_cast<PlaneAcc>(
+          static_cast<float>(grad[std::min(c, channels - 1) * plane + i * step]));
+      g[c] = c < channels ? value : PlaneAcc{0};
+    }
     return g;
   }
 };
