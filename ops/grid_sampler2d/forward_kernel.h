@@ -27,6 +27,7 @@
 #include "grid_sampler2d/kernels.h"
 #include "grid_sampler2d/plan.h"
 #include "grid_sampler2d/source_lanes.h"
+#include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
 
@@ -242,30 +243,32 @@ void bicubic_forward_kernel(const ForwardPlan& plan) {
 /// scalar kernels' order (so the same bits), the tile's rows transposed back into the output
 /// planes. Two groups make a tile: each output plane then gets a whole cache line at once (with
 /// one group, planes a multiple of 4 KiB apart evicted each other's half-written lines between
-/// groups: 256 planes, all in one L1 set and 8 L2 sets).
+/// groups: 256 planes, all in one L1 set and 8 L2 sets). Where the workers divide (batch, channel
+/// group) items evenly (private_channel_groups), each copies and samples its items alone: N 1, C
+/// 256, 64 x 64 at 2 threads 0.90-0.94 -> 0.77-0.82 ms (the shared copy's second half came from
+/// the other core); else the copy is shared and the points split.
 template <typename T, Fault kFault>
 void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const auto input = view_of<const T, 4>(plan.input);
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto out = view_of<T, 4>(plan.out);
-  const int64_t channels = input.dims[1], in_h = input.dims[2], in_w = input.dims[3];
+  const int64_t batches = input.dims[0], channels = input.dims[1];
+  const int64_t in_h = input.dims[2], in_w = input.dims[3];
   const int64_t out_h = grid.dims[1], out_w = grid.dims[2];
   const int64_t row = lane_padded(channels), plane = in_h * in_w * row;
   const Attributes& a = plan.attrs;
   const bool bicubic = a.interpolation == Interpolation::kBicubic;
   const bool in_lanes = locates_in_lanes(a.interpolation) && in_h * in_w <= INT_MAX;
-  const int64_t points = input.dims[0] * out_h * out_w;
+  const int64_t per_batch = out_h * out_w, points = batches * per_batch;
   const int64_t grain = grain_for_work((bicubic ? 16.0 : 4.0) * row);
+  const int parts = parallel_parts(points, grain);
   constexpr int kGroups = 2;
   constexpr int64_t kTile = kGroups * kLanes;
-  const bool shared = parallel_parts(points, grain) > 1;
-  to_channels_last(input, pixels, row, shared);
-  // Each tap row's first two lines are requested as the tile is located (N 4, C 32, 64 x 64
-  // about 8% faster); when the copy is shared, half the rows are lines the other core wrote, and
-  // whole rows are requested (N 1, C 256, 64 x 64 at 2 threads 0.90-0.96 -> 0.88-0.92 ms; at 1
-  // thread, with nothing shared, whole rows measured 1.47-1.62 -> 1.56-1.68).
-  const int64_t prefetched = shared ? row : std::min<int64_t>(row, 32);
-  parallel_for(0, points, grain, [&](int64_t lo, int64_t hi) {
+  // Samples points [lo, hi) into output channels c0 + [0, copied) from a copy whose batch n
+  // starts at copy + n * batch_stride, in rows of copy_row; each tap row's first `prefetched`
+  // values are requested as the tile is located.
+  const auto sample_points = [&](int64_t lo, int64_t hi, const float* copy, int64_t batch_stride,
+                                 int64_t copy_row, int64_t c0, int64_t copied, int64_t prefetched) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       PointIndex next(lo, out_h, out_w);
       // Written for a group's points before they are read: declared once, not cleared per
@@ -289,9 +292,9 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
             const FloatLanes weight = t.float_weight(k);
             for (int p = 0; p < count[g]; ++p) {
               tap_weight[g][k][p] = weight[p];
-              tap_row[g][k][p] = t.inside[k][p]
-                                     ? pixels + at[g][p].n * plane + int64_t{t.offset[k][p]} * row
-                                     : nullptr;
+              tap_row[g][k][p] = t.inside[k][p] ? copy + at[g][p].n * batch_stride +
+                                                      int64_t{t.offset[k][p]} * copy_row
+                                                : nullptr;
               // Requested now, while the rest of the tile is located.
               if (tap_row[g][k][p]) {
                 for (int64_t line = 0; line < prefetched; line += 16)
@@ -304,16 +307,18 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
         for (int p = 0; p < count[g]; ++p) {
           const SourcePoint s = locate_source<kFault>(x[p], y[p], in_h, in_w, a.interpolation,
                                                       a.padding, a.align_corners);
-          const float* batch = pixels + at[g][p].n * plane;
+          const float* batch = copy + at[g][p].n * batch_stride;
           if (bicubic) {
-            cubic[g][p] = bicubic_taps<T, float, kFault>(s, in_h, in_w, a, in_w * row, row);
+            cubic[g][p] =
+                bicubic_taps<T, float, kFault>(s, in_h, in_w, a, in_w * copy_row, copy_row);
             continue;
           }
           const BilinearTaps<float, kFault> t(s, in_h, in_w);
           for (int k = 0; k < 4; ++k) {
             tap_weight[g][k][p] = t.weight[k];
-            tap_row[g][k][p] =
-                s.addressable && t.inside[k] ? batch + (t.y[k] * in_w + t.x[k]) * row : nullptr;
+            tap_row[g][k][p] = s.addressable && t.inside[k]
+                                   ? batch + (t.y[k] * in_w + t.x[k]) * copy_row
+                                   : nullptr;
           }
         }
       };
@@ -327,8 +332,8 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
             LaneVector<float> line{};
             for (int ii = 0; ii < t.column_count; ++ii) {
               const int i = t.columns_inside[ii];
-              line += t.wx[i] * load_lanes<float>(pixels + at[g][p].n * plane + t.row_offset[j] +
-                                                      t.column_offset[i] + c,
+              line += t.wx[i] * load_lanes<float>(copy + at[g][p].n * batch_stride +
+                                                      t.row_offset[j] + t.column_offset[i] + c,
                                                   1);
             }
             value += t.wy[j] * line;
@@ -356,10 +361,10 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
         // hardware fetches ahead), not one line of each of 32 rows in turn.
         constexpr int64_t kSpan = 32 * kLanes;
         LaneVector<float> sampled[kGroups][kLanes][kSpan / kLanes];
-        for (int64_t c = 0; c < channels; c += kLanes) {
+        for (int64_t c = 0; c < copied; c += kLanes) {
           const int64_t in_span = c % kSpan / kLanes;
           if (in_span == 0) {
-            const int64_t end = std::min(channels, c + kSpan);
+            const int64_t end = std::min(copied, c + kSpan);
             for (int g = 0; g < groups; ++g) {
               for (int p = 0; p < count[g]; ++p) {
                 for (int64_t cc = c; cc < end; cc += kLanes)
@@ -373,22 +378,53 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
               tile[g][p] = p < count[g] ? sampled[g][p][in_span] : LaneVector<float>{};
             transpose_lanes(tile[g]);
           }
-          const int lanes = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
+          const int lanes = static_cast<int>(std::min<int64_t>(kLanes, copied - c));
           for (int j = 0; j < lanes; ++j) {
             if (one_row) {
-              T* line = &out(at[0][0].n, c + j, at[0][0].h, at[0][0].w);
+              T* line = &out(at[0][0].n, c0 + c + j, at[0][0].h, at[0][0].w);
               for (int g = 0; g < kGroups; ++g)
                 store_lanes<float>(line + g * kLanes * out.strides[3], out.strides[3], tile[g][j]);
               continue;
             }
             for (int g = 0; g < groups; ++g) {
               for (int p = 0; p < count[g]; ++p)
-                out(at[g][p].n, c + j, at[g][p].h, at[g][p].w) = static_cast<T>(tile[g][j][p]);
+                out(at[g][p].n, c0 + c + j, at[g][p].h, at[g][p].w) = static_cast<T>(tile[g][j][p]);
             }
           }
         }
       }
     });
+  };
+  if (const auto split = private_channel_groups(batches, channels, parts)) {
+    const int64_t per_group = split->channels_per_group, groups = split->groups;
+    parallel_for(
+        0, batches * groups, 1,
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t item = lo; item < hi; ++item) {
+            const int64_t n = item / groups, c0 = item % groups * per_group;
+            const int64_t copied = std::min(per_group, channels - c0);
+            auto source = input;
+            source.origin = &input(n, c0, 0, 0);
+            source.dims[0] = 1;
+            source.dims[1] = copied;
+            // The groups' rows of lane_padded(copied) add up to a batch's plane.
+            float* copy = pixels + n * plane + c0 * in_h * in_w;
+            to_channels_last(source, copy, lane_padded(copied), false);
+            // Whole tap rows measured slower here: the copy is this core's own.
+            sample_points(n * per_batch, (n + 1) * per_batch, copy, 0, lane_padded(copied), c0,
+                          copied, std::min<int64_t>(lane_padded(copied), 32));
+          }
+        },
+        parts);
+    return;
+  }
+  // Each tap row's first two lines are requested as the tile is located (N 4, C 32, 64 x 64
+  // about 8% faster); when the copy is shared, half the rows are lines the other core wrote, and
+  // whole rows are requested (N 1, C 256, 64 x 64 at 2 threads 0.90-0.96 -> 0.88-0.92 ms; at 1
+  // thread, with nothing shared, whole rows measured 1.47-1.62 -> 1.56-1.68).
+  to_channels_last(input, pixels, row, true);
+  parallel_for(0, points, grain, [&](int64_t lo, int64_t hi) {
+    sample_points(lo, hi, pixels, plane, row, 0, channels, row);
   });
 }
 

@@ -184,6 +184,60 @@ TEST(GridSampler2DPinned, batch_major_plans_keep_the_one_thread_bits) {
   expect_one_thread_bits_in_every_mode({4, 12, 24, 20, 20, 24});
 }
 
+// The forward's channels-last copy split into (batch, channel group) items (workspace.h,
+// private_channel_groups): the groups cover the channels, their padded rows fill exactly a
+// batch's copy, every worker gets the same number of items, and no group is narrower than
+// kMinGroupChannels; at 2 threads N 1, C 72 splits in two groups of 40, at 3 in none. Law 7 (1,
+// 2, 3 and 8 threads) and the reference on that forward, float and bfloat16, bilinear and
+// bicubic, every padding.
+TEST(GridSampler2DPinned, forward_channel_groups_fill_the_copy_and_keep_the_one_thread_bits) {
+  namespace gs = gradconf::grid_sampler2d;
+  int splits = 0;
+  for (int64_t batches = 1; batches <= 9; ++batches) {
+    for (int64_t channels = 5; channels <= 300; ++channels) {
+      for (int parts = 1; parts <= 8; ++parts) {
+        const auto split = gs::private_channel_groups(batches, channels, parts);
+        if (!split) continue;
+        SCOPED_TRACE(::testing::Message()
+                     << batches << " batches, C " << channels << ", " << parts << " workers");
+        const int64_t per_group = split->channels_per_group, groups = split->groups;
+        ASSERT_GT(groups, 0);
+        EXPECT_EQ(per_group % gradconf::kLanes, 0);
+        EXPECT_GE(groups * per_group, channels);
+        EXPECT_LT((groups - 1) * per_group, channels);
+        EXPECT_EQ(batches * groups % parts, 0);
+        if (groups > 1) {
+          EXPECT_GE(per_group, gs::kMinGroupChannels);
+        }
+        int64_t row_values = 0;
+        for (int64_t c0 = 0; c0 < channels; c0 += per_group)
+          row_values += gradconf::lane_padded(std::min(per_group, channels - c0));
+        EXPECT_EQ(row_values, gradconf::lane_padded(channels));
+        splits += groups > 1;
+      }
+    }
+  }
+  EXPECT_GT(splits, 0);
+  const auto two = gs::private_channel_groups(1, 72, 2);
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->channels_per_group, 40);
+  EXPECT_EQ(two->groups, 2);
+  EXPECT_FALSE(gs::private_channel_groups(1, 72, 3));
+  for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
+    for (auto interpolation : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+      for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
+        Problem p = problem(dtype, {1, 72, 12, 10, 10, 12});
+        p.interpolation = interpolation, p.padding = padding;
+        p.entry = Direction::kForward;
+        SCOPED_TRACE(p.to_repro());
+        const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
+        EXPECT_TRUE(result.holds) << result.detail;
+        expect_matches_reference(p);
+      }
+    }
+  }
+}
+
 // Where each batch's passes run on one worker, the point pass writes gradOutput's rows for the
 // scatter (workspace.h, with_grad_rows_by_points): at one worker, and at two in a batch-major
 // plan, not for three batches over two workers (one batch's points and planes split), not for C <=
