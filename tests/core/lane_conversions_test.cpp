@@ -3,8 +3,8 @@
 // binary16 and bfloat16 value to float, and to binary16 and bfloat16 every float whose low bits sit
 // on or next to a rounding boundary, for every high half (sign, exponent, top of the mantissa), on
 // the baseline path, on the AVX2 one and on the AVX-512 one with the wide rows (kWideRowLanes
-// lanes, the vpmovdw narrowing; and whole streamed rows, which narrow to bfloat16 with
-// vcvtneps2bf16 where the CPU has AVX512_BF16) where the CPU has them.
+// lanes, the vpmovdw narrowing; and whole streamed rows, off and on cache lines, which narrow to
+// bfloat16 with vcvtneps2bf16 where the CPU has AVX512_BF16) where the CPU has them.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -47,7 +47,7 @@ inline __attribute__((always_inline)) void store_all(const float* in, uint16_t* 
   }
 }
 
-enum class Path { kBaseline, kAvx2, kAvx512Wide, kAvx512Rows };
+enum class Path { kBaseline, kAvx2, kAvx512Wide, kAvx512Rows, kAvx512Lines };
 
 const char* path_name(Path path) {
   switch (path) {
@@ -60,6 +60,10 @@ const char* path_name(Path path) {
     case Path::kAvx512Rows:
       return gradconf::kernel_has_bfloat16_conversion() ? " (avx512 rows, bf16 instructions)"
                                                         : " (avx512 rows)";
+    case Path::kAvx512Lines:
+      return gradconf::kernel_has_bfloat16_conversion()
+                 ? " (avx512 rows on cache lines, bf16 instructions)"
+                 : " (avx512 rows on cache lines)";
   }
   return "";
 }
@@ -110,18 +114,33 @@ GRADCONF_TARGET_AVX512 void store_row_avx512(const float* in, uint16_t* raw, siz
   gradconf::stream_fence();
 }
 
+// One streamed row that starts on a cache line: each whole line goes in one 64-byte store.
+template <typename T>
+GRADCONF_TARGET_AVX512 void store_lines_avx512(const float* in, uint16_t* raw, size_t n) {
+  struct alignas(64) Line {
+    uint16_t values[32];
+  };
+  std::vector<Line> lines((n + 31) / 32);
+  gradconf::store_row_lanes<kWideRowLanes>(reinterpret_cast<T*>(lines.data()), 1,
+                                           static_cast<int64_t>(n), in, true);
+  gradconf::stream_fence();
+  std::memcpy(raw, lines.data(), n * sizeof(uint16_t));
+}
+
 template <typename T>
 void store_on(Path path, const float* in, uint16_t* raw, size_t n) {
   (path == Path::kBaseline     ? store_all_baseline<T>
    : path == Path::kAvx2       ? store_all_avx2<T>
    : path == Path::kAvx512Wide ? store_all_avx512<T>
-                               : store_row_avx512<T>)(in, raw, n);
+   : path == Path::kAvx512Rows ? store_row_avx512<T>
+                               : store_lines_avx512<T>)(in, raw, n);
 }
 
 std::vector<Path> paths() {
   switch (gradconf::kernel_isa()) {
     case gradconf::Isa::kAvx512:
-      return {Path::kBaseline, Path::kAvx2, Path::kAvx512Wide, Path::kAvx512Rows};
+      return {Path::kBaseline, Path::kAvx2, Path::kAvx512Wide, Path::kAvx512Rows,
+              Path::kAvx512Lines};
     case gradconf::Isa::kAvx2:
       return {Path::kBaseline, Path::kAvx2};
     case gradconf::Isa::kBaseline:
