@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -104,6 +105,61 @@ std::vector<Acc> weights_by_head(const Plan& plan) {
 /// lines would only evict the inputs from the caches.
 inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
 
+/// window_rows (below) for bfloat16 rows of a multiple of 32 values on the AVX-512 path (W 16):
+/// head by head, each row's sums in registers, and 32 values widened in two instructions per
+/// token (a 32-bit word's low half shifted up is the even element, the word with its low half
+/// cleared the odd one; a widening of 16 values took two). Each element sums the same products
+/// in the same order: the same bits, 1 thread 2.70-2.76 -> 2.18-2.26 ms for 4 x 8192 tokens, N
+/// 4, D 128. The next window's new tokens are requested first.
+template <int W, typename Acc>
+GRADCONF_ALWAYS_INLINE void bfloat16_window_rows(const StridedView<const bfloat16, 3>& input,
+                                                 const StridedView<bfloat16, 3>& output, int64_t c,
+                                                 int64_t first, const Acc* weights, int64_t block,
+                                                 int64_t stride, Acc* acc) {
+  static_assert(std::is_same_v<Acc, float> && W == kWideRowLanes);
+  using Words = LaneVector<uint32_t, W>;
+  using Floats = LaneVector<float, W>;
+  const int64_t tokens = input.dims[0], heads = input.dims[1], dim = input.dims[2];
+  for (int64_t t = std::max(first + block, first + stride);
+       t < std::min(tokens, first + block + stride); ++t) {
+    for (int64_t n = 0; n < heads; ++n)
+      prefetch_bytes(&input(t, n, 0), dim * int64_t{sizeof(bfloat16)});
+  }
+  constexpr int kChunks = 4;  // of 2 W values: 8 accumulators
+  for (int64_t n = 0; n < heads; ++n) {
+    for (int64_t d0 = 0; d0 < dim; d0 += kChunks * 2 * W) {
+      const int chunks = static_cast<int>(std::min<int64_t>(kChunks, (dim - d0) / (2 * W)));
+      Floats even[kChunks] = {}, odd[kChunks] = {};
+      for (int64_t j = 0; j < block; ++j) {
+        const float w = weights[n * block + j];
+        const bfloat16* x = &input(first + j, n, d0);
+#pragma GCC unroll 4
+        for (int q = 0; q < kChunks; ++q) {
+          if (q >= chunks) continue;
+          Words words;
+          std::memcpy(&words, x + q * 2 * W, sizeof words);
+          const Words low_up = words << 16, high = words & 0xffff0000u;
+          Floats even_values, odd_values;
+          std::memcpy(&even_values, &low_up, sizeof even_values);
+          std::memcpy(&odd_values, &high, sizeof odd_values);
+          even[q] = even[q] + w * even_values;
+          odd[q] = odd[q] + w * odd_values;
+        }
+      }
+      for (int q = 0; q < chunks; ++q) {
+        Acc* sums = acc + n * dim + d0 + q * 2 * W;
+        store_lanes<float, W>(sums, 1,
+                              __builtin_shufflevector(even[q], odd[q], 0, 16, 1, 17, 2, 18, 3, 19,
+                                                      4, 20, 5, 21, 6, 22, 7, 23));
+        store_lanes<float, W>(sums + W, 1,
+                              __builtin_shufflevector(even[q], odd[q], 8, 24, 9, 25, 10, 26, 11, 27,
+                                                      12, 28, 13, 29, 14, 30, 15, 31));
+      }
+    }
+    store_row_lanes<W>(&output(c, n, 0), output.strides[2], dim, acc + n * dim, false);
+  }
+}
+
 /// Compressed rows (c, every head) of a window whose first token is `first` (null: not computed,
 /// zeros). The window's tokens are walked in order, each token's N x D values once and in memory
 /// order (a window is l whole tokens, contiguous in the usual layout), into one accumulator row
@@ -118,6 +174,11 @@ GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
                                         const int64_t* first, const Acc* weights, int64_t block,
                                         int64_t stride, Acc* acc) {
   const int64_t tokens = input.dims[0], heads = input.dims[1], dim = input.dims[2];
+  if constexpr (std::is_same_v<T, bfloat16> && W == kWideRowLanes) {
+    if (first && input.strides[2] == 1 && dim % (2 * W) == 0) {
+      return bfloat16_window_rows<W>(input, output, c, *first, weights, block, stride, acc);
+    }
+  }
   std::fill(acc, acc + heads * dim, Acc(0));
   const auto sum_tokens = [&](auto unit_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
     const int64_t xs = decltype(unit_stride)::value ? 1 : input.strides[2];
