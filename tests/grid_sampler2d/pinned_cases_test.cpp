@@ -127,8 +127,16 @@ std::optional<gradconf::grid_sampler2d::BackwardWorkspace> plan_at_two_threads(
                                 gs::point_workers(layout, 2));
 }
 
-// Law 7 (1, 2, 3 and 8 threads, phase 1 and phase 2 at different counts) and the reference on
-// backwards of these sizes, float and bfloat16, under every interpolation and padding.
+// Law 7 (1, 2, 3 and 8 threads, phase 1 and phase 2 at different counts) and the reference on p.
+void expect_one_thread_bits(const Problem& p) {
+  SCOPED_TRACE(p.to_repro());
+  const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
+  EXPECT_TRUE(result.holds) << result.detail;
+  expect_matches_reference(p);
+}
+
+// expect_one_thread_bits on backwards of these sizes, float and bfloat16, under every
+// interpolation and padding.
 void expect_one_thread_bits_in_every_mode(std::array<int64_t, 6> sizes) {
   for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
     for (auto interpolation :
@@ -137,10 +145,7 @@ void expect_one_thread_bits_in_every_mode(std::array<int64_t, 6> sizes) {
         Problem p = problem(dtype, sizes);
         p.interpolation = interpolation, p.padding = padding;
         p.entry = Direction::kBackward;
-        SCOPED_TRACE(p.to_repro());
-        const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
-        EXPECT_TRUE(result.holds) << result.detail;
-        expect_matches_reference(p);
+        expect_one_thread_bits(p);
       }
     }
   }
@@ -229,10 +234,7 @@ TEST(GridSampler2DPinned, forward_channel_groups_fill_the_copy_and_keep_the_one_
         Problem p = problem(dtype, {1, 72, 12, 10, 10, 12});
         p.interpolation = interpolation, p.padding = padding;
         p.entry = Direction::kForward;
-        SCOPED_TRACE(p.to_repro());
-        const auto result = gradconf::props::determinism<GridSampler2DTraits>(p, Backend::linked());
-        EXPECT_TRUE(result.holds) << result.detail;
-        expect_matches_reference(p);
+        expect_one_thread_bits(p);
       }
     }
   }
