@@ -180,8 +180,8 @@ inline bool grad_output_readable_in_place(const aclTensor& grad_output) {
 inline constexpr int64_t kDirectBilinearChannels = 64;
 
 /// A channels-last forward split into items of (batch, group of channels): each item is copied
-/// and sampled by one worker, start to end, so no worker reads copy lines another core wrote
-/// (at 2 threads those reads made the copy's second half cost more than reading memory).
+/// and sampled by one worker, start to end, so no worker reads copy lines another core wrote (a
+/// shared copy gives each worker half its tap rows from the other core's cache).
 struct ChannelGroups {
   int64_t channels_per_group = 0, groups = 0;
 };
