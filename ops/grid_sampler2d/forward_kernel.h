@@ -265,10 +265,15 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   constexpr int kGroups = 2;
   constexpr int64_t kTile = kGroups * kLanes;
   // Samples points [lo, hi) into output channels c0 + [0, copied) from a copy whose batch n
-  // starts at copy + n * batch_stride, in rows of copy_row; each tap row's first `prefetched`
-  // values are requested as the tile is located.
+  // starts at copy + n * batch_stride, in rows of copy_row; `shared`: other workers wrote part of
+  // the copy.
   const auto sample_points = [&](int64_t lo, int64_t hi, const float* copy, int64_t batch_stride,
-                                 int64_t copy_row, int64_t c0, int64_t copied, int64_t prefetched) {
+                                 int64_t copy_row, int64_t c0, int64_t copied, bool shared) {
+    // Each tap row's first two lines are requested as the tile is located (N 4, C 32, 64 x 64
+    // about 8% faster); in a shared copy half the rows are lines the other core wrote, and whole
+    // rows are requested (N 1, C 256, 64 x 64 at 2 threads 0.90-0.96 -> 0.88-0.92 ms; in a
+    // copy of one worker's, whole rows measured 1.47-1.62 -> 1.56-1.68 at 1 thread).
+    const int64_t prefetched = shared ? copy_row : std::min<int64_t>(copy_row, 32);
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       PointIndex next(lo, out_h, out_w);
       // Written for a group's points before they are read: declared once, not cleared per
@@ -403,28 +408,23 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
           for (int64_t item = lo; item < hi; ++item) {
             const int64_t n = item / groups, c0 = item % groups * per_group;
             const int64_t copied = std::min(per_group, channels - c0);
+            const int64_t copy_row = lane_padded(copied);
             auto source = input;
             source.origin = &input(n, c0, 0, 0);
             source.dims[0] = 1;
             source.dims[1] = copied;
-            // The groups' rows of lane_padded(copied) add up to a batch's plane.
+            // The groups' rows of copy_row values add up to a batch's plane.
             float* copy = pixels + n * plane + c0 * in_h * in_w;
-            to_channels_last(source, copy, lane_padded(copied), false);
-            // Whole tap rows measured slower here: the copy is this core's own.
-            sample_points(n * per_batch, (n + 1) * per_batch, copy, 0, lane_padded(copied), c0,
-                          copied, std::min<int64_t>(lane_padded(copied), 32));
+            to_channels_last(source, copy, copy_row, false);
+            sample_points(n * per_batch, (n + 1) * per_batch, copy, 0, copy_row, c0, copied, false);
           }
         },
         parts);
     return;
   }
-  // Each tap row's first two lines are requested as the tile is located (N 4, C 32, 64 x 64
-  // about 8% faster); when the copy is shared, half the rows are lines the other core wrote, and
-  // whole rows are requested (N 1, C 256, 64 x 64 at 2 threads 0.90-0.96 -> 0.88-0.92 ms; at 1
-  // thread, with nothing shared, whole rows measured 1.47-1.62 -> 1.56-1.68).
   to_channels_last(input, pixels, row, true);
   parallel_for(0, points, grain, [&](int64_t lo, int64_t hi) {
-    sample_points(lo, hi, pixels, plane, row, 0, channels, row);
+    sample_points(lo, hi, pixels, plane, row, 0, channels, true);
   });
 }
 
