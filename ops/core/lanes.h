@@ -371,6 +371,23 @@ inline __attribute__((always_inline)) void stream_copy(void* dst, const void* sr
 #endif
 }
 
+/// stream_copy from a 64-byte-aligned `src`: where `dst` is 64-byte aligned too and `bytes` whole
+/// lines, each line goes out in one 64-byte streaming store. Compiled for AVX-512, so it is
+/// inlined into on_widest_isa's AVX-512 path only; a kernel calls it only when kernel_isa() is
+/// kAvx512.
+GRADCONF_TARGET_AVX512 inline void stream_lines_avx512(void* dst, const void* src, size_t bytes) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (reinterpret_cast<uintptr_t>(dst) % 64 == 0 && bytes % 64 == 0) {
+    for (size_t at = 0; at < bytes; at += 64) {
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(static_cast<char*>(dst) + at),
+                          _mm512_load_si512(static_cast<const char*>(src) + at));
+    }
+    return;
+  }
+#endif
+  stream_copy(dst, src, bytes);
+}
+
 /// Stores W values to the 16-byte-aligned p[0..W) converted to T, bypassing the caches.
 template <typename Acc, int W = kLanes, typename T>
 inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<Acc, W>& v) {

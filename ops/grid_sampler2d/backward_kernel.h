@@ -136,7 +136,10 @@ template <typename Taps>
 struct LocatedPoints {
   Taps scatter[kLanes];
   CoordinateTaps coordinate[kLanes];
-  MaskLanes offsets[4];         ///< located in lanes: tap k's offsets in lanes (lane_point_taps)
+  MaskLanes offsets[4];  ///< located in lanes: tap k's offsets in lanes (lane_point_taps)
+  /// Fraction records in lanes on the AVX-512 path: the `scatter` records as their 3 cache lines
+  /// (fraction_record_lines_avx512), which `scatter` then does not hold.
+  alignas(64) int32_t record_lines[6 * kLanes];
   int64_t addressable[kLanes];  ///< 1 or 0: read as lanes by write_block_grid_grad
   double mult_x[kLanes], mult_y[kLanes];
 };
@@ -216,12 +219,13 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
                                             const StridedView<const T, 4>& grid,
                                             const SamplerLayout& l, const Attributes& a, bool reads,
                                             PointIndex (&at)[kLanes], LocatedPoints<Taps>& located,
-                                            SourceLanes& s) {
+                                            SourceLanes& s, bool record_lines) {
   FloatLanes x, y;
   next_points(next, count, grid, at, x, y);
   s = locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
   lane_point_taps<kFault>(s, l, located.scatter, located.offsets,
-                          reads ? &located.coordinate : nullptr);
+                          reads ? &located.coordinate : nullptr,
+                          record_lines ? located.record_lines : nullptr);
   const double mult_x = unnormalize_grad(l.in_w, a.align_corners);
   const double mult_y = unnormalize_grad(l.in_h, a.align_corners);
   for (int j = 0; j < kLanes; ++j) {
@@ -231,21 +235,36 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
   }
 }
 
+/// One record list's newest fraction records (AVX-512 path: LocatedPoints::record_lines), held in
+/// L1 until a whole run of kLanes can be streamed to the list (kLanes records are 3 cache lines,
+/// their indices 1; lists start on a line: workspace_regions), so the list is written in whole
+/// lines and the records are staged without a branch per record. Filed one by one (a loop of
+/// data-dependent length per range and block, a partial line per streamed record, each record
+/// loaded from the narrow stores that built it) they were about 100 us of large spatial's 870 at
+/// 2 threads (the pass timed with the filing skipped).
+struct StagedRecords {
+  alignas(64) BilinearFractionTaps taps[2 * kLanes];
+  alignas(64) int64_t points[2 * kLanes];
+  int staged = 0;
+};
+
 /// Files a block's `count` records under every pixel range they reach (workspace.h,
 /// record_chunks), each with its point's index in the batch: per range the points that reach it,
 /// as bits, in point order (whether a point reaches a range is data: a branch per point and range
 /// mispredicted), compared in lanes when located in lanes (2 threads, large spatial: 1.62-1.68 ->
-/// 1.49-1.54 ms). Nearest's 8-byte records in lanes go with AVX-512's compressing stores when
-/// `compress` (a block's points are consecutive in one chunk, so in one batch: their indices are
-/// the first's plus their lane): large spatial nearest at 2 threads 0.63-0.64 -> 0.51-0.52 ms.
-/// `filed[r]`: the entries unit `unit`'s list for range r holds so far.
+/// 1.49-1.54 ms). A block's points are consecutive in one chunk, so in one batch: their indices
+/// are the first's plus their lane. Nearest's 8-byte records in lanes go with AVX-512's
+/// compressing stores when `compress`: large spatial nearest at 2 threads 0.63-0.64 -> 0.51-0.52
+/// ms. Fraction records on the AVX-512 path are staged (`staged` not null: StagedRecords, range
+/// r's at `staged[r]`). `filed[r]`: the entries unit `unit`'s list for range r has written so far.
 template <bool kInLanes, typename Taps>
 GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
                                          const std::vector<PixelRange>& ranges, int64_t unit,
                                          const LocatedPoints<Taps>& located,
                                          const PointIndex (&at)[kLanes], int count, int64_t out_w,
-                                         int64_t* filed, bool compress) {
+                                         int64_t* filed, StagedRecords* staged, bool compress) {
   const Taps(&records)[kLanes] = located.scatter;
+  const int64_t first = at[0].h * out_w + at[0].w;
   for (int64_t r = 0; r < lists.ranges; ++r) {
     const PixelRange& range = ranges[static_cast<size_t>(r)];
     unsigned reached = 0;
@@ -262,19 +281,54 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
     if constexpr (kInLanes && std::is_same_v<Taps, NearestScatterTaps>) {
       static_assert(sizeof(Taps) == sizeof(int64_t));
       if (compress) {
-        compress_store_lanes_avx512(located.offsets[0], at[0].h * out_w + at[0].w, reached,
+        compress_store_lanes_avx512(located.offsets[0], first, reached,
                                     reinterpret_cast<int64_t*>(list_taps + entry),
                                     list_points + entry);
         filed[r] = entry + __builtin_popcount(reached);
         continue;
       }
     }
+    if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
+      if (staged) {
+        // The last block's run is streamed now, when the stores that staged it have completed.
+        StagedRecords& stage = staged[r];
+        if (stage.staged >= kLanes) {
+          stream_lines_avx512(list_taps + entry, stage.taps, sizeof(Taps) * kLanes);
+          stream_lines_avx512(list_points + entry, stage.points, sizeof(int64_t) * kLanes);
+          std::memcpy(stage.taps, stage.taps + kLanes, sizeof(Taps) * kLanes);
+          std::memcpy(stage.points, stage.points + kLanes, sizeof(int64_t) * kLanes);
+          stage.staged -= kLanes;
+          filed[r] = entry + kLanes;
+        }
+        stage.staged = stage_fraction_records_avx512(located.record_lines, reached, first,
+                                                     stage.taps, stage.points, stage.staged);
+        continue;
+      }
+    }
     for (; reached != 0; reached &= reached - 1, ++entry) {
       const int j = __builtin_ctz(reached);
       stream_copy(list_taps + entry, &records[j], sizeof(Taps));
-      list_points[entry] = at[j].h * out_w + at[j].w;
+      list_points[entry] = first + j;
     }
     filed[r] = entry;
+  }
+}
+
+/// Streams what a unit's lists still stage (file_records; `staged` null: nothing) and records
+/// each list's length.
+template <typename Taps>
+void close_record_lists(const RecordLists& lists, int64_t unit, const int64_t* filed,
+                        const StagedRecords* staged) {
+  for (int64_t r = 0; r < lists.ranges; ++r) {
+    const int64_t list = lists.list(unit, r);
+    int64_t entries = filed[r];
+    if (staged) {
+      const StagedRecords& stage = staged[r];
+      stream_copy(lists.taps<Taps>(list) + entries, stage.taps, sizeof(Taps) * stage.staged);
+      stream_copy(lists.points(list) + entries, stage.points, sizeof(int64_t) * stage.staged);
+      entries += stage.staged;
+    }
+    lists.counts[list] = entries;
   }
 }
 
@@ -330,6 +384,8 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
   const int64_t chunks = ws.record_chunks, points = l.points();
   const RecordLists lists(workspace, ws);
   const bool compress = kFault == Fault::kNone && kernel_isa() == Isa::kAvx512;
+  const bool record_lines =
+      compress && std::is_same_v<Taps, BilinearFractionTaps> && plan.wants.input_grad;
   std::vector<PixelRange> ranges;
   for (int64_t r = 0; chunks > 0 && r < lists.ranges; ++r) ranges.emplace_back(l, r, lists.ranges);
   const auto task = [&](int64_t units_lo, int64_t units_hi) {
@@ -344,12 +400,14 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
       LocatedPoints<Taps> located;
       std::vector<Val> block_grad(reads && in_place ? static_cast<size_t>(kLanes * row) : 0);
       std::vector<int64_t> filed(static_cast<size_t>(lists.ranges));
+      std::vector<StagedRecords> staged(record_lines && chunks > 0 ? lists.ranges : 0);
       for (int64_t unit = units_lo; unit < (chunks > 0 ? units_hi : units_lo + 1); ++unit) {
         const int64_t n = unit / std::max<int64_t>(chunks, 1),
                       k = unit % std::max<int64_t>(chunks, 1);
         const int64_t lo = chunks > 0 ? n * points + k * points / chunks : units_lo;
         const int64_t hi = chunks > 0 ? n * points + (k + 1) * points / chunks : units_hi;
         std::fill(filed.begin(), filed.end(), 0);
+        for (StagedRecords& stage : staged) stage.staged = 0;
         PointIndex next(lo, l.out_h, l.out_w);
         for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
           const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
@@ -365,17 +423,19 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
           [[maybe_unused]] SourceLanes source;
           if constexpr (kInLanes) {
             locate_in_lanes<T, kFault>(next, count, grid, l, a, reads && !narrow, at, located,
-                                       source);
+                                       source, record_lines);
           } else {
             locate_one_by_one<T, kFault>(next, count, grid, l, a, reads, at, located);
           }
           // Streamed: the scatter tasks of every worker read these records, so the lines are
           // shared with other cores when the next call writes them again.
-          if (plan.wants.input_grad && chunks == 0) {
+          if (plan.wants.input_grad && chunks == 0 && record_lines) {
+            stream_lines_avx512(scatter + i0, located.record_lines, count * sizeof(Taps));
+          } else if (plan.wants.input_grad && chunks == 0) {
             stream_copy(scatter + i0, located.scatter, count * sizeof(Taps));
           } else if (plan.wants.input_grad) {
             file_records<kInLanes>(lists, ranges, unit, located, at, count, l.out_w, filed.data(),
-                                   compress);
+                                   staged.empty() ? nullptr : staged.data(), compress);
           }
           if (!plan.wants.grid_grad) continue;
           if constexpr (kNarrowInLanes) {
@@ -452,8 +512,9 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
           }
           write_block_grid_grad<kFault>(grid_grad, at, count, located, reads, gx_block, gy_block);
         }
-        for (int64_t r = 0; chunks > 0 && r < lists.ranges; ++r)
-          lists.counts[lists.list(unit, r)] = filed[static_cast<size_t>(r)];
+        if (chunks > 0)
+          close_record_lists<Taps>(lists, unit, filed.data(),
+                                   staged.empty() ? nullptr : staged.data());
       }
       stream_fence();
     });

@@ -135,6 +135,120 @@ GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFa
   }
 }
 
+/// Where each dword of kLanes fraction records laid out as in memory (record j at dwords
+/// [6j, 6j + 6): its 4 offsets, tx, ty; BilinearFractionTaps) comes from, per 16-dword part p of
+/// those 3 lines: `pair` indexes the offsets' lanes as two 16-dword sources (taps 0 and 1, then 2
+/// and 3), `fraction` the tx and ty lanes (one source) where `fraction_dwords` has the dword's
+/// bit; `record_bit` is 1 << the dword's record.
+struct FractionLineIndices {
+  alignas(64) int32_t pair[3][16] = {};
+  alignas(64) int32_t fraction[3][16] = {};
+  alignas(64) int32_t record_bit[3][16] = {};
+  uint16_t fraction_dwords[3] = {};
+  /// Per mask of records kept (bit j: record j): the dwords kept in each part, then the records.
+  uint8_t kept[256][4] = {};
+};
+constexpr FractionLineIndices fraction_line_indices() {
+  static_assert(sizeof(BilinearFractionTaps) == 6 * sizeof(int32_t) && kLanes == 8);
+  FractionLineIndices t;
+  for (int p = 0; p < 3; ++p) {
+    for (int d = 0; d < 16; ++d) {
+      const int record = (16 * p + d) / 6, field = (16 * p + d) % 6;
+      t.record_bit[p][d] = 1 << record;
+      if (field < 4) {
+        t.pair[p][d] = (field >= 2 ? 16 : 0) + field % 2 * kLanes + record;
+      } else {
+        t.fraction[p][d] = (field - 4) * kLanes + record;
+        t.fraction_dwords[p] = static_cast<uint16_t>(t.fraction_dwords[p] | 1u << d);
+      }
+    }
+  }
+  for (int mask = 0; mask < 256; ++mask) {
+    for (int j = 0; j < kLanes; ++j) {
+      if (!(mask >> j & 1)) continue;
+      for (int d = 6 * j; d < 6 * j + 6; ++d) ++t.kept[mask][d / 16];
+      ++t.kept[mask][3];
+    }
+  }
+  return t;
+}
+inline constexpr FractionLineIndices kFractionLines = fraction_line_indices();
+
+/// kLanes points' fraction records (`offsets`: offsets_or_trash per tap; `tx`, `ty`) as they lie
+/// in memory, the 3 cache lines at `lines` (64-byte aligned), formed in registers. Built a field
+/// at a time on the stack, every later 16-byte load of a record waited for the narrow stores under
+/// it (store forwarding fails): in the point pass's stores and in its filing under pixel ranges.
+/// Compiled for AVX-512, so it is inlined into on_widest_isa's AVX-512 path only; a kernel calls
+/// it only when kernel_isa() is kAvx512.
+GRADCONF_TARGET_AVX512 inline void fraction_record_lines_avx512(const MaskLanes (&offsets)[4],
+                                                                const FloatLanes& tx,
+                                                                const FloatLanes& ty,
+                                                                int32_t* lines) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  // Two lane vectors as the halves of one, concatenated as vector extensions (GCC 12 warns on
+  // _mm512_castsi256_si512's undefined upper half).
+  typedef int32_t Int16 __attribute__((vector_size(16 * sizeof(int32_t))));
+  MaskLanes lanes[6] = {offsets[0], offsets[1], offsets[2], offsets[3]};
+  std::memcpy(&lanes[4], &tx, sizeof tx);
+  std::memcpy(&lanes[5], &ty, sizeof ty);
+  __m512i sources[3];
+  for (int i = 0; i < 3; ++i) {
+    const Int16 both = __builtin_shufflevector(lanes[2 * i], lanes[2 * i + 1], 0, 1, 2, 3, 4, 5, 6,
+                                               7, 8, 9, 10, 11, 12, 13, 14, 15);
+    std::memcpy(&sources[i], &both, sizeof both);
+  }
+  const __m512i taps01 = sources[0], taps23 = sources[1], fractions = sources[2];
+  for (int p = 0; p < 3; ++p) {
+    const __m512i pair = _mm512_load_si512(kFractionLines.pair[p]);
+    const __m512i fraction = _mm512_load_si512(kFractionLines.fraction[p]);
+    const __m512i part =
+        _mm512_mask_permutexvar_epi32(_mm512_permutex2var_epi32(taps01, pair, taps23),
+                                      kFractionLines.fraction_dwords[p], fraction, fractions);
+    _mm512_store_si512(lines + 16 * p, part);
+  }
+#else
+  for (int j = 0; j < kLanes; ++j) {
+    for (int k = 0; k < 4; ++k) lines[6 * j + k] = offsets[k][j];
+    std::memcpy(&lines[6 * j + 4], &tx[j], sizeof(float));
+    std::memcpy(&lines[6 * j + 5], &ty[j], sizeof(float));
+  }
+#endif
+}
+
+/// Appends the records of `lines` (fraction_record_lines_avx512) whose bit of `reached` is set,
+/// in record order, at record `staged` of `records`, and their points `first + j` at
+/// points[staged..): a compress in registers and a whole-vector store per line, so a store may
+/// write up to 64 bytes past what it appends (staged < kLanes; `records` and `points` have room
+/// for 2 kLanes). Returns staged plus the records appended. AVX-512 only, as above.
+GRADCONF_TARGET_AVX512 inline int stage_fraction_records_avx512(const int32_t* lines,
+                                                                unsigned reached, int64_t first,
+                                                                BilinearFractionTaps* records,
+                                                                int64_t* points, int staged) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const __m512i bits = _mm512_set1_epi32(static_cast<int>(reached));
+  auto* dwords = reinterpret_cast<int32_t*>(records + staged);
+  for (int p = 0; p < 3; ++p) {
+    const __mmask16 keep =
+        _mm512_test_epi32_mask(bits, _mm512_load_si512(kFractionLines.record_bit[p]));
+    _mm512_storeu_si512(dwords,
+                        _mm512_maskz_compress_epi32(keep, _mm512_load_si512(lines + 16 * p)));
+    dwords += kFractionLines.kept[reached][p];
+  }
+  const __m512i indices =
+      _mm512_add_epi64(_mm512_set1_epi64(first), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+  _mm512_storeu_si512(points + staged,
+                      _mm512_maskz_compress_epi64(static_cast<__mmask8>(reached), indices));
+  return staged + kFractionLines.kept[reached][3];
+#else
+  for (int j = 0; j < kLanes; ++j) {
+    if (!(reached >> j & 1u)) continue;
+    std::memcpy(&records[staged], lines + 6 * j, sizeof(BilinearFractionTaps));
+    points[staged++] = first + j;
+  }
+  return staged;
+#endif
+}
+
 /// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets and trash
 /// slots in int32 lanes, which the caller checked): the same taps, offsets and weights, point by
 /// point. Tap k's offsets also stay in lanes, `offsets[k]`, the first offset past the plane for
@@ -142,7 +256,8 @@ GRADCONF_ALWAYS_INLINE void bilinear_records_in_lanes(const BilinearTapLanes<kFa
 template <Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerLayout& l,
                                             Taps (&scatter)[kLanes], MaskLanes (&offsets)[4],
-                                            CoordinateTaps (*coordinate)[kLanes]) {
+                                            CoordinateTaps (*coordinate)[kLanes],
+                                            int32_t* record_lines = nullptr) {
   using PlaneAcc = std::conditional_t<kFault == Fault::kDoubleComputedInFloat, float, double>;
   const int64_t outside = l.pixels();  // every tap is written below: inside, or here
   constexpr Interpolation kInterpolation =
@@ -160,9 +275,13 @@ GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerL
     for (int j = 0; j < kLanes; ++j) scatter[j].offset[0] = records[0][j];
   } else {
     if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
-      for (int k = 0; k < 4; ++k)
-        for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = records[k][j];
-      for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];
+      if (record_lines) {
+        fraction_record_lines_avx512(records, s.tx, s.ty, record_lines);
+      } else {
+        for (int k = 0; k < 4; ++k)
+          for (int j = 0; j < kLanes; ++j) scatter[j].offset[k] = records[k][j];
+        for (int j = 0; j < kLanes; ++j) scatter[j].tx = s.tx[j], scatter[j].ty = s.ty[j];
+      }
     } else if (kFault == Fault::kNone) {
       bilinear_records_in_lanes(t, records, scatter);
     } else {

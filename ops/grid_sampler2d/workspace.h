@@ -290,7 +290,7 @@ struct BackwardWorkspace {
   /// The pixel ranges the inputGrad pass splits a plane into: pixel_ranges() with record lists,
   /// else 1 (a plan whose lists would not fit scatters whole planes).
   int64_t record_ranges = 1;
-  int64_t list_capacity = 0;  ///< entries a list has room for: the longest chunk
+  int64_t list_capacity = 0;  ///< entries a list has room for: the longest chunk, in kLanes runs
   /// Batches whose copies and records the regions hold: every batch, or in a batch-major plan
   /// one per worker (batch_major_workers).
   int64_t batch_slots = 0;
@@ -447,7 +447,9 @@ inline std::optional<BackwardWorkspace> workspace_regions(const SamplerLayout& l
   };
   const BatchBytes batch = batch_bytes(l, wants);
   const auto slots = checked_add(l.pixels(), kTrashSlots);
-  const int64_t capacity = chunks > 0 ? (l.points() + chunks - 1) / chunks : 0;
+  // Whole runs of kLanes entries: each list then starts on a cache line (StagedRecords).
+  const int64_t capacity =
+      chunks > 0 ? ((l.points() + chunks - 1) / chunks + kLanes - 1) / kLanes * kLanes : 0;
   const int64_t ranges = chunks > 0 ? pixel_ranges(l, workers) : 1;
   const auto lists = times(times(l.n_batch, chunks), ranges);
   const auto list_entries = times(lists, capacity);

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -231,6 +232,58 @@ TEST(SourceLanes, FractionRecordsGiveTheWeightRecordsWeights) {
             ASSERT_EQ(weight_offsets[k][j], weights[j].offset[k]);
             ASSERT_EQ(std::bit_cast<uint64_t>(tap_weight(fractions[j], k)),
                       std::bit_cast<uint64_t>(tap_weight(weights[j], k)));
+          }
+        }
+      }
+    }
+  }
+}
+
+// The AVX-512 path's fraction records formed in registers (fraction_record_lines_avx512) are the
+// bytes of the records lane_point_taps stores one by one; staged under a range
+// (stage_fraction_records_avx512) they append, for every mask of reaching points and with runs
+// already staged, exactly the reaching records and their points in point order, after the staged
+// ones, which stay as they were.
+TEST(SourceLanes, FractionRecordLinesAreTheRecordsAndStageInPointOrder) {
+  if (kernel_isa() != Isa::kAvx512) GTEST_SKIP() << "no AVX-512 path here";
+  const std::vector<float> c = coordinates();
+  constexpr int64_t kFirst = (int64_t{1} << 33) + 5;
+  for (int64_t size : {1, 7, 64}) {
+    const SamplerLayout layout(1, 4, size, size + 3, 1, kLanes);
+    for (size_t i = 0; i + kLanes <= c.size(); i += kLanes) {
+      FloatLanes x, y;
+      coordinate_lanes(c, i, 3, 1, x, y);
+      const SourceLanes s = locate_lanes<Fault::kNone>(
+          x, y, size, size + 3, Interpolation::kBilinear, Padding::kZeros, false);
+      BilinearFractionTaps records[kLanes], unused[kLanes];
+      MaskLanes offsets[4];
+      lane_point_taps<Fault::kNone>(s, layout, records, offsets, nullptr);
+      alignas(64) int32_t lines[6 * kLanes];
+      lane_point_taps<Fault::kNone>(s, layout, unused, offsets, nullptr, lines);
+      SCOPED_TRACE(testing::Message() << "block at " << i << " size " << size);
+      ASSERT_EQ(std::memcmp(lines, records, sizeof records), 0);
+      if (i >= 4 * kLanes) continue;  // every mask on the first blocks
+      for (unsigned reached = 0; reached < 256; ++reached) {
+        for (int staged : {0, 1, 7}) {
+          alignas(64) BilinearFractionTaps stage[2 * kLanes];
+          alignas(64) int64_t points[2 * kLanes];
+          std::memset(stage, 0xab, sizeof stage);
+          std::fill(std::begin(points), std::end(points), int64_t{-1});
+          const int total =
+              stage_fraction_records_avx512(lines, reached, kFirst, stage, points, staged);
+          ASSERT_EQ(total, staged + std::popcount(reached)) << "mask " << reached;
+          for (int e = 0; e < staged; ++e) {
+            const auto* bytes = reinterpret_cast<const unsigned char*>(&stage[e]);
+            ASSERT_TRUE(std::all_of(bytes, bytes + sizeof stage[e],
+                                    [](unsigned char b) { return b == 0xab; }))
+                << "staged record " << e;
+            ASSERT_EQ(points[e], -1);
+          }
+          for (int j = 0, at = staged; j < kLanes; ++j) {
+            if (!(reached >> j & 1u)) continue;
+            ASSERT_EQ(std::memcmp(&stage[at], &records[j], sizeof records[j]), 0)
+                << "mask " << reached << " record " << j;
+            ASSERT_EQ(points[at++], kFirst + j);
           }
         }
       }
