@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -350,13 +351,23 @@ bool gathers_input_planes(const BackwardPlan& plan, const SamplerLayout& l) {
          input.strides[3] == 1 && input.strides[2] == l.in_w;
 }
 
+/// A region the point pass clears as it goes, kClearPerBlock bytes a block (backward_passes: the
+/// scatter's accumulator when one worker runs both passes); what is left of it when the pass
+/// ends, `bytes` from `at`, is cleared after it.
+struct ClearAsYouGo {
+  static constexpr uint64_t kClearPerBlock = 256;
+  std::byte* at = nullptr;
+  uint64_t bytes = 0;
+};
+
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
 /// (inputGrad) and its gridGrad computed from the channels-last copies (or, `gathers_planes`:
 /// gathers_input_planes, from the input planes) and written (gridGrad), kPointGroup points' sums
 /// side by side.
 template <typename T, Fault kFault, bool kInLanes, typename Taps, typename Val>
 void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows, Val* input_rows,
-                const BackwardWorkspace& ws, std::byte* workspace, bool gathers_planes) {
+                const BackwardWorkspace& ws, std::byte* workspace, bool gathers_planes,
+                ClearAsYouGo& clearing) {
   const auto grid = view_of<const T, 4>(plan.grid);
   const auto grid_grad = view_of<T, 4>(plan.grid_grad);
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
@@ -411,6 +422,11 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
         PointIndex next(lo, l.out_h, l.out_w);
         for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
           const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
+          if (clearing.bytes >= ClearAsYouGo::kClearPerBlock) {
+            std::memset(clearing.at, 0, ClearAsYouGo::kClearPerBlock);
+            clearing.at += ClearAsYouGo::kClearPerBlock;
+            clearing.bytes -= ClearAsYouGo::kClearPerBlock;
+          }
           PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
           for (int j = 0; reads && j < kLanes; ++j) located.coordinate[j].count = 0;
           // Point j's batch's channels-last input rows, and its gradOutput row.
@@ -535,6 +551,16 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   if (plan.wants.copies_grad_output() && !plan.wants.grad_rows_by_points)
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
   const bool gathers_planes = gathers_input_planes<T, kFault>(plan, l);
+  // One worker runs both passes on one accumulator: the point pass clears it as it goes, where
+  // its stores cost little, instead of the scatter clearing it first (a memset of 2 MiB at C 4,
+  // 256 x 256 was 8% of the nearest backward; 1 thread 0.654-0.704 -> 0.624-0.626 ms).
+  ClearAsYouGo clearing;
+  if (plan.wants.input_grad && plan.workers == 1 && !shared && ws.record_chunks == 0 &&
+      cleared[0] < l.pixels() && !planted<kFault>(Fault::kWorkspaceAssumedZero)) {
+    clearing.at = workspace + ws.accumulators;
+    clearing.bytes =
+        static_cast<uint64_t>(l.pixels() + kTrashSlots) * l.block_lanes() * sizeof(double);
+  }
   if (plan.wants.grid_reads() && ws.input_copies == 1 && !gathers_planes)
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared, 1);
   with_scatter_taps(
@@ -544,14 +570,18 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
         if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
           if (locates_in_lanes(plan.attrs.interpolation) && records_fit_lanes(l)) {
             return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace,
-                                                     gathers_planes);
+                                                     gathers_planes, clearing);
           }
         }
         if constexpr (!std::is_same_v<Taps, BilinearFractionTaps>)
           point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace,
-                                             gathers_planes);
+                                             gathers_planes, clearing);
       },
       records_hold_fractions<T, kFault>(plan.attrs.interpolation, l));
+  if (clearing.at) {
+    std::memset(clearing.at, 0, clearing.bytes);
+    cleared[0] = l.pixels();
+  }
   if (plan.wants.input_grad) {
     with_block_lanes(l, [&](auto lanes) {
       input_grad_pass<T, kFault, lanes()>(plan, l, workspace, ws, grad_rows, cleared);
