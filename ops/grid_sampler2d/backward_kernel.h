@@ -242,7 +242,7 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
 /// lines and the records are staged without a branch per record. Filed one by one (a loop of
 /// data-dependent length per range and block, a partial line per streamed record, each record
 /// loaded from the narrow stores that built it) they were about 100 us of large spatial's 870 at
-/// 2 threads (the pass timed with the filing skipped).
+/// 2 threads (the pass timed with the filing skipped); staged, 0.86 -> 0.83 ms.
 struct StagedRecords {
   alignas(64) BilinearFractionTaps taps[2 * kLanes];
   alignas(64) int64_t points[2 * kLanes];
@@ -323,11 +323,13 @@ void close_record_lists(const RecordLists& lists, int64_t unit, const int64_t* f
   for (int64_t r = 0; r < lists.ranges; ++r) {
     const int64_t list = lists.list(unit, r);
     int64_t entries = filed[r];
-    if (staged) {
-      const StagedRecords& stage = staged[r];
-      stream_copy(lists.taps<Taps>(list) + entries, stage.taps, sizeof(Taps) * stage.staged);
-      stream_copy(lists.points(list) + entries, stage.points, sizeof(int64_t) * stage.staged);
-      entries += stage.staged;
+    if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
+      if (staged) {
+        const StagedRecords& stage = staged[r];
+        stream_copy(lists.taps<Taps>(list) + entries, stage.taps, sizeof(Taps) * stage.staged);
+        stream_copy(lists.points(list) + entries, stage.points, sizeof(int64_t) * stage.staged);
+        entries += stage.staged;
+      }
     }
     lists.counts[list] = entries;
   }

@@ -252,7 +252,9 @@ GRADCONF_TARGET_AVX512 inline int stage_fraction_records_avx512(const int32_t* l
 /// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets and trash
 /// slots in int32 lanes, which the caller checked): the same taps, offsets and weights, point by
 /// point. Tap k's offsets also stay in lanes, `offsets[k]`, the first offset past the plane for
-/// taps outside (for filing: PixelRange::reached_by, and the zero row: input_copy_rows).
+/// taps outside (for filing: PixelRange::reached_by, and the zero row: input_copy_rows). Given
+/// `record_lines` (fraction records on the AVX-512 path), the records go there as their cache
+/// lines (fraction_record_lines_avx512) and `scatter` is left unwritten.
 template <Fault kFault, typename Taps>
 GRADCONF_ALWAYS_INLINE void lane_point_taps(const SourceLanes& s, const SamplerLayout& l,
                                             Taps (&scatter)[kLanes], MaskLanes (&offsets)[4],
