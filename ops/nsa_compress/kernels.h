@@ -24,6 +24,7 @@
 #include "core/view.h"
 #include "nsa_compress/clauses.h"
 #include "nsa_compress/faults.h"
+#include "nsa_compress/head_pairs_avx512.h"
 #include "nsa_compress/workspace.h"
 
 namespace gradconf::nc {
@@ -383,6 +384,24 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
   }
 }
 
+/// Whether the bfloat16 backward takes head_pairs_avx512.h's rows: on CPUs with AVX512_BF16,
+/// at most two windows per token (l <= 2d: its rows take one or two covers), D a multiple of
+/// kHeadPairStep and unit inner strides. Its outputGrad rows are then converted into head pairs
+/// (head_pair_offset), an odd last head's as usual. Not for planted faults: they live in the
+/// generic rows, which laws and faults share.
+template <typename T, Fault kFault>
+bool uses_head_pairs(const Plan& plan) {
+  const Sizes& s = plan.sizes;
+#if defined(__x86_64__) && defined(__GNUC__)
+  return std::is_same_v<T, bfloat16> && kFault == Fault::kNone &&
+         converts_output_grad<T>(plan.output_grad) && kernel_has_bfloat16_conversion() &&
+         s.heads >= 2 && s.dim % kHeadPairStep == 0 && s.block <= 2 * s.stride &&
+         plan.input.strides[2] == 1 && plan.input_grad.strides[2] == 1;
+#else
+  return false;
+#endif
+}
+
 /// How many tokens ahead the backward asks for a token's input rows.
 inline constexpr int64_t kTokensAhead = 4;
 
@@ -391,8 +410,8 @@ template <int W, typename T, Fault kFault, typename OutputGradRow>
 GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<Batch>& batches,
                                             OutputGradRow output_grad_row,
                                             const compute_t<T>* weights, double* partials,
-                                            int64_t per_chunk, bool streaming, int64_t lo,
-                                            int64_t hi) {
+                                            int64_t per_chunk, bool streaming, bool head_pairs,
+                                            int64_t lo, int64_t hi) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
   const auto input = view_of<const T, 3>(plan.input);
@@ -447,6 +466,32 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
       covers.resize(windows.size());
       if (dots.size() < covers.size() * kLanes) dots.resize(covers.size() * kLanes);
       for (int64_t n = 0; n < s.heads; ++n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if constexpr (std::is_same_v<T, bfloat16> && W == kWideRowLanes) {
+          // Heads n and n + 1 at once (uses_head_pairs), with the generic rows' bits.
+          if (head_pairs && n + 1 < s.heads && !windows.empty() && windows.size() <= 2) {
+            HeadPairRows rows{{&input(t, n, 0), &input(t, n + 1, 0)},
+                              {&input_grad(t, n, 0), &input_grad(t, n + 1, 0)},
+                              {},
+                              {},
+                              static_cast<int>(windows.size())};
+            for (size_t k = 0; k < windows.size(); ++k) {
+              const auto [row, j] = windows[k];
+              rows.output_grad[k] = output_grad_row(row, n);
+              rows.weight[k][0] = weights[n * s.block + j];
+              rows.weight[k][1] = weights[(n + 1) * s.block + j];
+            }
+            float dots[2][2];
+            head_pair_rows(rows, s.dim, streaming, dots);
+            for (size_t k = 0; k < windows.size(); ++k) {
+              for (int odd = 0; odd < 2; ++odd)
+                partial[windows[k].second * s.heads + n + odd] += static_cast<double>(dots[k][odd]);
+            }
+            ++n;
+            continue;
+          }
+        }
+#endif
         for (size_t k = 0; k < windows.size(); ++k) {
           const auto [row, j] = windows[k];
           covers[k] = {output_grad_row(row, n), weights[n * s.block + j], j};
@@ -477,15 +522,28 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   auto* partials = reinterpret_cast<double*>(workspace + plan_ws.grad_bytes);
   const int64_t block_heads = s.block * s.heads;
 
-  // outputGrad in the compute type, contiguous: each of its rows is read by l tokens.
+  // outputGrad in the compute type, contiguous (head pairs interleaved where the rows take
+  // head_pairs_avx512.h's path): each of its rows is read by l tokens.
+  const bool head_pairs = uses_head_pairs<T, kFault>(plan);
   if (convert && s.compressed > 0 && s.heads * s.dim > 0) {
     const int64_t grain = grain_for_work(double(s.dim));
+    const int64_t paired_heads = head_pairs ? s.heads / 2 * 2 : 0;
     parallel_for(0, s.compressed * s.heads, grain, [&](int64_t lo, int64_t hi) {
+      std::vector<Acc> converted(head_pairs ? static_cast<size_t>(s.dim) : 0);
       on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
         for (int64_t r = lo; r < hi; ++r) {
-          const T* row = &output_grad(r / s.heads, r % s.heads, 0);
-          load_row_lanes<decltype(width)::value>(row, output_grad.strides[2], s.dim,
-                                                 grad + r * s.dim);
+          const int64_t n = r % s.heads;
+          const T* row = &output_grad(r / s.heads, n, 0);
+          if (n >= paired_heads) {
+            load_row_lanes<decltype(width)::value>(row, output_grad.strides[2], s.dim,
+                                                   grad + r * s.dim);
+          } else {
+            load_row_lanes<decltype(width)::value>(row, output_grad.strides[2], s.dim,
+                                                   converted.data());
+            Acc* pair = grad + (r - n % 2) * s.dim;
+            for (int64_t d = 0; d < s.dim; d += 8)
+              std::copy_n(&converted[d], 8, pair + head_pair_offset(d, n % 2));
+          }
         }
       });
     });
@@ -515,8 +573,9 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                                          std::ceil(double(s.block) / double(s.stride)));
     parallel_for(0, plan_ws.chunks, grain, [&](int64_t lo, int64_t hi) {
       on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
-        backward_chunks<decltype(width)::value, T, kFault>(
-            plan, batches, output_grad_row, weights.data(), partials, per_chunk, streaming, lo, hi);
+        backward_chunks<decltype(width)::value, T, kFault>(plan, batches, output_grad_row,
+                                                           weights.data(), partials, per_chunk,
+                                                           streaming, head_pairs, lo, hi);
       });
     });
   }
