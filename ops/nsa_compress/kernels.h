@@ -384,7 +384,7 @@ GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
   }
 }
 
-/// Whether the bfloat16 backward takes head_pairs_avx512.h's rows: on CPUs with AVX512_BF16,
+/// Whether the 16-bit backward takes head_pairs_avx512.h's rows: on CPUs with AVX512_BF16,
 /// at most two windows per token (l <= 2d: its rows take one or two covers), D a multiple of
 /// kHeadPairStep and unit inner strides. Its outputGrad rows are then converted into head pairs
 /// (head_pair_offset), an odd last head's as usual. Not for planted faults: they live in the
@@ -393,7 +393,7 @@ template <typename T, Fault kFault>
 bool uses_head_pairs(const Plan& plan) {
   const Sizes& s = plan.sizes;
 #if defined(__x86_64__) && defined(__GNUC__)
-  return std::is_same_v<T, bfloat16> && kFault == Fault::kNone &&
+  return (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)&&kFault == Fault::kNone &&
          converts_output_grad<T>(plan.output_grad) && kernel_has_bfloat16_conversion() &&
          s.heads >= 2 && s.dim % kHeadPairStep == 0 && s.block <= 2 * s.stride &&
          plan.input.strides[2] == 1 && plan.input_grad.strides[2] == 1;
@@ -467,14 +467,15 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
       if (dots.size() < covers.size() * kLanes) dots.resize(covers.size() * kLanes);
       for (int64_t n = 0; n < s.heads; ++n) {
 #if defined(__x86_64__) && defined(__GNUC__)
-        if constexpr (std::is_same_v<T, bfloat16> && W == kWideRowLanes) {
+        if constexpr ((std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)&&W ==
+                      kWideRowLanes) {
           // Heads n and n + 1 at once (uses_head_pairs), with the generic rows' bits.
           if (head_pairs && n + 1 < s.heads && !windows.empty() && windows.size() <= 2) {
-            HeadPairRows rows{{&input(t, n, 0), &input(t, n + 1, 0)},
-                              {&input_grad(t, n, 0), &input_grad(t, n + 1, 0)},
-                              {},
-                              {},
-                              static_cast<int>(windows.size())};
+            HeadPairRows<T> rows{{&input(t, n, 0), &input(t, n + 1, 0)},
+                                 {&input_grad(t, n, 0), &input_grad(t, n + 1, 0)},
+                                 {},
+                                 {},
+                                 static_cast<int>(windows.size())};
             for (size_t k = 0; k < windows.size(); ++k) {
               const auto [row, j] = windows[k];
               rows.output_grad[k] = output_grad_row(row, n);

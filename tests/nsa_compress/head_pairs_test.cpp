@@ -1,9 +1,10 @@
 // head_pairs_avx512.h's rows give the generic rows' bits (kernels.h's sum_token_row, one head at
-// a time, then Eigen's bfloat16 rounding and combine_lane_vector): both heads' inputGrad rows and
-// every cover's dot, for one and two covers, D 32-256, streamed and stored, on and off cache
-// lines, with outputGrad values that make NaN, infinite, subnormal and signed-zero sums (the
-// vcvtne2ps2bf16 fallback) and NaN inputs (the dots' NaN payloads). Only where the CPU has
-// AVX512_BF16, the only place the backward takes these rows.
+// a time, then Eigen's rounding to bfloat16 or binary16 and combine_lane_vector), in both types:
+// both heads' inputGrad rows and every cover's dot, for one and two covers, D 32-256, streamed
+// and stored, on and off cache lines, with outputGrad values that make NaN, infinite, subnormal
+// and signed-zero sums (the narrowing's fallback) and NaN inputs (the dots' NaN payloads; a
+// signalling one takes the binary16 widening's fallback). Only where the CPU has AVX512_BF16, the
+// only place the backward takes these rows.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/random.h"
@@ -19,18 +21,20 @@
 namespace gradconf::nc {
 namespace {
 
+template <typename T>
 struct GenericRow {
-  std::vector<bfloat16> input_grad;
+  std::vector<T> input_grad;
   float dots[2];
 };
 
-GenericRow generic_row(const bfloat16* input, int64_t dim, const std::vector<const float*>& rows,
-                       const std::vector<float>& weights) {
+template <typename T>
+GenericRow<T> generic_row(const T* input, int64_t dim, const std::vector<const float*>& rows,
+                          const std::vector<float>& weights) {
   std::vector<Cover<float>> covers;
   for (size_t c = 0; c < rows.size(); ++c)
     covers.push_back({rows[c], weights[c], static_cast<int64_t>(c)});
   std::vector<float> sums(static_cast<size_t>(dim));
-  GenericRow out{std::vector<bfloat16>(static_cast<size_t>(dim)), {}};
+  GenericRow<T> out{std::vector<T>(static_cast<size_t>(dim)), {}};
   const auto sum = [&](auto& lanes) {
     sum_token_row<kWideRowLanes, Fault::kNone>(input, std::integral_constant<int64_t, 1>{}, dim,
                                                covers.data(), lanes, sums.data());
@@ -44,11 +48,14 @@ GenericRow generic_row(const bfloat16* input, int64_t dim, const std::vector<con
     DotLanes<float, 2> lanes;
     sum(lanes);
   }
-  for (int64_t d = 0; d < dim; ++d) out.input_grad[d] = static_cast<bfloat16>(sums[d]);
+  for (int64_t d = 0; d < dim; ++d) out.input_grad[d] = static_cast<T>(sums[d]);
   return out;
 }
 
-uint16_t bits_of(bfloat16 v) { return std::bit_cast<uint16_t>(v); }
+template <typename T>
+uint16_t bits_of(T v) {
+  return std::bit_cast<uint16_t>(v);
+}
 
 struct PairCase {
   int64_t dim;
@@ -58,19 +65,20 @@ struct PairCase {
   bool special;
 };
 
+template <typename T>
 void expect_generic_bits(const PairCase& pc, uint64_t seed) {
   const int64_t dim = pc.dim;
   SplitMix64 rng(seed, static_cast<uint64_t>(dim * 8 + pc.covers));
   const auto value = [&] { return static_cast<float>(rng.uniform(-1, 1)); };
-  std::vector<bfloat16> input(static_cast<size_t>(2 * dim));
-  for (auto& v : input) v = static_cast<bfloat16>(value());
-  // outputGrad rows per (cover, head), as floats that are bfloat16 values (the converted rows).
+  std::vector<T> input(static_cast<size_t>(2 * dim));
+  for (auto& v : input) v = static_cast<T>(value());
+  // outputGrad rows per (cover, head), as floats that are T values (the converted rows).
   std::vector<std::vector<float>> output_grad(2 * pc.covers, std::vector<float>(dim));
   for (auto& row : output_grad) {
-    for (auto& v : row) v = static_cast<float>(static_cast<bfloat16>(value()));
+    for (auto& v : row) v = static_cast<float>(static_cast<T>(value()));
   }
   std::vector<float> weights(2 * pc.covers);
-  for (auto& w : weights) w = static_cast<float>(static_cast<bfloat16>(value()));
+  for (auto& w : weights) w = static_cast<float>(static_cast<T>(value()));
   if (pc.special) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const float inf = std::numeric_limits<float>::infinity();
@@ -82,8 +90,11 @@ void expect_generic_bits(const PairCase& pc, uint64_t seed) {
     output_grad[1][17] = -0.0f;
     output_grad[1][30] = 3e38f;  // an overflowing sum where two covers add up
     output_grad.back()[30] = 3e38f;
-    input[3] = static_cast<bfloat16>(nan);          // a NaN dot for head n
-    input[dim + 12] = static_cast<bfloat16>(-inf);  // and an infinite one for head n + 1
+    input[3] = static_cast<T>(nan);          // a NaN dot for head n
+    input[dim + 12] = static_cast<T>(-inf);  // and an infinite one for head n + 1
+    // A signalling NaN input, which vcvtph2ps would quiet.
+    input[dim + 20] =
+        std::bit_cast<T>(std::is_same_v<T, half> ? uint16_t{0x7d01} : uint16_t{0x7f81});
   }
   // The interleaved rows a head pair reads: [cover] -> 2 dim floats.
   std::vector<std::vector<float>> pairs(pc.covers, std::vector<float>(2 * dim));
@@ -95,14 +106,13 @@ void expect_generic_bits(const PairCase& pc, uint64_t seed) {
   }
   // Two rows in one buffer, each on a cache line or 16 bytes past one.
   const int64_t shift = pc.on_lines ? 0 : 8;
-  std::vector<bfloat16, Eigen::aligned_allocator<bfloat16>> storage(2 * dim + 64 + 2 * shift);
-  auto* base =
-      reinterpret_cast<bfloat16*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) / 64 * 64);
-  HeadPairRows rows{{input.data(), input.data() + dim},
-                    {base + shift, base + dim + 2 * shift},
-                    {},
-                    {},
-                    pc.covers};
+  std::vector<T, Eigen::aligned_allocator<T>> storage(2 * dim + 64 + 2 * shift);
+  auto* base = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) / 64 * 64);
+  HeadPairRows<T> rows{{input.data(), input.data() + dim},
+                       {base + shift, base + dim + 2 * shift},
+                       {},
+                       {},
+                       pc.covers};
   for (int c = 0; c < pc.covers; ++c) {
     rows.output_grad[c] = pairs[c].data();
     rows.weight[c][0] = weights[2 * c];
@@ -112,7 +122,7 @@ void expect_generic_bits(const PairCase& pc, uint64_t seed) {
   head_pair_rows(rows, dim, pc.streaming, dots);
   if (pc.streaming) stream_fence();
 
-  std::vector<GenericRow> expected;
+  std::vector<GenericRow<T>> expected;
   for (int odd = 0; odd < 2; ++odd) {
     std::vector<const float*> head_rows;
     std::vector<float> head_weights;
@@ -124,7 +134,7 @@ void expect_generic_bits(const PairCase& pc, uint64_t seed) {
   }
   // The heads' rows differ, so rows swapped between heads cannot pass.
   ASSERT_NE(0, std::memcmp(expected[0].input_grad.data(), expected[1].input_grad.data(),
-                           static_cast<size_t>(dim) * sizeof(bfloat16)));
+                           static_cast<size_t>(dim) * sizeof(T)));
   for (int odd = 0; odd < 2; ++odd) {
     for (int64_t d = 0; d < dim; ++d) {
       ASSERT_EQ(bits_of(expected[odd].input_grad[d]), bits_of(rows.input_grad[odd][d]))
@@ -138,8 +148,8 @@ void expect_generic_bits(const PairCase& pc, uint64_t seed) {
   }
 }
 
-TEST(HeadPairs, GiveTheGenericRowsBits) {
-  if (!kernel_has_bfloat16_conversion()) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+template <typename T>
+void expect_generic_bits_everywhere() {
   uint64_t seed = 1;
   for (const int64_t dim : {32, 64, 128, 160, 256}) {
     for (const int covers : {1, 2}) {
@@ -150,12 +160,22 @@ TEST(HeadPairs, GiveTheGenericRowsBits) {
                                             << (streaming ? ", streamed" : ", stored")
                                             << (on_lines ? ", on lines" : ", off lines")
                                             << (special ? ", special values" : ""));
-            expect_generic_bits({dim, covers, streaming, on_lines, special}, seed++);
+            expect_generic_bits<T>({dim, covers, streaming, on_lines, special}, seed++);
           }
         }
       }
     }
   }
+}
+
+TEST(HeadPairs, GiveTheGenericRowsBitsInBfloat16) {
+  if (!kernel_has_bfloat16_conversion()) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  expect_generic_bits_everywhere<bfloat16>();
+}
+
+TEST(HeadPairs, GiveTheGenericRowsBitsInBinary16) {
+  if (!kernel_has_bfloat16_conversion()) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  expect_generic_bits_everywhere<half>();
 }
 
 }  // namespace
