@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "core/isa.h"
 #include "core/lanes.h"
@@ -20,17 +21,21 @@ namespace gradconf::grid_sampler2d {
 template <typename V>
 GRADCONF_ALWAYS_INLINE void transpose_lanes(V (&v)[kLanes]) {
   static_assert(kLanes == 8);
+  // Unrolled: as loops GCC kept both steps' vectors on the stack.
   V t[8], s[8];
+#pragma GCC unroll 4
   for (int i = 0; i < 8; i += 2) {
     t[i] = __builtin_shufflevector(v[i], v[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
     t[i + 1] = __builtin_shufflevector(v[i], v[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
   }
+#pragma GCC unroll 2
   for (int i = 0; i < 8; i += 4) {
     s[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
     s[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     s[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
     s[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
   }
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     v[i] = __builtin_shufflevector(s[i], s[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
     v[i + 4] = __builtin_shufflevector(s[i], s[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
@@ -93,11 +98,14 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
   // back from its own cache (streaming was about 1.18x slower there, and 1.2x on small problems
   // that 2 threads leave to one).
   const bool stream = row <= kLanes && shared;
-  const auto copy_tile = [&](const T* at, int lanes_in, Val* out) GRADCONF_ALWAYS_INLINE_LAMBDA {
+  const auto copy_tile = [&](const T* at, int lanes_in, Val* out,
+                             auto column_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
     LaneVector<Val> tile[kLanes];
 #pragma GCC unroll 8
-    for (int i = 0; i < kLanes; ++i)
-      tile[i] = i < lanes_in ? load_lanes<Val>(at + i * channel_stride, xs) : LaneVector<Val>{};
+    for (int i = 0; i < kLanes; ++i) {
+      tile[i] = i < lanes_in ? load_lanes<Val>(at + i * channel_stride, column_stride)
+                             : LaneVector<Val>{};
+    }
     transpose_lanes(tile);
     if (stream) {
       alignas(64) Val packed[kLanes * kLanes];
@@ -139,8 +147,16 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
               }
               const int lanes_in = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
               const T* planes = lanes_in > 0 ? line + c * channel_stride : line;
-              for (int64_t x = 0; x < tiled; x += kLanes)
-                copy_tile(planes + x * xs, lanes_in, rows + x * row + c);
+              // A unit stride known at compile time: the strided loads' element-by-element
+              // fallback kept the tile on the stack.
+              if (xs == 1) {
+                for (int64_t x = 0; x < tiled; x += kLanes)
+                  copy_tile(planes + x, lanes_in, rows + x * row + c,
+                            std::integral_constant<int64_t, 1>{});
+              } else {
+                for (int64_t x = 0; x < tiled; x += kLanes)
+                  copy_tile(planes + x * xs, lanes_in, rows + x * row + c, xs);
+              }
             }
             for (int64_t x = tiled; x < width; ++x) {
               for (int64_t c = 0; c < row; ++c)
