@@ -40,6 +40,7 @@
 #include <climits>
 #include <cstring>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -353,13 +354,26 @@ bool gathers_input_planes(const BackwardPlan& plan, const SamplerLayout& l) {
          input.strides[3] == 1 && input.strides[2] == l.in_w;
 }
 
-/// A region the point pass clears as it goes, kClearPerBlock bytes a block (backward_passes: the
-/// scatter's accumulator when one worker runs both passes); what is left of it when the pass
-/// ends, `bytes` from `at`, is cleared after it.
+/// A region the point pass clears as it goes (backward_passes: the scatter's accumulator when one
+/// worker runs the scatter): the task of point units [lo, hi) of `units` clears its own slice,
+/// kClearPerBlock bytes a block and the rest when it ends. Slices, not one cursor: phase 2 may
+/// run with more threads than phase 1 planned for, and the point pass then splits across them
+/// (a shared cursor lost updates and cleared past the region: a crash in the determinism law on
+/// the baseline path).
 struct ClearAsYouGo {
   static constexpr uint64_t kClearPerBlock = 256;
   std::byte* at = nullptr;
   uint64_t bytes = 0;
+  int64_t units = 1;
+  bool cleared = false;  ///< set by the point pass once every slice is
+  /// The slice of units [lo, hi): its first byte and its length.
+  std::pair<std::byte*, uint64_t> slice(int64_t lo, int64_t hi) const {
+    const auto offset = [&](int64_t unit) {
+      return static_cast<uint64_t>(static_cast<unsigned __int128>(bytes) *
+                                   static_cast<uint64_t>(unit) / static_cast<uint64_t>(units));
+    };
+    return {at + offset(lo), offset(hi) - offset(lo)};
+  }
 };
 
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
@@ -402,6 +416,9 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
   std::vector<PixelRange> ranges;
   for (int64_t r = 0; chunks > 0 && r < lists.ranges; ++r) ranges.emplace_back(l, r, lists.ranges);
   const auto task = [&](int64_t units_lo, int64_t units_hi) {
+    std::byte* clear_at = nullptr;
+    uint64_t clear_bytes = 0;
+    if (clearing.at) std::tie(clear_at, clear_bytes) = clearing.slice(units_lo, units_hi);
     // With private copies (workspace.h, private_input_copies) this worker makes its own first.
     Val* pixel_rows = input_rows;
     if (copies > 1 && reads && !gathers_planes) {
@@ -424,10 +441,10 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
         PointIndex next(lo, l.out_h, l.out_w);
         for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
           const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
-          if (clearing.bytes >= ClearAsYouGo::kClearPerBlock) {
-            std::memset(clearing.at, 0, ClearAsYouGo::kClearPerBlock);
-            clearing.at += ClearAsYouGo::kClearPerBlock;
-            clearing.bytes -= ClearAsYouGo::kClearPerBlock;
+          if (clear_bytes >= ClearAsYouGo::kClearPerBlock) {
+            std::memset(clear_at, 0, ClearAsYouGo::kClearPerBlock);
+            clear_at += ClearAsYouGo::kClearPerBlock;
+            clear_bytes -= ClearAsYouGo::kClearPerBlock;
           }
           PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
           for (int j = 0; reads && j < kLanes; ++j) located.coordinate[j].count = 0;
@@ -536,10 +553,12 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
       }
       stream_fence();
     });
+    if (clear_bytes > 0) std::memset(clear_at, 0, clear_bytes);
   };
   const int max_workers = copies > 1 ? copies : 1 << 30;
   if (chunks > 0) return parallel_for(0, l.n_batch * chunks, 1, task, max_workers);
   parallel_for(0, l.n_batch * points, point_grain(l), task, max_workers);
+  clearing.cleared = clearing.at != nullptr;
 }
 
 /// The three passes over the batches of `plan`, in the regions `ws` gives. `shared`: the passes
@@ -553,7 +572,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   if (plan.wants.copies_grad_output() && !plan.wants.grad_rows_by_points)
     to_channels_last(view_of<const T, 4>(plan.grad_output), grad_rows, l.padded_channels(), shared);
   const bool gathers_planes = gathers_input_planes<T, kFault>(plan, l);
-  // One worker runs both passes on one accumulator: the point pass clears it as it goes, where
+  // One worker runs the scatter on one accumulator: the point pass clears it as it goes, where
   // its stores cost little, instead of the scatter clearing it first (a memset of 2 MiB at C 4,
   // 256 x 256 was 8% of the nearest backward; 1 thread 0.654-0.704 -> 0.624-0.626 ms).
   ClearAsYouGo clearing;
@@ -562,6 +581,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
     clearing.at = workspace + ws.accumulators;
     clearing.bytes =
         static_cast<uint64_t>(l.pixels() + kTrashSlots) * l.block_lanes() * sizeof(double);
+    clearing.units = l.n_batch * l.points();
   }
   if (plan.wants.grid_reads() && ws.input_copies == 1 && !gathers_planes)
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared, 1);
@@ -581,7 +601,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
       },
       records_hold_fractions<T, kFault>(plan.attrs.interpolation, l));
   if (clearing.at) {
-    std::memset(clearing.at, 0, clearing.bytes);
+    if (!clearing.cleared) std::memset(clearing.at, 0, clearing.bytes);
     cleared[0] = l.pixels();
   }
   if (plan.wants.input_grad) {

@@ -483,5 +483,35 @@ TEST(SourceLanes, NarrowGridGradsInLanesAreThePointByPointSums) {
   }
 }
 
+// The accumulator the point pass clears as it goes (ClearAsYouGo): however the pass's points are
+// split across workers, the tasks' slices tile the region, each from where the previous one
+// ended (phase 2 may run with more threads than phase 1 planned for).
+TEST(ClearAsYouGo, SlicesOfAnySplitTileTheRegion) {
+  std::mt19937_64 rng(7);
+  auto* const at = reinterpret_cast<std::byte*>(uintptr_t{1} << 20);
+  for (const uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{255}, uint64_t{256},
+                               uint64_t{4109}, uint64_t{3} << 31}) {
+    for (const int64_t units : {int64_t{1}, int64_t{7}, int64_t{1000}, int64_t{1} << 22}) {
+      for (int parts = 1; parts <= 9; ++parts) {
+        ClearAsYouGo clearing;
+        clearing.at = at;
+        clearing.bytes = bytes;
+        clearing.units = units;
+        std::vector<int64_t> cuts = {0, units};
+        for (int k = 1; k < parts; ++k)
+          cuts.push_back(std::uniform_int_distribution<int64_t>(0, units)(rng));
+        std::sort(cuts.begin(), cuts.end());
+        std::byte* next = at;
+        for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+          const auto [first, length] = clearing.slice(cuts[k], cuts[k + 1]);
+          ASSERT_EQ(next, first) << bytes << " bytes, " << units << " units";
+          next = first + length;
+        }
+        EXPECT_EQ(at + bytes, next) << bytes << " bytes, " << units << " units";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gradconf::grid_sampler2d
