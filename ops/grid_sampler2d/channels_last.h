@@ -64,6 +64,7 @@ GRADCONF_ALWAYS_INLINE void transpose_4x8(const LaneVector<float> (&rows)[4],
   // Each pair holds two columns: j in its low half, j + 4 in its high half.
   LaneVector<float> pairs[4] = {rows[0], rows[1], rows[2], rows[3]};
   transpose_halves(pairs);
+#pragma GCC unroll 4
   for (int j = 0; j < 4; ++j) {
     column[j] = __builtin_shufflevector(pairs[j], pairs[j], 0, 1, 2, 3);
     column[j + 4] = __builtin_shufflevector(pairs[j], pairs[j], 4, 5, 6, 7);
@@ -73,6 +74,7 @@ GRADCONF_ALWAYS_INLINE void transpose_4x8(const LaneVector<float> (&rows)[4],
 /// transpose_4x8 undone: on return rows[i][j] is column[j][i].
 GRADCONF_ALWAYS_INLINE void transpose_8x4(const LaneVector<float, 4> (&column)[kLanes],
                                           LaneVector<float> (&rows)[4]) {
+#pragma GCC unroll 4
   for (int j = 0; j < 4; ++j) {
     rows[j] = __builtin_shufflevector(column[j], column[j + 4], 0, 1, 2, 3, 4, 5, 6, 7);
   }
