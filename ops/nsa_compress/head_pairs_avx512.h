@@ -46,6 +46,18 @@ struct HeadPairRows {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
+/// vpermt2w indices for the 4 gathers of a step: gather k brings values [8k, 8k + 8) of head n,
+/// then the same of head n + 1 (the second source: index 32 on), into words first, first + step,
+/// first + 2 step, ...
+constexpr std::array<std::array<uint16_t, 32>, 4> head_pair_word_index(int first, int step) {
+  std::array<std::array<uint16_t, 32>, 4> index{};
+  for (int k = 0; k < 4; ++k) {
+    for (int m = 0; m < 16; ++m)
+      index[k][first + step * m] = static_cast<uint16_t>(m < 8 ? 8 * k + m : 24 + 8 * k + m);
+  }
+  return index;
+}
+
 /// The 16-bit type's side of a head pair's rows: its input vectors as floats and its inputGrad
 /// lines from floats, each with the bits of Eigen's scalar conversion.
 template <typename T>
@@ -53,17 +65,9 @@ struct PairConversions;
 
 template <>
 struct PairConversions<bfloat16> {
-  /// Word 2m + 1 of widening k is value 8k + m of head n (m < 8) or 8k + m - 8 of head n + 1
-  /// (index 32 on: the second source); the even words are zeroed, so each 32-bit lane is the
-  /// float whose top half is that bfloat16: exact for every value.
-  alignas(64) static constexpr auto kIndex = [] {
-    std::array<std::array<uint16_t, 32>, 4> index{};
-    for (int k = 0; k < 4; ++k) {
-      for (int m = 0; m < 16; ++m)
-        index[k][2 * m + 1] = static_cast<uint16_t>(m < 8 ? 8 * k + m : 24 + 8 * k + m);
-    }
-    return index;
-  }();
+  /// The values into the odd words, the even ones zeroed: each 32-bit lane is the float whose
+  /// top half is that bfloat16, exact for every value.
+  alignas(64) static constexpr auto kIndex = head_pair_word_index(1, 2);
   /// vcvtne2ps2bf16 reads subnormals as zero and keeps NaN payloads.
   static constexpr int kInexact = 0x01 | 0x20 | 0x80;  // quiet NaN, subnormal, signalling NaN
 
@@ -82,15 +86,8 @@ struct PairConversions<bfloat16> {
 
 template <>
 struct PairConversions<half> {
-  /// Word p < 16 of gather k is value 8k + p of head n (p < 8) or 8k + p - 8 of head n + 1.
-  alignas(64) static constexpr auto kIndex = [] {
-    std::array<std::array<uint16_t, 32>, 4> index{};
-    for (int k = 0; k < 4; ++k) {
-      for (int p = 0; p < 16; ++p)
-        index[k][p] = static_cast<uint16_t>(p < 8 ? 8 * k + p : 24 + 8 * k + p);
-    }
-    return index;
-  }();
+  /// The values into words 0-15, for vcvtph2ps.
+  alignas(64) static constexpr auto kIndex = head_pair_word_index(0, 1);
   /// vcvtps2ph keeps NaN payloads.
   static constexpr int kInexact = 0x01 | 0x80;  // quiet and signalling NaN
 
