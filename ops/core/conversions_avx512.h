@@ -82,7 +82,8 @@ GRADCONF_TARGET_AVX512 inline void store_16_bit_lanes(void* p, __m256i raw, bool
 
 /// 32 raw 16-bit values, low then high, streamed to the whole cache line at p (64-byte aligned) in
 /// one store, not four 16-byte ones (NsaCompress's bf16 backward, whose row stores were a fifth of
-/// its samples: 2 threads 3.24-3.25 -> 2.78-2.93 ms).
+/// its samples: 2 threads 3.24-3.25 -> 2.78-2.93 ms; its bf16 lines now come whole from
+/// bfloat16_line_avx512bf16, its binary16 ones through here).
 GRADCONF_TARGET_AVX512 inline void store_line_of_16_bit_lanes(void* p, __m256i low, __m256i high) {
   // A shuffle, not _mm512_inserti64x4, whose undefined source GCC 12 warns on.
   const auto line = __builtin_shufflevector(reinterpret_cast<__v4di>(low),

@@ -365,7 +365,7 @@ struct ClearAsYouGo {
   std::byte* at = nullptr;
   uint64_t bytes = 0;
   int64_t units = 1;
-  bool cleared = false;  ///< set by the point pass once every slice is
+  bool done = false;  ///< set by the point pass once every slice is cleared
   /// The slice of units [lo, hi): its first byte and its length.
   std::pair<std::byte*, uint64_t> slice(int64_t lo, int64_t hi) const {
     const auto offset = [&](int64_t unit) {
@@ -558,7 +558,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
   const int max_workers = copies > 1 ? copies : 1 << 30;
   if (chunks > 0) return parallel_for(0, l.n_batch * chunks, 1, task, max_workers);
   parallel_for(0, l.n_batch * points, point_grain(l), task, max_workers);
-  clearing.cleared = clearing.at != nullptr;
+  clearing.done = clearing.at != nullptr;
 }
 
 /// The three passes over the batches of `plan`, in the regions `ws` gives. `shared`: the passes
@@ -601,7 +601,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
       },
       records_hold_fractions<T, kFault>(plan.attrs.interpolation, l));
   if (clearing.at) {
-    if (!clearing.cleared) std::memset(clearing.at, 0, clearing.bytes);
+    if (!clearing.done) std::memset(clearing.at, 0, clearing.bytes);
     cleared[0] = l.pixels();
   }
   if (plan.wants.input_grad) {

@@ -3,7 +3,8 @@
 // sums the windows that cover it in window order (several when l > d), so inputGrad has one
 // writer per element. In the same pass the token adds <outputGrad row, its input row> to the
 // weightGrad partial of its chunk (chunks fixed by the problem, workspace.h); the partials are
-// then summed in chunk order. Bitwise identical results for any thread count.
+// then summed in chunk order. Bitwise identical results for any thread count. On CPUs with
+// AVX512_BF16 the 16-bit rows are summed two heads at a time (head_pairs_avx512.h), the same bits.
 #ifndef GRADCONF_OPS_NSA_COMPRESS_KERNELS_H_
 #define GRADCONF_OPS_NSA_COMPRESS_KERNELS_H_
 
