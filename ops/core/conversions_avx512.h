@@ -41,6 +41,13 @@ GRADCONF_TARGET_AVX512 inline void widen_to_floats_avx512(const bfloat16* values
 // Eigen's scalar conversions (the lane functions would take a vector argument across the target
 // boundary).
 
+/// The vfpclassps categories that vcvtneps2bf16 and vcvtne2ps2bf16 get wrong: they read
+/// subnormals as zero and keep NaN payloads.
+inline constexpr int kInexactForBfloat16Narrowing = 0x01 | 0x20 | 0x80;  // qNaN, subnormal, sNaN
+/// The categories vcvtps2ph gets wrong (it keeps NaN payloads) and vcvtph2ps gets wrong (it
+/// quiets signalling NaNs): NaNs.
+inline constexpr int kInexactForHalfConversion = 0x01 | 0x80;  // qNaN, sNaN
+
 /// 16 binary16 values to float with vcvtph2ps: exact, except that it quiets signalling NaNs.
 /// Only W = kWideRowLanes loads call it (the AVX-512 path).
 GRADCONF_TARGET_AVX512 inline void widen_to_floats_avx512(const half* halves, float* floats) {
@@ -117,9 +124,8 @@ GRADCONF_TARGET_AVX512 inline void store_half_row_avx512(half* p, const float* v
 /// subnormal inputs as zero and keeps NaN payloads: a vector with either, vfpclassps says,
 /// converts element by element).
 GRADCONF_TARGET_AVX512_BF16 inline __m256i bfloat16_lanes_avx512bf16(const float* floats) {
-  constexpr int kSpecial = 0x01 | 0x20 | 0x80;  // quiet NaN, subnormal, signalling NaN
   const __m512 v = _mm512_loadu_ps(floats);
-  if (_mm512_fpclass_ps_mask(v, kSpecial) == 0)
+  if (_mm512_fpclass_ps_mask(v, kInexactForBfloat16Narrowing) == 0)
     return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v));
   alignas(32) bfloat16 exact[16];
   for (int j = 0; j < 16; ++j) exact[j] = static_cast<bfloat16>(floats[j]);
@@ -130,9 +136,9 @@ GRADCONF_TARGET_AVX512_BF16 inline __m256i bfloat16_lanes_avx512bf16(const float
 /// vector of 16 took a vcvtneps2bf16 and half a shuffle: the rounding and the fallback of
 /// bfloat16_lanes_avx512bf16.
 GRADCONF_TARGET_AVX512_BF16 inline __m512i bfloat16_line_avx512bf16(const float* floats) {
-  constexpr int kSpecial = 0x01 | 0x20 | 0x80;  // quiet NaN, subnormal, signalling NaN
   const __m512 low = _mm512_loadu_ps(floats), high = _mm512_loadu_ps(floats + 16);
-  if ((_mm512_fpclass_ps_mask(low, kSpecial) | _mm512_fpclass_ps_mask(high, kSpecial)) == 0)
+  if ((_mm512_fpclass_ps_mask(low, kInexactForBfloat16Narrowing) |
+       _mm512_fpclass_ps_mask(high, kInexactForBfloat16Narrowing)) == 0)
     return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(high, low));
   alignas(64) bfloat16 exact[32];
   for (int j = 0; j < 32; ++j) exact[j] = static_cast<bfloat16>(floats[j]);

@@ -26,6 +26,10 @@ std::optional<aclDataType> parse_dtype(std::string_view name);
 /// `value` rounded to the nearest value of a floating dtype (RTNE), returned as double.
 double round_to_dtype(aclDataType dtype, double value);
 
+/// The two 16-bit floating types, which store what float computes.
+template <typename T>
+inline constexpr bool is_16_bit_float_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+
 /// Half types compute in float; float in float; double in double (spec README §3).
 template <typename T>
 using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;

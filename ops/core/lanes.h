@@ -168,8 +168,7 @@ inline __attribute__((always_inline)) LaneVector<Acc, W> load_lanes(const T* p, 
       std::memcpy(&v, p, sizeof v);
       return v;
     }
-  } else if constexpr (std::is_same_v<Acc, float> &&
-                       (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)) {
+  } else if constexpr (std::is_same_v<Acc, float> && is_16_bit_float_v<T>) {
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (W == kWideRowLanes) {
       if (stride == 1) {
@@ -310,8 +309,7 @@ inline __attribute__((always_inline)) void store_lanes(T* p, int64_t stride,
       std::memcpy(p, &v, sizeof v);
       return;
     }
-  } else if constexpr (std::is_same_v<Acc, float> &&
-                       (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)) {
+  } else if constexpr (std::is_same_v<Acc, float> && is_16_bit_float_v<T>) {
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (W == kWideRowLanes && std::is_same_v<T, half>) {
       if (stride == 1) {
@@ -391,9 +389,7 @@ GRADCONF_TARGET_AVX512 inline void stream_lines_avx512(void* dst, const void* sr
 /// Stores W values to the 16-byte-aligned p[0..W) converted to T, bypassing the caches.
 template <typename Acc, int W = kLanes, typename T>
 inline __attribute__((always_inline)) void stream_lanes(T* p, const LaneVector<Acc, W>& v) {
-  if constexpr (std::is_same_v<T, Acc> ||
-                (std::is_same_v<Acc, float> &&
-                 (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>))) {
+  if constexpr (std::is_same_v<T, Acc> || (std::is_same_v<Acc, float> && is_16_bit_float_v<T>)) {
     alignas(64) T converted[W];
     static_assert(sizeof converted % 16 == 0);
     store_lanes<Acc, W>(converted, 1, v);

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 
+#include "core/conversions_avx512.h"
 #include "core/dtype.h"
 #include "core/isa.h"
 
@@ -68,8 +69,7 @@ struct PairConversions<bfloat16> {
   /// The values into the odd words, the even ones zeroed: each 32-bit lane is the float whose
   /// top half is that bfloat16, exact for every value.
   alignas(64) static constexpr auto kIndex = head_pair_word_index(1, 2);
-  /// vcvtne2ps2bf16 reads subnormals as zero and keeps NaN payloads.
-  static constexpr int kInexact = 0x01 | 0x20 | 0x80;  // quiet NaN, subnormal, signalling NaN
+  static constexpr int kInexact = kInexactForBfloat16Narrowing;
 
   GRADCONF_TARGET_AVX512_BF16 static __m512 widen(__m512i head0, __m512i head1, int k,
                                                   const bfloat16*, const bfloat16*) {
@@ -88,8 +88,7 @@ template <>
 struct PairConversions<half> {
   /// The values into words 0-15, for vcvtph2ps.
   alignas(64) static constexpr auto kIndex = head_pair_word_index(0, 1);
-  /// vcvtps2ph keeps NaN payloads.
-  static constexpr int kInexact = 0x01 | 0x80;  // quiet and signalling NaN
+  static constexpr int kInexact = kInexactForHalfConversion;
 
   /// vcvtph2ps quiets signalling NaNs: a vector with a NaN converts element by element.
   GRADCONF_TARGET_AVX512_BF16 static __m512 widen(__m512i head0, __m512i head1, int k,

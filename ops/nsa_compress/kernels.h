@@ -394,7 +394,7 @@ template <typename T, Fault kFault>
 bool uses_head_pairs(const Plan& plan) {
   const Sizes& s = plan.sizes;
 #if defined(__x86_64__) && defined(__GNUC__)
-  return (std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)&&kFault == Fault::kNone &&
+  return is_16_bit_float_v<T> && kFault == Fault::kNone &&
          converts_output_grad<T>(plan.output_grad) && kernel_has_bfloat16_conversion() &&
          s.heads >= 2 && s.dim % kHeadPairStep == 0 && s.block <= 2 * s.stride &&
          plan.input.strides[2] == 1 && plan.input_grad.strides[2] == 1;
@@ -468,8 +468,7 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
       if (dots.size() < covers.size() * kLanes) dots.resize(covers.size() * kLanes);
       for (int64_t n = 0; n < s.heads; ++n) {
 #if defined(__x86_64__) && defined(__GNUC__)
-        if constexpr ((std::is_same_v<T, bfloat16> || std::is_same_v<T, half>)&&W ==
-                      kWideRowLanes) {
+        if constexpr (is_16_bit_float_v<T> && W == kWideRowLanes) {
           // Heads n and n + 1 at once (uses_head_pairs), with the generic rows' bits.
           if (head_pairs && n + 1 < s.heads && !windows.empty() && windows.size() <= 2) {
             HeadPairRows<T> rows{{&input(t, n, 0), &input(t, n + 1, 0)},
