@@ -428,34 +428,6 @@ GRADCONF_TARGET_AVX2 inline void gather_lanes_avx2(const float* base, const Mask
   std::memcpy(out, &lanes, sizeof lanes);
 }
 
-/// Stores the lanes of `values` (int32, widened to int64) and of `first + j` whose bit j of
-/// `keep` is set, in lane order, to values_out[0..) and indices_out[0..) (AVX-512's compressing
-/// stores). Compiled for AVX-512, so it is inlined into on_widest_isa's AVX-512 path only; a
-/// kernel calls it only when kernel_isa() is kAvx512.
-GRADCONF_TARGET_AVX512 inline void compress_store_lanes_avx512(const MaskLanes& values,
-                                                               int64_t first, unsigned keep,
-                                                               int64_t* values_out,
-                                                               int64_t* indices_out) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  // Widened as a vector extension: GCC 12 warns on _mm512_cvtepi32_epi64's undefined source.
-  typedef int64_t Long8 __attribute__((vector_size(kLanes * sizeof(int64_t))));
-  const Long8 wide = __builtin_convertvector(values, Long8);
-  __m512i widened;
-  std::memcpy(&widened, &wide, sizeof widened);
-  const __mmask8 mask = static_cast<__mmask8>(keep);
-  _mm512_mask_compressstoreu_epi64(values_out, mask, widened);
-  const __m512i indices =
-      _mm512_add_epi64(_mm512_set1_epi64(first), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
-  _mm512_mask_compressstoreu_epi64(indices_out, mask, indices);
-#else
-  for (int j = 0, at = 0; j < kLanes; ++j) {
-    if (!(keep >> j & 1u)) continue;
-    values_out[at] = values[j];
-    indices_out[at++] = first + j;
-  }
-#endif
-}
-
 /// Orders this thread's streaming stores before whatever it does next (a join, a flag).
 inline void stream_fence() {
 #if defined(__x86_64__)

@@ -237,34 +237,47 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
   }
 }
 
-/// One record list's newest fraction records (AVX-512 path: LocatedPoints::record_lines), held in
-/// L1 until a whole run of kLanes can be streamed to the list (kLanes records are 3 cache lines,
+/// One record list's newest records on the AVX-512 path (fraction records from
+/// LocatedPoints::record_lines, nearest ones from its offsets), held in L1 until a whole run of
+/// kLanes can be streamed to the list (kLanes fraction records are 3 cache lines, nearest ones 1,
 /// their indices 1; lists start on a line: workspace_regions), so the list is written in whole
 /// lines and the records are staged without a branch per record. Filed one by one (a loop of
 /// data-dependent length per range and block, a partial line per streamed record, each record
-/// loaded from the narrow stores that built it) they were about 100 us of large spatial's 870 at
-/// 2 threads (the pass timed with the filing skipped); staged, 0.86 -> 0.83 ms.
+/// loaded from the narrow stores that built it) fraction records were about 100 us of large
+/// spatial's 870 at 2 threads (the pass timed with the filing skipped); staged, 0.86 -> 0.83 ms.
+/// Nearest records went straight to the lists with compressing stores, plain stores whose lines
+/// the other core's scatter had read: on AMD's Zen 5 the filing then cost more than the rest of
+/// the pass (large spatial nearest ran no faster at 2 threads than at 1).
+template <typename Taps>
 struct StagedRecords {
-  alignas(64) BilinearFractionTaps taps[2 * kLanes];
+  alignas(64) Taps taps[2 * kLanes];
   alignas(64) int64_t points[2 * kLanes];
   int staged = 0;
 };
+
+/// Whether the point pass stages its records (StagedRecords): lists on the AVX-512 path, of
+/// fraction records or nearest ones located in lanes.
+template <bool kInLanes, typename Taps>
+constexpr bool stages_records() {
+  return kInLanes &&
+         (std::is_same_v<Taps, BilinearFractionTaps> || std::is_same_v<Taps, NearestScatterTaps>);
+}
 
 /// Files a block's `count` records under every pixel range they reach (workspace.h,
 /// record_chunks), each with its point's index in the batch: per range the points that reach it,
 /// as bits, in point order (whether a point reaches a range is data: a branch per point and range
 /// mispredicted), compared in lanes when located in lanes (2 threads, large spatial: 1.62-1.68 ->
 /// 1.49-1.54 ms). A block's points are consecutive in one chunk, so in one batch: their indices
-/// are the first's plus their lane. Nearest's 8-byte records in lanes go with AVX-512's
-/// compressing stores when `compress`: large spatial nearest at 2 threads 0.63-0.64 -> 0.51-0.52
-/// ms. Fraction records on the AVX-512 path are staged (`staged` not null: StagedRecords, range
-/// r's at `staged[r]`). `filed[r]`: the entries unit `unit`'s list for range r has written so far.
+/// are the first's plus their lane. On the AVX-512 path fraction records and nearest ones in lanes
+/// are staged (`staged` not null: StagedRecords, range r's at `staged[r]`; nearest ones went with
+/// compressing stores before: large spatial nearest at 2 threads 0.63-0.64 -> 0.51-0.52 ms on
+/// Intel). `filed[r]`: the entries unit `unit`'s list for range r has written so far.
 template <bool kInLanes, typename Taps>
 GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
                                          const std::vector<PixelRange>& ranges, int64_t unit,
                                          const LocatedPoints<Taps>& located,
                                          const PointIndex (&at)[kLanes], int count, int64_t out_w,
-                                         int64_t* filed, StagedRecords* staged, bool compress) {
+                                         int64_t* filed, StagedRecords<Taps>* staged) {
   const Taps(&records)[kLanes] = located.scatter;
   const int64_t first = at[0].h * out_w + at[0].w;
   for (int64_t r = 0; r < lists.ranges; ++r) {
@@ -280,20 +293,10 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
     Taps* const list_taps = lists.taps<Taps>(list);
     int64_t* const list_points = lists.points(list);
     int64_t entry = filed[r];
-    if constexpr (kInLanes && std::is_same_v<Taps, NearestScatterTaps>) {
-      static_assert(sizeof(Taps) == sizeof(int64_t));
-      if (compress) {
-        compress_store_lanes_avx512(located.offsets[0], first, reached,
-                                    reinterpret_cast<int64_t*>(list_taps + entry),
-                                    list_points + entry);
-        filed[r] = entry + __builtin_popcount(reached);
-        continue;
-      }
-    }
-    if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
+    if constexpr (stages_records<kInLanes, Taps>()) {
       if (staged) {
         // The last block's run is streamed now, when the stores that staged it have completed.
-        StagedRecords& stage = staged[r];
+        StagedRecords<Taps>& stage = staged[r];
         if (stage.staged >= kLanes) {
           stream_lines_avx512(list_taps + entry, stage.taps, sizeof(Taps) * kLanes);
           stream_lines_avx512(list_points + entry, stage.points, sizeof(int64_t) * kLanes);
@@ -302,8 +305,13 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
           stage.staged -= kLanes;
           filed[r] = entry + kLanes;
         }
-        stage.staged = stage_fraction_records_avx512(located.record_lines, reached, first,
-                                                     stage.taps, stage.points, stage.staged);
+        if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
+          stage.staged = stage_fraction_records_avx512(located.record_lines, reached, first,
+                                                       stage.taps, stage.points, stage.staged);
+        } else {
+          stage.staged = stage_nearest_records_avx512(located.offsets[0], reached, first,
+                                                      stage.taps, stage.points, stage.staged);
+        }
         continue;
       }
     }
@@ -320,17 +328,15 @@ GRADCONF_ALWAYS_INLINE void file_records(const RecordLists& lists,
 /// each list's length.
 template <typename Taps>
 void close_record_lists(const RecordLists& lists, int64_t unit, const int64_t* filed,
-                        const StagedRecords* staged) {
+                        const StagedRecords<Taps>* staged) {
   for (int64_t r = 0; r < lists.ranges; ++r) {
     const int64_t list = lists.list(unit, r);
     int64_t entries = filed[r];
-    if constexpr (std::is_same_v<Taps, BilinearFractionTaps>) {
-      if (staged) {
-        const StagedRecords& stage = staged[r];
-        stream_copy(lists.taps<Taps>(list) + entries, stage.taps, sizeof(Taps) * stage.staged);
-        stream_copy(lists.points(list) + entries, stage.points, sizeof(int64_t) * stage.staged);
-        entries += stage.staged;
-      }
+    if (staged) {
+      const StagedRecords<Taps>& stage = staged[r];
+      stream_copy(lists.taps<Taps>(list) + entries, stage.taps, sizeof(Taps) * stage.staged);
+      stream_copy(lists.points(list) + entries, stage.points, sizeof(int64_t) * stage.staged);
+      entries += stage.staged;
     }
     lists.counts[list] = entries;
   }
@@ -410,9 +416,11 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
   // taps under the pixel ranges they reach; else its units are points, stored in point order.
   const int64_t chunks = ws.record_chunks, points = l.points();
   const RecordLists lists(workspace, ws);
-  const bool compress = kFault == Fault::kNone && kernel_isa() == Isa::kAvx512;
+  const bool avx512_records = kFault == Fault::kNone && kernel_isa() == Isa::kAvx512;
   const bool record_lines =
-      compress && std::is_same_v<Taps, BilinearFractionTaps> && plan.wants.input_grad;
+      avx512_records && std::is_same_v<Taps, BilinearFractionTaps> && plan.wants.input_grad;
+  const bool stages =
+      avx512_records && stages_records<kInLanes, Taps>() && plan.wants.input_grad && chunks > 0;
   std::vector<PixelRange> ranges;
   for (int64_t r = 0; chunks > 0 && r < lists.ranges; ++r) ranges.emplace_back(l, r, lists.ranges);
   const auto task = [&](int64_t units_lo, int64_t units_hi) {
@@ -430,14 +438,14 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
       LocatedPoints<Taps> located;
       std::vector<Val> block_grad(reads && in_place ? static_cast<size_t>(kLanes * row) : 0);
       std::vector<int64_t> filed(static_cast<size_t>(lists.ranges));
-      std::vector<StagedRecords> staged(record_lines && chunks > 0 ? lists.ranges : 0);
+      std::vector<StagedRecords<Taps>> staged(stages ? lists.ranges : 0);
       for (int64_t unit = units_lo; unit < (chunks > 0 ? units_hi : units_lo + 1); ++unit) {
         const int64_t n = unit / std::max<int64_t>(chunks, 1),
                       k = unit % std::max<int64_t>(chunks, 1);
         const int64_t lo = chunks > 0 ? n * points + k * points / chunks : units_lo;
         const int64_t hi = chunks > 0 ? n * points + (k + 1) * points / chunks : units_hi;
         std::fill(filed.begin(), filed.end(), 0);
-        for (StagedRecords& stage : staged) stage.staged = 0;
+        for (StagedRecords<Taps>& stage : staged) stage.staged = 0;
         PointIndex next(lo, l.out_h, l.out_w);
         for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
           const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
@@ -470,7 +478,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
             stream_copy(scatter + i0, located.scatter, count * sizeof(Taps));
           } else if (plan.wants.input_grad) {
             file_records<kInLanes>(lists, ranges, unit, located, at, count, l.out_w, filed.data(),
-                                   staged.empty() ? nullptr : staged.data(), compress);
+                                   staged.empty() ? nullptr : staged.data());
           }
           if (!plan.wants.grid_grad) continue;
           if constexpr (kNarrowInLanes) {

@@ -249,6 +249,38 @@ GRADCONF_TARGET_AVX512 inline int stage_fraction_records_avx512(const int32_t* l
 #endif
 }
 
+/// Appends the nearest records of kLanes points located in lanes (their pixel offsets, widened)
+/// whose bit of `reached` is set, in point order, at record `staged` of `records`, and their
+/// points `first + j` at points[staged..): compressed in registers and stored whole, as
+/// stage_fraction_records_avx512 does (staged < kLanes; room for 2 kLanes). Returns staged plus
+/// the records appended. AVX-512 only, as above.
+GRADCONF_TARGET_AVX512 inline int stage_nearest_records_avx512(const MaskLanes& offsets,
+                                                               unsigned reached, int64_t first,
+                                                               NearestScatterTaps* records,
+                                                               int64_t* points, int staged) {
+  static_assert(sizeof(NearestScatterTaps) == sizeof(int64_t));
+#if defined(__x86_64__) && defined(__GNUC__)
+  // Widened as a vector extension: GCC 12 warns on _mm512_cvtepi32_epi64's undefined source.
+  typedef int64_t Long8 __attribute__((vector_size(kLanes * sizeof(int64_t))));
+  const Long8 wide = __builtin_convertvector(offsets, Long8);
+  __m512i widened;
+  std::memcpy(&widened, &wide, sizeof widened);
+  const auto keep = static_cast<__mmask8>(reached);
+  _mm512_storeu_si512(records + staged, _mm512_maskz_compress_epi64(keep, widened));
+  const __m512i indices =
+      _mm512_add_epi64(_mm512_set1_epi64(first), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+  _mm512_storeu_si512(points + staged, _mm512_maskz_compress_epi64(keep, indices));
+  return staged + __builtin_popcount(reached);
+#else
+  for (int j = 0; j < kLanes; ++j) {
+    if (!(reached >> j & 1u)) continue;
+    records[staged].offset[0] = offsets[j];
+    points[staged++] = first + j;
+  }
+  return staged;
+#endif
+}
+
 /// point_taps for kLanes points located in lanes (bilinear and nearest; pixel offsets and trash
 /// slots in int32 lanes, which the caller checked): the same taps, offsets and weights, point by
 /// point. Tap k's offsets also stay in lanes, `offsets[k]`, the first offset past the plane for

@@ -31,33 +31,4 @@ TEST(StreamCopy, writes_every_multiple_of_eight_bytes_at_every_eight_byte_offset
   }
 }
 
-// compress_store_lanes_avx512 (GridSampler2D's nearest records filed under pixel ranges): for every
-// mask, the kept lanes' values (int32 widened, negatives included) and indices in lane order, and
-// not a byte past them.
-TEST(CompressStoreLanes, stores_the_kept_lanes_in_order_and_nothing_else) {
-  if (gradconf::kernel_isa() != gradconf::Isa::kAvx512) GTEST_SKIP() << "no AVX-512 path here";
-  const gradconf::MaskLanes values = {7, -1, 1 << 30, 0, -(1 << 30), 42, 5, 65536};
-  constexpr int64_t kFirst = (int64_t{1} << 40) + 3;
-  constexpr int64_t kUntouched = -12345;
-  for (unsigned keep = 0; keep < 256; ++keep) {
-    int64_t stored[10], indices[10];
-    std::fill(std::begin(stored), std::end(stored), kUntouched);
-    std::fill(std::begin(indices), std::end(indices), kUntouched);
-    gradconf::compress_store_lanes_avx512(values, kFirst, keep, stored + 1, indices + 1);
-    SCOPED_TRACE("mask " + std::to_string(keep));
-    int at = 1;
-    for (int j = 0; j < gradconf::kLanes; ++j) {
-      if (!(keep >> j & 1u)) continue;
-      ASSERT_EQ(stored[at], values[j]);
-      ASSERT_EQ(indices[at], kFirst + j);
-      ++at;
-    }
-    for (int i : {0, at, at + 1}) {
-      if (i >= 10) continue;
-      ASSERT_EQ(stored[i], kUntouched) << "slot " << i;
-      ASSERT_EQ(indices[i], kUntouched) << "slot " << i;
-    }
-  }
-}
-
 }  // namespace

@@ -291,6 +291,38 @@ TEST(SourceLanes, FractionRecordLinesAreTheRecordsAndStageInPointOrder) {
   }
 }
 
+// Nearest records staged under a range (stage_nearest_records_avx512): for every mask of reaching
+// points and with runs already staged, exactly the reaching points' offsets (int32 widened,
+// negatives included) and their indices in point order, after the staged ones, which stay as they
+// were.
+TEST(SourceLanes, NearestRecordsStageInPointOrder) {
+  if (kernel_isa() != Isa::kAvx512) GTEST_SKIP() << "no AVX-512 path here";
+  const MaskLanes offsets = {7, -1, 1 << 30, 0, -(1 << 30), 42, 5, 65536};
+  constexpr int64_t kFirst = (int64_t{1} << 40) + 3;
+  constexpr int64_t kUntouched = -12345;
+  for (unsigned reached = 0; reached < 256; ++reached) {
+    for (int staged : {0, 1, 7}) {
+      alignas(64) NearestScatterTaps stage[2 * kLanes];
+      alignas(64) int64_t points[2 * kLanes];
+      for (NearestScatterTaps& record : stage) record.offset[0] = kUntouched;
+      std::fill(std::begin(points), std::end(points), kUntouched);
+      const int total =
+          stage_nearest_records_avx512(offsets, reached, kFirst, stage, points, staged);
+      SCOPED_TRACE(testing::Message() << "mask " << reached << " staged " << staged);
+      ASSERT_EQ(total, staged + std::popcount(reached));
+      for (int e = 0; e < staged; ++e) {
+        ASSERT_EQ(stage[e].offset[0], kUntouched) << "staged record " << e;
+        ASSERT_EQ(points[e], kUntouched) << "staged record " << e;
+      }
+      for (int j = 0, at = staged; j < kLanes; ++j) {
+        if (!(reached >> j & 1u)) continue;
+        ASSERT_EQ(stage[at].offset[0], offsets[j]) << "record " << j;
+        ASSERT_EQ(points[at++], kFirst + j) << "record " << j;
+      }
+    }
+  }
+}
+
 // Filing records under pixel ranges: the points a range gets from the offsets in lanes are the
 // points whose records reach it tap by tap (taps outside the input reach no range), for ranges
 // of every split of small planes, nearest and bilinear.
