@@ -245,9 +245,10 @@ GRADCONF_ALWAYS_INLINE void locate_in_lanes(PointIndex& next, int count,
 /// data-dependent length per range and block, a partial line per streamed record, each record
 /// loaded from the narrow stores that built it) fraction records were about 100 us of large
 /// spatial's 870 at 2 threads (the pass timed with the filing skipped); staged, 0.86 -> 0.83 ms.
-/// Nearest records went straight to the lists with compressing stores, plain stores whose lines
-/// the other core's scatter had read: on AMD's Zen 5 the filing then cost more than the rest of
-/// the pass (large spatial nearest ran no faster at 2 threads than at 1).
+/// Nearest records went straight to the lists with compressing stores: on AMD's Zen 5 the filing
+/// then cost more than the rest of the pass (large spatial nearest ran no faster at 2 threads
+/// than at 1), whatever the store instruction (plain stores to lines the other core's scatter
+/// read in the previous call, as far as a machine without counters shows).
 template <typename Taps>
 struct StagedRecords {
   alignas(64) Taps taps[2 * kLanes];
