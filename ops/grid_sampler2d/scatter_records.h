@@ -215,6 +215,18 @@ GRADCONF_TARGET_AVX512 inline void fraction_record_lines_avx512(const MaskLanes 
 #endif
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/// The indices `first + j` of the points whose bit j of `reached` is set, in point order, at
+/// points[0..): compressed in registers and stored whole (64 bytes; the stages have room). The
+/// points' half of both stage functions below.
+GRADCONF_TARGET_AVX512 inline void stage_reached_points_avx512(int64_t first, unsigned reached,
+                                                               int64_t* points) {
+  const __m512i indices =
+      _mm512_add_epi64(_mm512_set1_epi64(first), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+  _mm512_storeu_si512(points, _mm512_maskz_compress_epi64(static_cast<__mmask8>(reached), indices));
+}
+#endif
+
 /// Appends the records of `lines` (fraction_record_lines_avx512) whose bit of `reached` is set,
 /// in record order, at record `staged` of `records`, and their points `first + j` at
 /// points[staged..): a compress in registers and a whole-vector store per line, so a store may
@@ -234,10 +246,7 @@ GRADCONF_TARGET_AVX512 inline int stage_fraction_records_avx512(const int32_t* l
                         _mm512_maskz_compress_epi32(keep, _mm512_load_si512(lines + 16 * p)));
     dwords += kFractionLines.kept[reached][p];
   }
-  const __m512i indices =
-      _mm512_add_epi64(_mm512_set1_epi64(first), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
-  _mm512_storeu_si512(points + staged,
-                      _mm512_maskz_compress_epi64(static_cast<__mmask8>(reached), indices));
+  stage_reached_points_avx512(first, reached, points + staged);
   return staged + kFractionLines.kept[reached][3];
 #else
   for (int j = 0; j < kLanes; ++j) {
@@ -265,11 +274,9 @@ GRADCONF_TARGET_AVX512 inline int stage_nearest_records_avx512(const MaskLanes& 
   const Long8 wide = __builtin_convertvector(offsets, Long8);
   __m512i widened;
   std::memcpy(&widened, &wide, sizeof widened);
-  const auto keep = static_cast<__mmask8>(reached);
-  _mm512_storeu_si512(records + staged, _mm512_maskz_compress_epi64(keep, widened));
-  const __m512i indices =
-      _mm512_add_epi64(_mm512_set1_epi64(first), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
-  _mm512_storeu_si512(points + staged, _mm512_maskz_compress_epi64(keep, indices));
+  _mm512_storeu_si512(records + staged,
+                      _mm512_maskz_compress_epi64(static_cast<__mmask8>(reached), widened));
+  stage_reached_points_avx512(first, reached, points + staged);
   return staged + __builtin_popcount(reached);
 #else
   for (int j = 0; j < kLanes; ++j) {

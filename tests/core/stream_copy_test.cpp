@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "core/isa.h"
 #include "core/lanes.h"
 
 namespace {
