@@ -27,8 +27,9 @@ bool allows_batch_major() {
   return !planted<kFault>(Fault::kGridOfFirstBatchOnly);
 }
 
-// The faults with_planted_fault instantiates the kernels for: kNone, and in the planted-fault
-// library kAnyFault and each of kCompiledFaults (a fault missing here fails the link).
+// The faults with_planted_fault instantiates the kernels for: kNone in the shipped library, and
+// in the planted-fault library kAnyFault and each of kCompiledFaults (a fault missing here fails
+// the link).
 static_assert(kCompiledFaults.size() == 1 && kCompiledFaults[0] == Fault::kDoubleComputedInFloat,
               "GRADCONF_GS_INSTANTIATE_KERNELS names each of kCompiledFaults: add the new one");
 #define GRADCONF_GS_KERNELS_WITH_FAULT(T, kFault)                          \
@@ -36,7 +37,6 @@ static_assert(kCompiledFaults.size() == 1 && kCompiledFaults[0] == Fault::kDoubl
   template void backward_kernel<T, kFault>(const BackwardPlan&, std::byte*);
 #if GRADCONF_PLANTED_FAULTS
 #define GRADCONF_GS_INSTANTIATE_KERNELS(T)            \
-  GRADCONF_GS_KERNELS_WITH_FAULT(T, Fault::kNone)     \
   GRADCONF_GS_KERNELS_WITH_FAULT(T, kAnyFault<Fault>) \
   GRADCONF_GS_KERNELS_WITH_FAULT(T, Fault::kDoubleComputedInFloat)
 #else
