@@ -1,12 +1,14 @@
 // When a passing case proves little: the rule behind a MISTRUSTED cell, on the outputs of cases the
 // campaigns drew (MSDA backward: gradValue, gradLocation, gradAttnWeight), and what an op marks as
-// zero by construction for it (GridSampler2D's empty problems).
+// zero by construction for it (GridSampler2D's empty problems, NsaCompress's unread tokens).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "compare/compare.h"
 #include "families/grid_sampler2d/traits.h"
+#include "families/nsa_compress/traits.h"
 #include "laws/matches_reference.h"
 
 namespace gradconf::props {
@@ -86,6 +88,32 @@ TEST(MistrustRule, GridSampler2DEmptyProblemsMarkTheirZeroFills) {
     }
     const LawResult r =
         matches_reference<GridSampler2DTraits>(*p, GridSampler2DTraits::default_backend());
+    EXPECT_TRUE(r.holds) << r.detail;
+    EXPECT_FALSE(r.mistrusted) << r.mistrust_reason;
+  }
+}
+
+// NsaCompressGrad reads a token only inside a window: inputGrad of the tokens no window reads and
+// weightGrad when there is no window are zero whatever the inputs hold. Every other expected value
+// sums products of dense random inputs, so it is nonzero: the marked count is the zero count. An
+// unmarked draw of short batches was MISTRUSTED in a default campaign.
+TEST(MistrustRule, NsaCompressMarksTheTokensNoWindowReads) {
+  const char* const repros[] = {
+      "nc_grad --profile=extended --dt=f32 --seqs=3.2 n2d4l4s2",     // no window at all
+      "nc_grad --profile=extended --dt=f32 --seqs=13.0.9 n2d4l2s4",  // gaps, tails, an empty batch
+      "nc_grad --profile=extended --dt=f32 --seqs=11.4 n1d8l4s2",    // overlaps, a tail, exactly l
+      "nc_grad --profile=extended --dt=f32 --seqs=64 n1d16l32s16",   // every token read
+  };
+  for (const char* repro : repros) {
+    const auto p = nc::Problem::parse_repro(repro);
+    ASSERT_TRUE(p) << repro;
+    const Call call = NsaCompressTraits::make_call(*p);
+    for (const ExpectedOutput& e : NsaCompressTraits::reference(*p, call)) {
+      const auto zeros = std::count(e.values.begin(), e.values.end(), 0.0);
+      EXPECT_EQ(e.structural_zeros, zeros) << repro << ": " << e.name;
+    }
+    const LawResult r =
+        matches_reference<NsaCompressTraits>(*p, NsaCompressTraits::default_backend());
     EXPECT_TRUE(r.holds) << r.detail;
     EXPECT_FALSE(r.mistrusted) << r.mistrust_reason;
   }

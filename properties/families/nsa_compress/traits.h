@@ -26,6 +26,7 @@ struct NsaCompressTraits : TraitsDefaults<NsaCompressTraits, gradconf::nc::Probl
   static auto reference_magnitudes(const Problem& p, const Call& call) {
     return nc::reference_term_magnitudes(p, call);
   }
+  static std::vector<ExpectedOutput> reference(const Problem& p, const Call& call);
   /// FLOAT and DOUBLE are `extended` dtypes.
   static constexpr std::array kExtendedOnlyDtypes = {ACL_FLOAT, ACL_DOUBLE};
   /// input and weight: the op is bilinear, both adjoint identities hold exactly.
