@@ -24,8 +24,8 @@ int64_t covered_tokens(int64_t length, int64_t block, int64_t stride) {
 
 /// Zero by construction, whatever the inputs hold: inputGrad of every token no window reads (a
 /// batch shorter than l, the tail after a batch's last window, the gaps when d > l), and all of
-/// weightGrad when there is no window (T_cmp = 0). Unmarked, a draw of short batches was judged
-/// to prove little (MISTRUSTED) for zeros no kernel could have made otherwise.
+/// weightGrad when there is no window (T_cmp = 0). Unmarked, draws of short batches were
+/// MISTRUSTED for zeros that the spec, not the inputs, put there.
 std::vector<ExpectedOutput> NsaCompressTraits::reference(const Problem& p, const Call& call) {
   std::vector<ExpectedOutput> expected = TraitsDefaults::reference(p, call);
   int64_t unread_tokens = 0;
