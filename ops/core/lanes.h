@@ -420,6 +420,41 @@ GRADCONF_TARGET_AVX2 inline void gathered_lanes_avx2(const float* base, const Ma
 #endif
 }
 
+/// Two neighbours in memory per lane, left[j] = base[offset[j]] and right[j] = base[offset[j] +
+/// 1], read with one AVX-512 gather of 8-byte elements where two gathers of 4-byte ones would
+/// take half as long again (a bilinear group of 8 points: 4.5 against 7 ns on a Zen 5). Lanes
+/// outside `inside` (all ones or all zeros) read nothing and give +0 on both sides, so the
+/// caller must know both neighbours of an inside lane are addressable. The bits of the scalar
+/// copy. Compiled for AVX-512; called only when kernel_isa() is kAvx512.
+GRADCONF_TARGET_AVX512 inline void gathered_pairs_avx512(const float* base, const MaskLanes& offset,
+                                                         const MaskLanes& inside,
+                                                         LaneVector<float>& left,
+                                                         LaneVector<float>& right) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __m256i index, mask;
+  std::memcpy(&index, &offset, sizeof index);
+  std::memcpy(&mask, &inside, sizeof mask);
+  const auto lanes = static_cast<__mmask8>(_mm256_movemask_ps(_mm256_castsi256_ps(mask)));
+  const __m512 pairs = _mm512_castpd_ps(
+      _mm512_mask_i32gather_pd(_mm512_setzero_pd(), lanes, index, base, sizeof(float)));
+  // Even floats are the left neighbours, odd ones the right: each to the low half of a vector,
+  // whose first 32 bytes are copied out. (The maskz forms and the copies: GCC 12's unmasked
+  // permute and its 512-to-256-bit cast start from an "undefined" vector -Wuninitialized flags.)
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
+  const __m512 low = _mm512_maskz_permutexvar_ps(0xFF, evens, pairs);
+  const __m512 high = _mm512_maskz_permutexvar_ps(0xFF, odds, pairs);
+  static_assert(sizeof left == 32 && sizeof right == 32);
+  std::memcpy(&left, &low, sizeof left);
+  std::memcpy(&right, &high, sizeof right);
+#else
+  for (int j = 0; j < kLanes; ++j) {
+    left[j] = inside[j] ? base[offset[j]] : 0.0f;
+    right[j] = inside[j] ? base[offset[j] + 1] : 0.0f;
+  }
+#endif
+}
+
 /// gathered_lanes_avx2 stored to out[0..kLanes).
 GRADCONF_TARGET_AVX2 inline void gather_lanes_avx2(const float* base, const MaskLanes& offset,
                                                    const MaskLanes& inside, float* out) {

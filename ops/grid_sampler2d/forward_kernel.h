@@ -448,6 +448,8 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const int64_t grain = std::max<int64_t>(kLanes, 4096 / std::max<int64_t>(1, channels));
   // Nearest float rows copy with one gather per row (the element loop was 3/4 of the kernel).
   const bool gathers = kFault == Fault::kNone && kernel_isa() != Isa::kBaseline;
+  const bool pairs = std::is_same_v<T, float> && !nearest && gathers &&
+                     kernel_isa() == Isa::kAvx512 && column_stride == 1;
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       // 32 groups (256 points, 14 KB) a block: they stay in L1 beside the input plane being
@@ -460,6 +462,9 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
         int64_t out_offset[kLanes];
         int count;
         bool one_row;
+        // Each tap row's two taps are both inside or both outside in every lane: with unit
+        // column strides a row's pair is one 8-byte read (gathered_pairs_avx512).
+        bool paired;
       };
       Group block[kGroups];
       int groups = 0;
@@ -483,6 +488,8 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
             g.offset[k] = t.offset[k];
             g.weight[k] = t.float_weight(k);
           }
+          g.paired =
+              pairs && all_lanes((t.inside[0] == t.inside[1]) & (t.inside[2] == t.inside[3]));
         }
       };
       const auto gather = [&](const T* plane, T* out_plane) GRADCONF_ALWAYS_INLINE_LAMBDA {
@@ -500,11 +507,20 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
             continue;
           }
           FloatLanes sum{};
+          FloatLanes tap[4];
+          bool tapped = false;
+          if constexpr (std::is_same_v<T, float>) {
+            if (g.paired) {
+              gathered_pairs_avx512(plane, g.offset[0], g.inside[0], tap[0], tap[1]);
+              gathered_pairs_avx512(plane, g.offset[2], g.inside[2], tap[2], tap[3]);
+              tapped = true;
+            }
+          }
 #pragma GCC unroll 4
           for (int k = 0; k < 4; ++k) {
-            FloatLanes v;
+            FloatLanes& v = tap[k];
             if constexpr (std::is_same_v<T, float>) {
-              if (gathers) gathered_lanes_avx2(plane, g.offset[k], g.inside[k], v);
+              if (gathers && !tapped) gathered_lanes_avx2(plane, g.offset[k], g.inside[k], v);
             }
             if (!std::is_same_v<T, float> || !gathers) {
               for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[g.offset[k][j]]);

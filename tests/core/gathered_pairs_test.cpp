@@ -1,0 +1,58 @@
+// gathered_pairs_avx512 (core/lanes.h), the bilinear forward's read of a tap row's two
+// neighbours as one 8-byte element per lane, gives each inside lane exactly the two floats at
+// its offset and the next (any bits: NaN payloads, signed zeros, subnormals) and each outside
+// lane +0 on both sides without reading it: outside lanes carry offsets far past the buffer,
+// and the last pair of the buffer ends on its last float (the sanitized build sees any byte
+// read past it).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "core/isa.h"
+#include "core/lanes.h"
+
+namespace {
+
+using gradconf::kLanes;
+
+TEST(GatheredPairs, reads_each_inside_lanes_two_neighbours_and_nothing_else) {
+  if (gradconf::kernel_isa() != gradconf::Isa::kAvx512)
+    GTEST_SKIP() << "this CPU has no AVX-512 path";
+  constexpr int kFloats = 37;
+  // Bit patterns an interpolation must pass through untouched.
+  constexpr std::array<uint32_t, 8> kSpecial = {0x7fc00001, 0xffa00000, 0x80000000, 0x00000001,
+                                                0x7f800000, 0xff800000, 0x00000000, 0x3f800000};
+  auto floats = std::make_unique<float[]>(kFloats);  // exactly kFloats: no slack to read into
+  std::mt19937 rng(2026);
+  for (int trial = 0; trial < 2000; ++trial) {
+    for (int i = 0; i < kFloats; ++i) {
+      const uint32_t bits = rng() % 4 == 0 ? kSpecial[rng() % kSpecial.size()] : rng();
+      std::memcpy(&floats[i], &bits, sizeof bits);
+    }
+    gradconf::MaskLanes offset, inside;
+    for (int j = 0; j < kLanes; ++j) {
+      inside[j] = rng() % 4 == 0 ? 0 : -1;
+      // The last pair sometimes; outside lanes point far past the buffer.
+      offset[j] = inside[j]
+                      ? static_cast<int32_t>(rng() % 3 == 0 ? kFloats - 2 : rng() % (kFloats - 1))
+                      : static_cast<int32_t>(1 << 28) + static_cast<int32_t>(rng() % 64);
+    }
+    gradconf::LaneVector<float> left{}, right{};
+    gradconf::gathered_pairs_avx512(floats.get(), offset, inside, left, right);
+    for (int j = 0; j < kLanes; ++j) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", lane " + std::to_string(j));
+      const uint32_t want_left = inside[j] ? std::bit_cast<uint32_t>(floats[offset[j]]) : 0;
+      const uint32_t want_right = inside[j] ? std::bit_cast<uint32_t>(floats[offset[j] + 1]) : 0;
+      ASSERT_EQ(std::bit_cast<uint32_t>(static_cast<float>(left[j])), want_left);
+      ASSERT_EQ(std::bit_cast<uint32_t>(static_cast<float>(right[j])), want_right);
+    }
+  }
+}
+
+}  // namespace
