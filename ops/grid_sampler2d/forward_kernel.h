@@ -7,8 +7,9 @@
 // forward_workspace) read a channels-last copy of the input, kLanes channels per vector
 // operation; the other bilinear and nearest calls below DOUBLE locate kLanes points at once
 // (source_lanes.h) and read the planes directly (a row of nearest float points with one AVX2
-// gather on that path: the copy's bits); the rest (DOUBLE) go point by point. All give the same
-// bits.
+// gather on that path: the copy's bits; on the AVX-512 path a float bilinear tap row's two
+// neighbours with one gather of 8-byte elements); the rest (DOUBLE) go point by point. All give
+// the same bits.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 
