@@ -52,8 +52,8 @@ LayoutSpec decode_layout(FuzzedDataProvider& fdp, int rank, bool is_input,
 // - quarantine_size_mb=8: freed memory stays poisoned until the next 8 MB are freed, not 256.
 //   At 256 MB an API target cycled through half a gigabyte of memory, every block cold or
 //   returned to the kernel by the time it came back, and the page faults and cache misses took
-//   a quarter or more of its time (8,000 runs of fuzz_nsa_grad_api: 7.6-9.2 s with the default,
-//   5.7-6.7 s with 8 MB; fuzz_msda_grad_api 6.8-8.2 -> 3.6-4.3 s). A use after free is still
+//   a quarter or more of its time (8,000 runs of fuzz_nsa_grad_api: 7.5-9.2 s with the default,
+//   5.7-7.1 s with 8 MB; fuzz_msda_grad_api 6.8-8.2 -> 3.6-4.3 s). A use after free is still
 //   caught while the block is among the last 8 MB freed: about 45 inputs of the heaviest
 //   target, which frees 180 KB per input on average (ASan's free hook over 4,000 runs), and a
 //   kernel's own buffers live and die within one call.

@@ -2,15 +2,16 @@
 // neighbours as one 8-byte element per lane, gives each inside lane exactly the two floats at
 // its offset and the next (any bits: NaN payloads, signed zeros, subnormals) and each outside
 // lane +0 on both sides without reading it: outside lanes carry offsets far past the buffer,
-// and the last pair of the buffer ends on its last float (the sanitized build sees any byte
-// read past it).
+// and the buffer's last float ends a page whose next page is inaccessible, so a read past it
+// crashes the test in any build.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <random>
 #include <string>
 
@@ -28,7 +29,11 @@ TEST(GatheredPairs, reads_each_inside_lanes_two_neighbours_and_nothing_else) {
   // Bit patterns an interpolation must pass through untouched.
   constexpr std::array<uint32_t, 8> kSpecial = {0x7fc00001, 0xffa00000, 0x80000000, 0x00000001,
                                                 0x7f800000, 0xff800000, 0x00000000, 0x3f800000};
-  auto floats = std::make_unique<float[]>(kFloats);  // exactly kFloats: no slack to read into
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* pages = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(pages, MAP_FAILED);
+  ASSERT_EQ(mprotect(static_cast<char*>(pages) + page, page, PROT_NONE), 0);
+  float* floats = reinterpret_cast<float*>(static_cast<char*>(pages) + page) - kFloats;
   std::mt19937 rng(2026);
   for (int trial = 0; trial < 2000; ++trial) {
     for (int i = 0; i < kFloats; ++i) {
@@ -44,7 +49,7 @@ TEST(GatheredPairs, reads_each_inside_lanes_two_neighbours_and_nothing_else) {
                       : static_cast<int32_t>(1 << 28) + static_cast<int32_t>(rng() % 64);
     }
     gradconf::LaneVector<float> left{}, right{};
-    gradconf::gathered_pairs_avx512(floats.get(), offset, inside, left, right);
+    gradconf::gathered_pairs_avx512(floats, offset, inside, left, right);
     for (int j = 0; j < kLanes; ++j) {
       SCOPED_TRACE("trial " + std::to_string(trial) + ", lane " + std::to_string(j));
       const uint32_t want_left = inside[j] ? std::bit_cast<uint32_t>(floats[offset[j]]) : 0;
@@ -53,6 +58,7 @@ TEST(GatheredPairs, reads_each_inside_lanes_two_neighbours_and_nothing_else) {
       ASSERT_EQ(std::bit_cast<uint32_t>(static_cast<float>(right[j])), want_right);
     }
   }
+  munmap(pages, 2 * page);
 }
 
 }  // namespace
