@@ -3,10 +3,10 @@
 # ASan+UBSan) and runs every fuzz target (the one list CMake writes, build/fuzz/fuzz/targets.txt)
 # from its corpus and regressions. Default time per target: a 52 s budget shared by all targets,
 # at least 4 s each, so CI time stays flat as ops are added (the slowest target, NSA's backward
-# API at about 1,400-1,700 exec/s under ASan+UBSan on a 2-vCPU Zen 5, replays its ~1,100 corpus
-# inputs in about 1.3 s of that); campaigns run for hours with scripts/fuzz-campaign.sh. New
-# inputs go to a scratch directory, so the checked-in corpus is not modified. Any crash fails the
-# script.
+# API at 1,170-1,670 exec/s in four smoke runs under ASan+UBSan on a 2-vCPU Zen 5, replays its
+# ~1,100 corpus inputs in about 1.3 s of that); campaigns run for hours with
+# scripts/fuzz-campaign.sh. New inputs go to a scratch directory, so the checked-in corpus is not
+# modified. Any crash fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset fuzz >/dev/null
