@@ -11,7 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset fuzz >/dev/null
 mapfile -t targets < build/fuzz/fuzz/targets.txt
-seconds=${1:-$(( 52 / ${#targets[@]} > 4 ? 52 / ${#targets[@]} : 4 ))}
+budget_seconds=52
+floor_seconds=4
+share=$(( budget_seconds / ${#targets[@]} ))
+seconds=${1:-$(( share > floor_seconds ? share : floor_seconds ))}
 cmake --build --preset fuzz -j2 --target "${targets[@]}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

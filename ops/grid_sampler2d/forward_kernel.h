@@ -509,19 +509,17 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
           }
           FloatLanes sum{};
           FloatLanes tap[4];
-          bool tapped = false;
           if constexpr (std::is_same_v<T, float>) {
             if (g.paired) {
               gathered_pairs_avx512(plane, g.offset[0], g.inside[0], tap[0], tap[1]);
               gathered_pairs_avx512(plane, g.offset[2], g.inside[2], tap[2], tap[3]);
-              tapped = true;
             }
           }
 #pragma GCC unroll 4
           for (int k = 0; k < 4; ++k) {
             FloatLanes& v = tap[k];
             if constexpr (std::is_same_v<T, float>) {
-              if (gathers && !tapped) gathered_lanes_avx2(plane, g.offset[k], g.inside[k], v);
+              if (gathers && !g.paired) gathered_lanes_avx2(plane, g.offset[k], g.inside[k], v);
             }
             if (!std::is_same_v<T, float> || !gathers) {
               for (int j = 0; j < kLanes; ++j) v[j] = static_cast<float>(plane[g.offset[k][j]]);
