@@ -107,12 +107,15 @@ std::vector<Acc> weights_by_head(const Plan& plan) {
 /// lines would only evict the inputs from the caches.
 inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
 
-/// window_rows (below) for bfloat16 rows of a multiple of 32 values on the AVX-512 path (W 16):
-/// head by head, each row's sums in registers, and 32 values widened in two instructions per
+/// Compressed rows (c, every head) of the window whose first token is `first`, for bfloat16 rows
+/// of a multiple of 32 values on the AVX-512 path (W 16): head by head, each row's sums in
+/// registers, and 32 values widened in two instructions per
 /// token (a 32-bit word's low half shifted up is the even element, the word with its low half
 /// cleared the odd one; a widening of 16 values took two). Each element sums the same products
 /// in the same order: the same bits, 1 thread 2.70-2.76 -> 2.18-2.26 ms for 4 x 8192 tokens, N
-/// 4, D 128. The next window's new tokens are requested first.
+/// 4, D 128. The next window's new tokens are requested first. Window by window, not in
+/// window_group_rows' token order: that walk, which keeps its sums in memory, took 2.42-2.83 ms
+/// against 2.02-2.48 for this function (session 79).
 template <int W, typename Acc>
 GRADCONF_ALWAYS_INLINE void bfloat16_window_rows(const StridedView<const bfloat16, 3>& input,
                                                  const StridedView<bfloat16, 3>& output, int64_t c,
@@ -162,44 +165,72 @@ GRADCONF_ALWAYS_INLINE void bfloat16_window_rows(const StridedView<const bfloat1
   }
 }
 
-/// Compressed rows (c, every head) of a window whose first token is `first` (null: not computed,
-/// zeros). The window's tokens are walked in order, each token's N x D values once and in memory
-/// order (a window is l whole tokens, contiguous in the usual layout), into one accumulator row
-/// per head: every output element still sums its l terms in token order.
-///
-/// The next window (`stride` tokens on) shares all but its last `stride` tokens with this one, so
-/// the reads jump back at every window and the hardware prefetcher keeps restarting: its new
-/// tokens are requested while this window sums the tokens `stride` before them.
-template <int W, typename T, typename Acc>
-GRADCONF_ALWAYS_INLINE void window_rows(const StridedView<const T, 3>& input,
-                                        const StridedView<T, 3>& output, int64_t c,
-                                        const int64_t* first, const Acc* weights, int64_t block,
-                                        int64_t stride, Acc* acc) {
-  const int64_t tokens = input.dims[0], heads = input.dims[1], dim = input.dims[2];
-  if constexpr (std::is_same_v<T, bfloat16> && W == kWideRowLanes) {
-    if (first && input.strides[2] == 1 && dim % (2 * W) == 0) {
-      return bfloat16_window_rows<W>(input, output, c, *first, weights, block, stride, acc);
-    }
-  }
-  std::fill(acc, acc + heads * dim, Acc(0));
-  const auto sum_tokens = [&](auto unit_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
+/// How many tokens ahead the kernels ask for a token's input rows.
+inline constexpr int64_t kTokensAhead = 4;
+
+/// Bytes of a token's input rows (every head) when they are one run (the packed layout), else 0.
+/// Asked for a few tokens ahead, into L2: the hardware prefetcher alone left the first load of
+/// each row waiting (a quarter of the bf16 backward kernel's samples, bench/README session 60).
+template <typename T>
+int64_t packed_token_bytes(const StridedView<const T, 3>& input) {
+  const int64_t heads = input.dims[1], dim = input.dims[2];
+  const auto row_elements = checked_mul(heads, dim);
+  if (!row_elements || input.strides[2] != 1 || input.strides[1] != dim ||
+      input.strides[0] != *row_elements)
+    return 0;
+  return checked_mul(*row_elements, int64_t{sizeof(T)}).value_or(0);
+}
+
+/// Accumulator rows a forward task keeps for the windows it walks together: 64 KiB (L2; only
+/// the windows covering the current token are hot in L1).
+inline constexpr int64_t kWindowGroupBytes = int64_t{64} << 10;
+
+/// Windows [first, last) of batch `b` (indices inside the batch, all computed), walked in token
+/// order: each token's N x D values are read once and added to every window of the group that
+/// covers it, so the reads run forward through memory and the hardware prefetcher follows them
+/// (window by window, the reads jumped back `l - d` tokens at every window: f32, 4 x 8192 tokens,
+/// N 4, D 128, 1 thread 3.6-3.7 -> 3.0-3.1 ms; f16 no change, session 79). Each output element
+/// still sums its l terms in token order: the window-by-window loop's bits. acc: (last - first)
+/// rows of N x D.
+template <int W, typename T, typename Acc, Fault kFault>
+GRADCONF_ALWAYS_INLINE void window_group_rows(const StridedView<const T, 3>& input,
+                                              const StridedView<T, 3>& output, const Batch& b,
+                                              int64_t first, int64_t last, const Acc* weights,
+                                              const Sizes& s, Acc* acc) {
+  const int64_t length = b.tokens.length(), row = s.heads * s.dim;
+  const auto offset = [&](int64_t i) { return window_offset<kFault>(i, s, length); };
+  std::fill(acc, acc + (last - first) * row, Acc(0));
+  const int64_t token_bytes = packed_token_bytes(input);
+  const int64_t end = offset(last - 1) + s.block;
+  const auto walk = [&](auto unit_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
     const int64_t xs = decltype(unit_stride)::value ? 1 : input.strides[2];
-    for (int64_t j = 0; first && j < block; ++j) {
-      const int64_t ahead = *first + j + stride;
-      const bool fetch = decltype(unit_stride)::value && j + stride >= block && ahead < tokens;
-      for (int64_t n = 0; n < heads; ++n) {
-        if (fetch) prefetch_bytes(&input(ahead, n, 0), dim * int64_t{sizeof(T)});
-        axpy_lanes<W>(weights[n * block + j], &input(*first + j, n, 0), xs, acc + n * dim, dim);
+    // Windows [oldest, opened) cover token p: offsets do not decrease with i.
+    int64_t oldest = first, opened = first;
+    for (int64_t p = offset(first); oldest < last; ++p) {
+      while (opened < last && offset(opened) <= p) ++opened;
+      for (; oldest < opened && offset(oldest) + s.block <= p; ++oldest) {
+        for (int64_t n = 0; n < s.heads; ++n) {
+          store_row_lanes<W>(&output(b.first_window + oldest, n, 0), output.strides[2], s.dim,
+                             acc + (oldest - first) * row + n * s.dim, false);
+        }
+      }
+      if (oldest == last) break;
+      const int64_t t = b.tokens.begin + p;
+      if (token_bytes > 0 && p + kTokensAhead < end)
+        prefetch_bytes(&input(t + kTokensAhead, 0, 0), token_bytes);
+      for (int64_t n = 0; n < s.heads; ++n) {
+        const T* x = &input(t, n, 0);
+        for (int64_t i = oldest; i < opened; ++i) {
+          axpy_lanes<W>(weights[n * s.block + p - offset(i)], x, xs,
+                        acc + (i - first) * row + n * s.dim, s.dim);
+        }
       }
     }
   };
   if (input.strides[2] == 1) {
-    sum_tokens(std::true_type{});
+    walk(std::true_type{});
   } else {
-    sum_tokens(std::false_type{});
-  }
-  for (int64_t n = 0; n < heads; ++n) {
-    store_row_lanes<W>(&output(c, n, 0), output.strides[2], dim, acc + n * dim, false);
+    walk(std::false_type{});
   }
 }
 
@@ -212,23 +243,43 @@ void forward_kernel(const Plan& plan) {
   const auto output = view_of<T, 3>(plan.output);
   const std::vector<Batch> batches = effective_batches<kFault>(plan);
   const std::vector<Acc> weights = weights_by_head<T, kFault>(plan);
-  const int64_t grain = grain_for_work(double(s.block) * double(s.heads * s.dim));  // per window
+  const int64_t row = s.heads * s.dim;
+  const int64_t group = std::max<int64_t>(1, kWindowGroupBytes / int64_t{sizeof(Acc)} / row);
+  const int64_t grain = grain_for_work(double(s.block) * double(row));  // per window
   parallel_for(0, s.compressed, grain, [&](int64_t lo, int64_t hi) {
-    std::vector<Acc> acc(static_cast<size_t>(s.heads * s.dim));
+    std::vector<Acc> acc(static_cast<size_t>(std::min(group, hi - lo) * row));
     on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
+      constexpr int W = decltype(width)::value;
       auto batch = std::upper_bound(
           batches.begin(), batches.end(), lo,
           [](int64_t c, const Batch& b) { return c < b.first_window + b.windows; });
-      for (int64_t c = lo; c < hi; ++c) {
+      for (int64_t c = lo; c < hi;) {
         while (batch != batches.end() && c >= batch->first_window + batch->windows) ++batch;
-        const bool computed =
-            batch != batches.end() && c - batch->first_window < windows_computed<kFault>(*batch);
-        const int64_t first =
-            computed ? batch->tokens.begin +
-                           window_offset<kFault>(c - batch->first_window, s, batch->tokens.length())
-                     : 0;
-        window_rows<decltype(width)::value>(input, output, c, computed ? &first : nullptr,
-                                            weights.data(), s.block, s.stride, acc.data());
+        const int64_t i = batch != batches.end() ? c - batch->first_window : -1;
+        if (i < 0 || i >= windows_computed<kFault>(*batch)) {  // no tokens: a row of zeros
+          std::fill(acc.begin(), acc.begin() + row, Acc(0));
+          for (int64_t n = 0; n < s.heads; ++n)
+            store_row_lanes<W>(&output(c, n, 0), output.strides[2], s.dim, &acc[n * s.dim], false);
+          ++c;
+          continue;
+        }
+        const int64_t last =
+            std::min({windows_computed<kFault>(*batch), hi - batch->first_window, i + group});
+        if constexpr (std::is_same_v<T, bfloat16> && W == kWideRowLanes) {
+          if (input.strides[2] == 1 && s.dim % (2 * W) == 0) {
+            for (; c < batch->first_window + last; ++c) {
+              const int64_t first =
+                  batch->tokens.begin +
+                  window_offset<kFault>(c - batch->first_window, s, batch->tokens.length());
+              bfloat16_window_rows<W>(input, output, c, first, weights.data(), s.block, s.stride,
+                                      acc.data());
+            }
+            continue;
+          }
+        }
+        window_group_rows<W, T, Acc, kFault>(input, output, *batch, i, last, weights.data(), s,
+                                             acc.data());
+        c = batch->first_window + last;
       }
     });
   });
@@ -403,9 +454,6 @@ bool uses_head_pairs(const Plan& plan) {
 #endif
 }
 
-/// How many tokens ahead the backward asks for a token's input rows.
-inline constexpr int64_t kTokensAhead = 4;
-
 /// inputGrad and weightGrad partials of the tokens of chunks [lo, hi) (NOTE at the top).
 template <int W, typename T, Fault kFault, typename OutputGradRow>
 GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<Batch>& batches,
@@ -428,14 +476,7 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
   // Each cover's <outputGrad row, input row> lanes (kLanes per cover): plain memory, no vector
   // type crosses an ISA boundary.
   std::vector<Acc> dots(most_covers * kLanes), g_row(static_cast<size_t>(s.dim));
-  // A token's input rows (every head) are one run when the layout is packed: asked for a few
-  // tokens ahead, into L2. The hardware prefetcher alone left the first load of each row waiting
-  // (a quarter of the bf16 backward kernel's samples, bench/README session 60).
-  const auto row_elements = checked_mul(s.heads, s.dim);
-  const int64_t token_bytes =
-      row_elements ? checked_mul(*row_elements, int64_t{sizeof(T)}).value_or(0) : 0;
-  const bool packed = row_elements && input.strides[2] == 1 && input.strides[1] == s.dim &&
-                      input.strides[0] == *row_elements;
+  const int64_t token_bytes = packed_token_bytes(input);
   for (int64_t chunk = lo; chunk < hi; ++chunk) {
     double* partial = partials + chunk * block_heads;
     if (!planted<kFault>(Fault::kPartialsAssumedZero)) {
@@ -445,7 +486,7 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
     auto batch = std::upper_bound(batches.begin(), batches.end(), t0,
                                   [](int64_t t, const Batch& b) { return t < b.tokens.end; });
     for (int64_t t = t0; t < t1; ++t) {
-      if (packed && token_bytes > 0 && t + kTokensAhead < t1)
+      if (token_bytes > 0 && t + kTokensAhead < t1)
         prefetch_bytes(&input(t + kTokensAhead, 0, 0), token_bytes);
       while (batch != batches.end() && t >= batch->tokens.end) ++batch;
       // The windows that cover token t, in window order: the same for every head.
