@@ -114,8 +114,8 @@ inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
 /// cleared the odd one; a widening of 16 values took two). Each element sums the same products
 /// in the same order: the same bits, 1 thread 2.70-2.76 -> 2.18-2.26 ms for 4 x 8192 tokens, N
 /// 4, D 128. The next window's new tokens are requested first. Window by window, not in
-/// window_group_rows' token order: that walk, which keeps its sums in memory, took 2.42-2.83 ms
-/// against 2.02-2.48 for this function (session 79).
+/// window_group_rows' token order: that walk, which keeps its sums in memory, was no faster for
+/// bf16 (session 79, alternating rounds: 1.59-2.32 ms against 1.52-1.97 for this function).
 template <int W, typename Acc>
 GRADCONF_ALWAYS_INLINE void bfloat16_window_rows(const StridedView<const bfloat16, 3>& input,
                                                  const StridedView<bfloat16, 3>& output, int64_t c,
@@ -181,17 +181,37 @@ int64_t packed_token_bytes(const StridedView<const T, 3>& input) {
   return checked_mul(*row_elements, int64_t{sizeof(T)}).value_or(0);
 }
 
+/// axpy_lanes into two rows from one read of x: y0[k] += w0 * x[k], y1[k] += w1 * x[k], each
+/// element as axpy_lanes computes it.
+template <int W, typename Acc, typename T>
+GRADCONF_ALWAYS_INLINE void axpy2_lanes(Acc w0, Acc w1, const T* x, int64_t x_stride, Acc* y0,
+                                        Acc* y1, int64_t n) {
+  int64_t k = 0;
+  for (; k + W <= n; k += W) {
+    const LaneVector<Acc, W> v = load_lanes<Acc, W>(x + k * x_stride, x_stride);
+    store_lanes<Acc, W>(y0 + k, 1, load_lanes<Acc, W>(y0 + k, 1) + w0 * v);
+    store_lanes<Acc, W>(y1 + k, 1, load_lanes<Acc, W>(y1 + k, 1) + w1 * v);
+  }
+  for (; k < n; ++k) {
+    const Acc v = static_cast<Acc>(x[k * x_stride]);
+    y0[k] += w0 * v;
+    y1[k] += w1 * v;
+  }
+}
+
 /// Accumulator rows a forward task keeps for the windows it walks together: 64 KiB (L2; only
 /// the windows covering the current token are hot in L1).
 inline constexpr int64_t kWindowGroupBytes = int64_t{64} << 10;
 
 /// Windows [first, last) of batch `b` (indices inside the batch, all computed), walked in token
 /// order: each token's N x D values are read once and added to every window of the group that
-/// covers it, so the reads run forward through memory and the hardware prefetcher follows them
-/// (window by window, the reads jumped back `l - d` tokens at every window: f32, 4 x 8192 tokens,
-/// N 4, D 128, 1 thread 3.6-3.7 -> 3.0-3.1 ms; f16 no change, session 79). Each output element
-/// still sums its l terms in token order: the window-by-window loop's bits. acc: (last - first)
-/// rows of N x D.
+/// covers it (both with one read where two windows cover it, axpy2_lanes: every token but a
+/// batch's first and last d when l = 2d), so the reads run forward through memory and a 16-bit
+/// row is widened once for both windows. Window by window, the reads jumped back `l - d` tokens
+/// at every window and each row was widened per window: 4 x 8192 tokens, N 4, D 128, l 32, d 16,
+/// 1 thread, five alternating rounds (session 79): f32 3.41-4.10 -> 2.78-3.49 ms, f16 2.69-2.77
+/// -> 1.95-2.11 (one disturbed round each left out). Each output element still sums its l terms
+/// in token order: the window-by-window loop's bits. acc: (last - first) rows of N x D.
 template <int W, typename T, typename Acc, Fault kFault>
 GRADCONF_ALWAYS_INLINE void window_group_rows(const StridedView<const T, 3>& input,
                                               const StridedView<T, 3>& output, const Batch& b,
@@ -220,6 +240,13 @@ GRADCONF_ALWAYS_INLINE void window_group_rows(const StridedView<const T, 3>& inp
         prefetch_bytes(&input(t + kTokensAhead, 0, 0), token_bytes);
       for (int64_t n = 0; n < s.heads; ++n) {
         const T* x = &input(t, n, 0);
+        if (opened - oldest == 2) {
+          axpy2_lanes<W>(weights[n * s.block + p - offset(oldest)],
+                         weights[n * s.block + p - offset(oldest + 1)], x, xs,
+                         acc + (oldest - first) * row + n * s.dim,
+                         acc + (oldest + 1 - first) * row + n * s.dim, s.dim);
+          continue;
+        }
         for (int64_t i = oldest; i < opened; ++i) {
           axpy_lanes<W>(weights[n * s.block + p - offset(i)], x, xs,
                         acc + (i - first) * row + n * s.dim, s.dim);
