@@ -125,6 +125,38 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
       }
     }
   };
+  // Wide rows read by other workers: two tiles (16 channels) at a time, so that each of the 8
+  // rows' pieces is one whole line and can be streamed too (a tile's piece is half a line of
+  // floats). Streamed, the copy no longer takes ownership of lines the other core's point pass
+  // read in the previous call (N 1, C 256, 64 x 64, 2 threads: each worker's half of the copy
+  // took 342-357 us against 227-233 us for the whole copy at 1 thread, session 79).
+  constexpr int64_t kPairValues = 2 * kLanes;
+  const bool stream_pairs = shared && row > kLanes && kPairValues * sizeof(Val) == 64 &&
+                            row % kPairValues == 0 && reinterpret_cast<uintptr_t>(dst) % 64 == 0;
+  const auto copy_tile_pair = [&](const T* at, int lanes_in, Val* out,
+                                  auto column_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    LaneVector<Val> tiles[2][kLanes];
+#pragma GCC unroll 2
+    for (int half = 0; half < 2; ++half) {
+#pragma GCC unroll 8
+      for (int i = 0; i < kLanes; ++i) {
+        const int lane = half * kLanes + i;
+        tiles[half][i] = lane < lanes_in
+                             ? load_lanes<Val>(at + lane * channel_stride, column_stride)
+                             : LaneVector<Val>{};
+      }
+      transpose_lanes(tiles[half]);
+    }
+    alignas(64) Val packed[kLanes * kPairValues];
+#pragma GCC unroll 8
+    for (int j = 0; j < kLanes; ++j) {
+      std::memcpy(packed + j * kPairValues, &tiles[0][j], sizeof tiles[0][j]);
+      std::memcpy(packed + j * kPairValues + kLanes, &tiles[1][j], sizeof tiles[1][j]);
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < kLanes; ++j)
+      stream_copy(out + j * row, packed + j * kPairValues, kPairValues * sizeof(Val));
+  };
   // A value costs a few units (a strided load, its share of the tile's shuffles, a store): at one
   // unit, a 256 x 256 input of 4 channels (about 0.3 ms) stayed on one thread.
   parallel_for(
@@ -141,24 +173,33 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
             // while still in L1. The next block's runs are requested into L2 a block ahead
             // (into L1, planes a power of two apart evict each other).
             const int64_t tiled = width / kLanes * kLanes;
-            for (int64_t c = 0; c < row; c += kLanes) {
-              for (int64_t i = c + kLanes; i < std::min(channels, c + 2 * kLanes); ++i) {
-                const T* run = line + i * channel_stride;
-                for (int64_t x = 0; x < tiled; x += 64 / sizeof(T))
-                  __builtin_prefetch(run + x * xs, 0, 2);
+            const auto copy_blocks = [&](auto step,
+                                         const auto& copy) GRADCONF_ALWAYS_INLINE_LAMBDA {
+              constexpr int64_t kStep = decltype(step)::value;
+              for (int64_t c = 0; c < row; c += kStep) {
+                for (int64_t i = c + kStep; i < std::min(channels, c + 2 * kStep); ++i) {
+                  const T* run = line + i * channel_stride;
+                  for (int64_t x = 0; x < tiled; x += 64 / sizeof(T))
+                    __builtin_prefetch(run + x * xs, 0, 2);
+                }
+                const int lanes_in = static_cast<int>(std::min<int64_t>(kStep, channels - c));
+                const T* planes = lanes_in > 0 ? line + c * channel_stride : line;
+                // A unit stride known at compile time: the strided loads' element-by-element
+                // fallback kept the tile on the stack.
+                if (xs == 1) {
+                  for (int64_t x = 0; x < tiled; x += kLanes)
+                    copy(planes + x, lanes_in, rows + x * row + c,
+                         std::integral_constant<int64_t, 1>{});
+                } else {
+                  for (int64_t x = 0; x < tiled; x += kLanes)
+                    copy(planes + x * xs, lanes_in, rows + x * row + c, xs);
+                }
               }
-              const int lanes_in = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
-              const T* planes = lanes_in > 0 ? line + c * channel_stride : line;
-              // A unit stride known at compile time: the strided loads' element-by-element
-              // fallback kept the tile on the stack.
-              if (xs == 1) {
-                for (int64_t x = 0; x < tiled; x += kLanes)
-                  copy_tile(planes + x, lanes_in, rows + x * row + c,
-                            std::integral_constant<int64_t, 1>{});
-              } else {
-                for (int64_t x = 0; x < tiled; x += kLanes)
-                  copy_tile(planes + x * xs, lanes_in, rows + x * row + c, xs);
-              }
+            };
+            if (stream_pairs) {
+              copy_blocks(std::integral_constant<int64_t, kPairValues>{}, copy_tile_pair);
+            } else {
+              copy_blocks(std::integral_constant<int64_t, kLanes>{}, copy_tile);
             }
             for (int64_t x = tiled; x < width; ++x) {
               for (int64_t c = 0; c < row; ++c)

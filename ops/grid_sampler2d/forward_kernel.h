@@ -423,7 +423,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
         parts);
     return;
   }
-  to_channels_last(input, pixels, row, true);
+  to_channels_last(input, pixels, row, parts > 1);
   parallel_for(0, points, grain, [&](int64_t lo, int64_t hi) {
     sample_points(lo, hi, pixels, plane, row, 0, channels, true);
   });
