@@ -109,13 +109,13 @@ inline constexpr int64_t kStreamingBytes = int64_t{8} << 20;
 
 /// Compressed rows (c, every head) of the window whose first token is `first`, for bfloat16 rows
 /// of a multiple of 32 values on the AVX-512 path (W 16): head by head, each row's sums in
-/// registers, and 32 values widened in two instructions per
-/// token (a 32-bit word's low half shifted up is the even element, the word with its low half
-/// cleared the odd one; a widening of 16 values took two). Each element sums the same products
-/// in the same order: the same bits, 1 thread 2.70-2.76 -> 2.18-2.26 ms for 4 x 8192 tokens, N
-/// 4, D 128. The next window's new tokens are requested first. Window by window, not in
-/// window_group_rows' token order: that walk, which keeps its sums in memory, was no faster for
-/// bf16 (session 79, alternating rounds: 1.59-2.32 ms against 1.52-1.97 for this function).
+/// registers, and 32 values widened in two instructions per token (a 32-bit word's low half
+/// shifted up is the even element, the word with its low half cleared the odd one; a widening of
+/// 16 values took two). Each element sums the same products in the same order: the same bits, 1
+/// thread 2.70-2.76 -> 2.18-2.26 ms for 4 x 8192 tokens, N 4, D 128. The next window's new
+/// tokens are requested first. Window by window, not in window_group_rows' token order: that
+/// walk, which keeps its sums in memory, was no faster for bf16 (session 79, alternating rounds:
+/// 1.59-2.32 ms against 1.52-1.97 for this function).
 template <int W, typename Acc>
 GRADCONF_ALWAYS_INLINE void bfloat16_window_rows(const StridedView<const bfloat16, 3>& input,
                                                  const StridedView<bfloat16, 3>& output, int64_t c,
