@@ -7,7 +7,9 @@
 #include "core/phase1.h"
 #include "core/profile.h"
 #include "core/status.h"
+#include "nsa_compress/backward_kernel.h"
 #include "nsa_compress/clauses.h"
+#include "nsa_compress/forward_kernel.h"
 #include "nsa_compress/kernels.h"
 
 namespace gradconf::nc {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/random.h"
-#include "nsa_compress/kernels.h"
+#include "nsa_compress/backward_kernel.h"
 
 namespace gradconf::nc {
 namespace {
