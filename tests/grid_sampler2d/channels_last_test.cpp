@@ -5,6 +5,7 @@
 // every byte after the copy alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
