@@ -100,31 +100,38 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
   // back from its own cache (streaming was about 1.18x slower there, and 1.2x on small problems
   // that 2 threads leave to one).
   const bool stream = row <= kLanes && shared;
-  const auto copy_tile = [&](const T* at, int lanes_in, Val* out,
-                             auto column_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
-    LaneVector<Val> tile[kLanes];
+  // Channels first_lane.. of the kLanes columns at `at`, channels past lanes_in zero.
+  const auto load_transposed = [&](const T* at, int first_lane, int lanes_in, auto column_stride,
+                                   LaneVector<Val>(&tile)[kLanes]) GRADCONF_ALWAYS_INLINE_LAMBDA {
 #pragma GCC unroll 8
     for (int i = 0; i < kLanes; ++i) {
-      tile[i] = i < lanes_in ? load_lanes<Val>(at + i * channel_stride, column_stride)
-                             : LaneVector<Val>{};
+      const int lane = first_lane + i;
+      tile[i] = lane < lanes_in ? load_lanes<Val>(at + lane * channel_stride, column_stride)
+                                : LaneVector<Val>{};
     }
     transpose_lanes(tile);
-    if (stream) {
-      alignas(64) Val packed[kLanes * kLanes];
-#pragma GCC unroll 8
-      for (int j = 0; j < kLanes; ++j) std::memcpy(packed + j * row, &tile[j], row * sizeof(Val));
-      stream_copy(out, packed, kLanes * row * sizeof(Val));
-      return;
-    }
-#pragma GCC unroll 8
-    for (int j = 0; j < kLanes; ++j) {
-      if (row >= kLanes) {
-        std::memcpy(out + j * row, &tile[j], sizeof tile[j]);
-      } else {
-        std::memcpy(out + j * row, &tile[j], 4 * sizeof(Val));
-      }
-    }
   };
+  const auto copy_tile = [&](const T* at, int lanes_in, Val* out, auto column_stride)
+                             GRADCONF_ALWAYS_INLINE_LAMBDA {
+                               LaneVector<Val> tile[kLanes];
+                               load_transposed(at, 0, lanes_in, column_stride, tile);
+                               if (stream) {
+                                 alignas(64) Val packed[kLanes * kLanes];
+#pragma GCC unroll 8
+                                 for (int j = 0; j < kLanes; ++j)
+                                   std::memcpy(packed + j * row, &tile[j], row * sizeof(Val));
+                                 stream_copy(out, packed, kLanes * row * sizeof(Val));
+                                 return;
+                               }
+#pragma GCC unroll 8
+                               for (int j = 0; j < kLanes; ++j) {
+                                 if (row >= kLanes) {
+                                   std::memcpy(out + j * row, &tile[j], sizeof tile[j]);
+                                 } else {
+                                   std::memcpy(out + j * row, &tile[j], 4 * sizeof(Val));
+                                 }
+                               }
+                             };
   // Wide rows read by other workers: two tiles (16 channels) at a time, so that each of the 8
   // rows' pieces is one whole line and can be streamed too (a tile's piece is half a line of
   // floats). Streamed, the copy no longer takes ownership of lines the other core's point pass
@@ -137,17 +144,8 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
   const auto copy_tile_pair = [&](const T* at, int lanes_in, Val* out,
                                   auto column_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
     LaneVector<Val> tiles[2][kLanes];
-#pragma GCC unroll 2
-    for (int half = 0; half < 2; ++half) {
-#pragma GCC unroll 8
-      for (int i = 0; i < kLanes; ++i) {
-        const int lane = half * kLanes + i;
-        tiles[half][i] = lane < lanes_in
-                             ? load_lanes<Val>(at + lane * channel_stride, column_stride)
-                             : LaneVector<Val>{};
-      }
-      transpose_lanes(tiles[half]);
-    }
+    load_transposed(at, 0, lanes_in, column_stride, tiles[0]);
+    load_transposed(at, kLanes, lanes_in, column_stride, tiles[1]);
     alignas(64) Val packed[kLanes * kPairValues];
 #pragma GCC unroll 8
     for (int j = 0; j < kLanes; ++j) {
