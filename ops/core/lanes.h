@@ -527,6 +527,24 @@ inline __attribute__((always_inline)) void axpy_lanes(Acc w, const T* x, int64_t
   for (; k < n; ++k) y[k] += w * static_cast<Acc>(x[k * x_stride]);
 }
 
+/// axpy_lanes into two rows from one read of x: y0[k] += w0 * x[k], y1[k] += w1 * x[k], each
+/// element as axpy_lanes computes it.
+template <int W = kLanes, typename Acc, typename T>
+inline __attribute__((always_inline)) void axpy2_lanes(Acc w0, Acc w1, const T* x, int64_t x_stride,
+                                                       Acc* y0, Acc* y1, int64_t n) {
+  int64_t k = 0;
+  for (; k + W <= n; k += W) {
+    const LaneVector<Acc, W> v = load_lanes<Acc, W>(x + k * x_stride, x_stride);
+    store_lanes<Acc, W>(y0 + k, 1, load_lanes<Acc, W>(y0 + k, 1) + w0 * v);
+    store_lanes<Acc, W>(y1 + k, 1, load_lanes<Acc, W>(y1 + k, 1) + w1 * v);
+  }
+  for (; k < n; ++k) {
+    const Acc v = static_cast<Acc>(x[k * x_stride]);
+    y0[k] += w0 * v;
+    y1[k] += w1 * v;
+  }
+}
+
 /// out[k] = p[k * stride] converted to Acc, k < n.
 template <int W = kLanes, typename Acc, typename T>
 inline __attribute__((always_inline)) void load_row_lanes(const T* p, int64_t stride, int64_t n,

@@ -75,24 +75,6 @@ GRADCONF_ALWAYS_INLINE void bfloat16_window_rows(const StridedView<const bfloat1
   }
 }
 
-/// axpy_lanes into two rows from one read of x: y0[k] += w0 * x[k], y1[k] += w1 * x[k], each
-/// element as axpy_lanes computes it.
-template <int W, typename Acc, typename T>
-GRADCONF_ALWAYS_INLINE void axpy2_lanes(Acc w0, Acc w1, const T* x, int64_t x_stride, Acc* y0,
-                                        Acc* y1, int64_t n) {
-  int64_t k = 0;
-  for (; k + W <= n; k += W) {
-    const LaneVector<Acc, W> v = load_lanes<Acc, W>(x + k * x_stride, x_stride);
-    store_lanes<Acc, W>(y0 + k, 1, load_lanes<Acc, W>(y0 + k, 1) + w0 * v);
-    store_lanes<Acc, W>(y1 + k, 1, load_lanes<Acc, W>(y1 + k, 1) + w1 * v);
-  }
-  for (; k < n; ++k) {
-    const Acc v = static_cast<Acc>(x[k * x_stride]);
-    y0[k] += w0 * v;
-    y1[k] += w1 * v;
-  }
-}
-
 /// Accumulator rows a forward task keeps for the windows it walks together: 64 KiB (L2; only
 /// the windows covering the current token are hot in L1).
 inline constexpr int64_t kWindowGroupBytes = int64_t{64} << 10;
