@@ -39,10 +39,22 @@ std::vector<int64_t> view_offsets(const std::vector<int64_t>& dims, const ViewGe
 
 using Offsets = std::shared_ptr<const std::vector<int64_t>>;
 
+// A device block a call gave back, for the next call that asks the same runtime for the same
+// size: its content is always rewritten (an image copied over it, a workspace filled).
+struct SpareBlock {
+  void* block = nullptr;
+  size_t bytes = 0;
+  decltype(&::aclrtMalloc) malloc = nullptr;  // tells runtimes apart
+  decltype(&::aclrtFree) free = nullptr;
+};
+constexpr size_t kSpareBlocks = 16;
+constexpr size_t kLargestSpareBlock = size_t{64} << 20;
+
 // What a thread keeps between calls: the offsets of its last views (the runs of one law lay out
 // the same views again: a workspace contract runs a call five times), host images and read-back
 // buffers (a fresh large buffer per tensor cost the fuzzers an allocation, its shadow poisoning
-// and its page faults every time).
+// and its page faults every time), and device blocks of the sizes its last calls used (under
+// ASan a fresh block past 128 KB is mapped anew, and filling it costs a page fault per page).
 struct ThreadCache {
   struct View {
     std::vector<int64_t> dims, strides;
@@ -52,6 +64,13 @@ struct ThreadCache {
   std::vector<View> recent_views;  // oldest first
   std::vector<std::vector<uint8_t>> spare_images;
   std::vector<uint8_t> after, in_view;
+  std::vector<SpareBlock> spare_blocks;  // oldest first
+
+  ~ThreadCache() { free_spare_blocks(); }
+  void free_spare_blocks() {
+    for (const SpareBlock& spare : spare_blocks) spare.free(spare.block);
+    spare_blocks.clear();
+  }
 };
 
 // The cache is reached through a trivially destructible pointer: the host-process laws call from
@@ -80,7 +99,41 @@ void release_thread_caches() {
   cache.spare_images = {};
   cache.after = {};
   cache.in_view = {};
+  cache.free_spare_blocks();
+  cache.spare_blocks = {};
 }
+
+namespace {
+
+// A device block of `bytes` from the runtime: one of exactly that size this thread gave back if
+// there is one (a larger one would hide a kernel's reads and writes past the storage from ASan).
+aclError take_block(const AclRuntime& rt, size_t bytes, void** block) {
+  std::vector<SpareBlock>& spare = thread_cache().spare_blocks;
+  for (auto it = spare.begin(); it != spare.end(); ++it) {
+    if (it->bytes == bytes && it->malloc == rt.malloc) {
+      *block = it->block;
+      spare.erase(it);
+      return ACL_SUCCESS;
+    }
+  }
+  return rt.malloc(block, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+}
+
+// Keeps the block for this thread's next call (the oldest is freed past kSpareBlocks).
+void give_back_block(const AclRuntime& rt, void* block, size_t bytes) {
+  if (bytes > kLargestSpareBlock) {
+    rt.free(block);
+    return;
+  }
+  std::vector<SpareBlock>& spare = thread_cache().spare_blocks;
+  if (spare.size() == kSpareBlocks) {
+    spare.front().free(spare.front().block);
+    spare.erase(spare.begin());
+  }
+  spare.push_back({block, bytes, rt.malloc, rt.free});
+}
+
+}  // namespace
 
 namespace {
 
@@ -183,7 +236,7 @@ class CallStorages {
     std::vector<std::vector<uint8_t>>& spare = thread_cache().spare_images;
     for (Storage& s : storages_) {
       if (s.tensor) rt_.destroy_tensor(s.tensor);
-      if (s.device) rt_.free(s.device);
+      if (s.device) give_back_block(rt_, s.device, s.bytes);
       if (s.before.capacity() <= kRecycledImageBytes) spare.push_back(std::move(s.before));
     }
   }
@@ -245,7 +298,7 @@ class CallStorages {
       s.offsets = *s.offsets_owner;
     }
     fill_image(spec, s);
-    if (rt_.malloc(&s.device, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+    if (take_block(rt_, s.bytes, &s.device) != ACL_SUCCESS ||
         rt_.memcpy(s.device, s.bytes, s.before.data(), s.bytes, ACL_MEMCPY_HOST_TO_DEVICE) !=
             ACL_SUCCESS) {
       return "harness: cannot allocate " + spec.name;
@@ -285,15 +338,19 @@ aclnnStatus run_phase1(const Phase1& phase1, std::span<aclTensor* const> handles
 class GuardedWorkspace {
  public:
   GuardedWorkspace(const AclRuntime& rt, uint64_t size, const RunOptions& options)
-      : rt_(rt), size_(size), shift_(options.misaligned_workspace ? 1 : 0) {
-    const uint64_t total = shift_ + size_ + kWorkspaceGuardBytes;
-    rt_.malloc(&buffer_, total, ACL_MEM_MALLOC_HUGE_FIRST);
-    rt_.memset(base(), total, options.workspace_fill == WorkspaceFill::kZero ? 0 : 0xFF,
+      : rt_(rt),
+        size_(size),
+        shift_(options.misaligned_workspace ? 1 : 0),
+        total_(shift_ + size_ + kWorkspaceGuardBytes) {
+    take_block(rt_, total_, &buffer_);
+    rt_.memset(base(), total_, options.workspace_fill == WorkspaceFill::kZero ? 0 : 0xFF,
                shift_ + size_);
     rt_.memset(base() + shift_ + size_, kWorkspaceGuardBytes, kWorkspaceGuard,
                kWorkspaceGuardBytes);
   }
-  ~GuardedWorkspace() { rt_.free(buffer_); }
+  ~GuardedWorkspace() {
+    if (buffer_) give_back_block(rt_, buffer_, total_);
+  }
   GuardedWorkspace(const GuardedWorkspace&) = delete;
   GuardedWorkspace& operator=(const GuardedWorkspace&) = delete;
 
@@ -309,7 +366,7 @@ class GuardedWorkspace {
  private:
   uint8_t* base() { return static_cast<uint8_t*>(buffer_); }
   const AclRuntime& rt_;
-  uint64_t size_, shift_;
+  uint64_t size_, shift_, total_;
   void* buffer_ = nullptr;
 };
 

@@ -105,10 +105,10 @@ struct Outcome {
 Outcome run_call(std::span<const TensorSpec> tensors, const Phase1& phase1, Phase2 phase2,
                  const RunOptions& options, const Backend& backend);
 
-/// Frees what this thread keeps between calls (recent views, spare host images). A fuzz target
-/// calls it after each input: libFuzzer takes an input that ends with more allocations than it
-/// freed for a possible leak and runs LeakSanitizer on it, which on three inputs in four cost
-/// more than the input itself.
+/// Frees what this thread keeps between calls (recent views, spare host images and device
+/// blocks). A fuzz target calls it after each input: libFuzzer takes an input that ends with more
+/// allocations than it freed for a possible leak and runs LeakSanitizer on it, which on three
+/// inputs in four cost more than the input itself.
 void release_thread_caches();
 
 }  // namespace gradconf::props
