@@ -51,6 +51,11 @@ at::Tensor computed(const aclTensor& t) {
   return v.to(half ? at::kFloat : v.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
 }
 
+at::Tensor computed_for_reading(const aclTensor& t) {
+  const bool half = t.dtype == ACL_FLOAT16 || t.dtype == ACL_BF16;
+  return half ? computed(t) : view_of(t);
+}
+
 std::vector<at::Tensor> gradients(const at::Tensor& out, const std::vector<at::Tensor>& inputs,
                                   const at::Tensor& incoming) {
   std::vector<at::Tensor> grads;
