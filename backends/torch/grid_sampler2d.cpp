@@ -37,14 +37,16 @@ template <typename Scalar>
 bool coordinates_tame(const at::Tensor& grid, const aclTensor& input, bool align_corners) {
   const at::Tensor dense = grid.contiguous();
   const Scalar* values = dense.data_ptr<Scalar>();
-  const Scalar sizes[2] = {static_cast<Scalar>(input.view_dims[3]),
-                           static_cast<Scalar>(input.view_dims[2])};
+  const auto width = static_cast<Scalar>(input.view_dims[3]);
+  const auto height = static_cast<Scalar>(input.view_dims[2]);
   const auto limit = static_cast<Scalar>(kLargest / 2);
+  const auto pixel = [&](Scalar g, Scalar size) {
+    return align_corners ? (g + 1) / 2 * (size - 1) : ((g + 1) * size - 1) / 2;
+  };
   bool tame = true;
-  for (int64_t i = 0; i < dense.numel(); ++i) {
-    const Scalar size = sizes[i % 2], g = values[i];
-    const Scalar pixel = align_corners ? (g + 1) / 2 * (size - 1) : ((g + 1) * size - 1) / 2;
-    tame &= std::abs(pixel) <= limit;  // false for NaN and +-inf
+  for (int64_t i = 0; i + 1 < dense.numel(); i += 2) {  // false for NaN and +-inf
+    tame &= (std::abs(pixel(values[i], width)) <= limit) &
+            (std::abs(pixel(values[i + 1], height)) <= limit);
   }
   return tame;
 }
