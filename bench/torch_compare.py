@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""Times PyTorch's CPU grid_sampler_2d_backward against gradconf's aclnnGridSampler2DBackward on
-identical inputs and thread counts, and checks that the outputs agree. Optional: exits 0 with
+"""Times PyTorch's CPU grid_sampler_2d_backward and grid_sampler_2d against gradconf's
+aclnnGridSampler2DBackward and aclnnGridSampler2D on identical inputs and thread counts, and
+checks that the outputs agree. Optional: exits 0 with
 "skipped: torch not available" when torch (or numpy) cannot be imported.
 
 Our side, preferred: a case folder per configuration (case.json + .npy, spec ARCHITECTURE.md "Case
 files") run with `gradconf replay CASE --out DIR --repeat R --threads T`, which prints one JSON
-line {"op", "median_ms", "min_ms", "threads"} and writes inputGrad.npy / gridGrad.npy. The
+line {"op", "median_ms", "min_ms", "threads"} and writes inputGrad.npy / gridGrad.npy (the
+forward: out.npy). The
 inputs come from a counter-based generator here and reach both sides as the same bits.
 
 Honesty rules: same input bits on both sides, same thread count (torch.set_num_threads(T) and
@@ -89,7 +91,16 @@ def make_inputs(np, torch, shape, dtype):
     return out
 
 
-def torch_backward(torch, arrays, interp, padding, tdtype):
+# Per direction: the inputs its case reads and the outputs it writes, in the order torch returns.
+DIRECTIONS = {"backward": (("gradOutput", "input", "grid"), ("inputGrad", "gridGrad")),
+              "forward": (("input", "grid"), ("out",))}
+
+
+def torch_call(torch, arrays, direction, interp, padding, tdtype):
+    """The ATen call of `direction`, returning a tuple of outputs."""
+    if direction == "forward":
+        x, g = (torch.from_numpy(arrays[k]).to(tdtype) for k in ("input", "grid"))
+        return lambda: (torch.ops.aten.grid_sampler_2d(x, g, interp, padding, False),)
     go, x, g = (torch.from_numpy(arrays[k]).to(tdtype) for k in ("gradOutput", "input", "grid"))
     return lambda: torch.ops.aten.grid_sampler_2d_backward(go, x, g, interp, padding, False,
                                                            [True, True])
@@ -107,19 +118,25 @@ def time_torch(torch, fn, threads, repeat, warmup):
     return statistics.median(samples), min(samples)
 
 
-def write_case(np, folder, arrays, dtype, shape, interp, padding):
+def write_case(np, folder, arrays, direction, dtype, shape, interp, padding):
     os.makedirs(folder, exist_ok=True)
     n, c, hi_, wi, ho, wo = shape
-    for name, a in arrays.items():
-        np.save(os.path.join(folder, name + ".npy"), a)
+    names = DIRECTIONS[direction][0]
+    for name in names:
+        np.save(os.path.join(folder, name + ".npy"), arrays[name])
+    attrs = {"interpolationMode": interp, "paddingMode": padding, "alignCorners": False}
+    if direction == "forward":
+        op, outputs = "GridSampler2D", {"out": [n, c, ho, wo]}
+    else:
+        op, outputs = "GridSampler2DBackward", {"inputGrad": [n, c, hi_, wi],
+                                                "gridGrad": [n, ho, wo, 2]}
+        attrs["outputMask"] = [True, True]
     case = {
-        "op": "GridSampler2DBackward",
+        "op": op,
         "profile": "seed",
-        "attrs": {"interpolationMode": interp, "paddingMode": padding, "alignCorners": False,
-                  "outputMask": [True, True]},
-        "inputs": {name: {"file": name + ".npy", "dtype": DTYPES[dtype]} for name in arrays},
-        "outputs": {"inputGrad": {"dtype": DTYPES[dtype], "shape": [n, c, hi_, wi]},
-                    "gridGrad": {"dtype": DTYPES[dtype], "shape": [n, ho, wo, 2]}},
+        "attrs": attrs,
+        "inputs": {name: {"file": name + ".npy", "dtype": DTYPES[dtype]} for name in names},
+        "outputs": {k: {"dtype": DTYPES[dtype], "shape": v} for k, v in outputs.items()},
         "note": "bench/torch_compare.py: uniform inputs, splitmix64 seed %d" % SEED,
     }
     with open(os.path.join(folder, "case.json"), "w") as f:
@@ -216,6 +233,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(REPO, "build", "bench"),
                     help="build dir holding cli/gradconf")
     ap.add_argument("--gradconf", help="the gradconf CLI (default: BUILD/cli/gradconf)")
+    ap.add_argument("--directions", default="backward,forward")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--dtypes", default="fp32,bf16")
     ap.add_argument("--shapes", default="base,large_c,large_spatial")
@@ -250,8 +268,12 @@ def main():
     for s in shapes:
         if s not in SHAPES:
             ap.error("unknown shape %s (have %s)" % (s, ", ".join(SHAPE_ALIASES)))
-    configs = [(d, s, i, p) for d in dtypes for s in shapes for i in args.interp.split(",")
-               for p in args.padding.split(",")]
+    directions = args.directions.split(",")
+    for d in directions:
+        if d not in DIRECTIONS:
+            ap.error("unknown direction %s (have %s)" % (d, ", ".join(DIRECTIONS)))
+    configs = [(r, d, s, i, p) for r in directions for d in dtypes for s in shapes
+               for i in args.interp.split(",") for p in args.padding.split(",")]
 
     work = args.keep or tempfile.mkdtemp(prefix="gradconf_torch_compare_")
     os.makedirs(work, exist_ok=True)
@@ -259,13 +281,13 @@ def main():
           % (torch.__version__, np.__version__, gradconf, args.repeat, args.warmup,
              os.cpu_count()))
 
-    def measure_ours(tag, folder, arrays, dtype, shape, interp, padding):
+    def measure_ours(tag, folder, arrays, direction, dtype, shape, interp, padding):
         """{threads: (median_ms, min_ms)}, our outputs, whether all thread counts gave the same
         bits."""
         ours_out, ours_times, bits_equal = None, {}, True
         case_dir = os.path.join(folder, "case")
         if not os.path.exists(os.path.join(case_dir, "case.json")):
-            write_case(np, case_dir, arrays, dtype, shape, interp, padding)
+            write_case(np, case_dir, arrays, direction, dtype, shape, interp, padding)
         for t in threads:
             out_dir = os.path.join(folder, "out_t%d" % t)
             line = replay(gradconf, case_dir, out_dir, args.repeat, t)
@@ -274,7 +296,7 @@ def main():
                                    % (tag, line.get("threads"), t))
             ours_times[t] = (float(line["median_ms"]), float(line["min_ms"]))
             outs = {k: np.load(os.path.join(out_dir, k + ".npy"))
-                    for k in ("inputGrad", "gridGrad")}
+                    for k in DIRECTIONS[direction][1]}
             if ours_out is None:
                 ours_out = outs
             else:
@@ -282,10 +304,12 @@ def main():
         return ours_times, ours_out, bits_equal
 
     rows, accuracy = [], []
-    for dtype, shape_name, interp_name, pad_name in configs:
+    for direction, dtype, shape_name, interp_name, pad_name in configs:
         shape = SHAPES[shape_name]
         interp, padding = INTERP[interp_name], PADDING[pad_name]
         tag = "%s/%s/%s/%s" % (dtype, shape_name, interp_name, pad_name)
+        if direction == "forward":
+            tag = "forward/" + tag
         folder = os.path.join(work, tag.replace("/", "_"))
         arrays = make_inputs(np, torch, shape, dtype)
 
@@ -293,7 +317,7 @@ def main():
         # backward: no timing then).
         tdtype = torch.float32 if dtype == "fp32" else torch.bfloat16
         try:
-            fn = torch_backward(torch, arrays, interp, padding, tdtype)
+            fn = torch_call(torch, arrays, direction, interp, padding, tdtype)
             fn()
             torch_native = True
         except RuntimeError:
@@ -304,8 +328,8 @@ def main():
         best = None
         for attempt in range(args.retries + 1):
             load = LoadMeter()
-            ours_times, ours_out, bits_equal = measure_ours(tag, folder, arrays, dtype, shape,
-                                                            interp, padding)
+            ours_times, ours_out, bits_equal = measure_ours(tag, folder, arrays, direction, dtype,
+                                                            shape, interp, padding)
             torch_times = {t: time_torch(torch, fn, t, args.repeat, args.warmup) if torch_native
                            else (None, None) for t in threads}
             other = load.other_cores()
@@ -323,18 +347,18 @@ def main():
         # spec and ours do. Torch float64 locates them in double and can pick the other side of
         # a tap boundary (a kink of the gradient) for points within float32 rounding of one: shown,
         # not judged; those points are counted and explain its large gridGrad differences.
-        same = torch_backward(torch, arrays, interp, padding,
-                              tdtype if torch_native else torch.float32)()
-        ref64 = torch_backward(torch, arrays, interp, padding, torch.float64)()
+        same = torch_call(torch, arrays, direction, interp, padding,
+                          tdtype if torch_native else torch.float32)()
+        ref64 = torch_call(torch, arrays, direction, interp, padding, torch.float64)()
         entry = {"case": tag, "torch_dtype": "fp32" if dtype == "fp32" or not torch_native
                  else dtype, "kink_points": kink_points(np, arrays["grid"], shape, interp, padding),
-                 "threads_bitwise_equal": bits_equal}
+                 "threads_bitwise_equal": bits_equal, "outputs": []}
         ok = True
-        for k, r_same, r64 in zip(("inputGrad", "gridGrad"), same, ref64):
+        for k, r_same, r64 in zip(DIRECTIONS[direction][1], same, ref64):
             abs_same, rel_same = compare(np, ours_out[k], r_same.numpy())
-            entry[k + "_vs_torch"], entry[k + "_rel_torch"] = abs_same, rel_same
             abs64, rel64 = compare(np, ours_out[k], r64.numpy())
-            entry[k + "_vs_fp64"], entry[k + "_rel_fp64"] = abs64, rel64
+            entry["outputs"].append({"name": k, "vs_torch": abs_same, "rel_torch": rel_same,
+                                     "vs_fp64": abs64, "rel_fp64": rel64})
             ok &= rel_same <= TOLERANCE.get(dtype, 1e-4)
         entry["ok"] = ok
         accuracy.append(entry)
@@ -342,7 +366,8 @@ def main():
         for t in threads:
             tmed, tmin = torch_times[t]
             omed, omin = ours_times[t]
-            rows.append({"shape": shape_name, "mode": "%s/%s" % (interp_name, pad_name),
+            rows.append({"direction": direction, "shape": shape_name,
+                         "mode": "%s/%s" % (interp_name, pad_name),
                          "dtype": dtype, "threads": t, "torch_ms": tmed, "torch_min_ms": tmin,
                          "gradconf_ms": omed, "gradconf_min_ms": omin,
                          "ratio": (omed / tmed) if tmed else None, "other_load": other_load})
@@ -353,12 +378,12 @@ def main():
         return "n/a" if v is None else spec % v
 
     print()
-    print("| shape | mode | dtype | threads | torch ms | gradconf ms | ratio (gradconf/torch) "
-          "| other load (cores) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| direction | shape | mode | dtype | threads | torch ms | gradconf ms | ratio "
+          "(gradconf/torch) | other load (cores) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %s | %s | %s | %d | %s | %s | %s | %.2f |" % (
-            r["shape"], r["mode"], r["dtype"], r["threads"], fmt(r["torch_ms"]),
+        print("| %s | %s | %s | %s | %d | %s | %s | %s | %.2f |" % (
+            r["direction"], r["shape"], r["mode"], r["dtype"], r["threads"], fmt(r["torch_ms"]),
             fmt(r["gradconf_ms"]), fmt(r["ratio"], "%.2fx"), r["other_load"]))
     worst = max((r["other_load"] for r in rows), default=0.0)
     if worst > args.max_other_load:
@@ -366,17 +391,21 @@ def main():
               "machine with %d cores the multi-thread numbers of those rows are not meaningful."
               % (worst, os.cpu_count()))
     print()
-    print("| case | vs torch %s (judged): inputGrad / gridGrad max abs diff (rel) | vs torch fp64: "
-          "inputGrad / gridGrad max abs diff (rel) | points near a kink | agree | same bits across "
-          "threads |" % "/".join(sorted({a["torch_dtype"] for a in accuracy})))
+    def diffs(a, key):
+        """Max abs diffs of the case's outputs (backward: inputGrad / gridGrad; forward: out),
+        their relative sizes in parentheses."""
+        outs = a["outputs"]
+        return "%s (%s)" % (" / ".join("%.3g" % o["vs_" + key] for o in outs),
+                            " / ".join("%.2g" % o["rel_" + key] for o in outs))
+
+    print("| case | vs torch %s (judged): max abs diff (rel) | vs torch fp64: max abs diff (rel) "
+          "| points near a kink | agree | same bits across threads |"
+          % "/".join(sorted({a["torch_dtype"] for a in accuracy})))
     print("|---|---|---|---|---|---|")
     for a in accuracy:
-        print("| %s | %.3g / %.3g (%.2g / %.2g) | %.3g / %.3g (%.2g / %.2g) | %d | %s | %s |" % (
-            a["case"], a["inputGrad_vs_torch"], a["gridGrad_vs_torch"], a["inputGrad_rel_torch"],
-            a["gridGrad_rel_torch"], a["inputGrad_vs_fp64"],
-            a["gridGrad_vs_fp64"], a["inputGrad_rel_fp64"], a["gridGrad_rel_fp64"],
-            a["kink_points"], "yes" if a["ok"] else "NO",
-            "yes" if a["threads_bitwise_equal"] else "NO"))
+        print("| %s | %s | %s | %d | %s | %s |" % (
+            a["case"], diffs(a, "torch"), diffs(a, "fp64"), a["kink_points"],
+            "yes" if a["ok"] else "NO", "yes" if a["threads_bitwise_equal"] else "NO"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "rows": rows,
