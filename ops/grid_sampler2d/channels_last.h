@@ -111,27 +111,28 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
     }
     transpose_lanes(tile);
   };
-  const auto copy_tile = [&](const T* at, int lanes_in, Val* out, auto column_stride)
-                             GRADCONF_ALWAYS_INLINE_LAMBDA {
-                               LaneVector<Val> tile[kLanes];
-                               load_transposed(at, 0, lanes_in, column_stride, tile);
-                               if (stream) {
-                                 alignas(64) Val packed[kLanes * kLanes];
+  // The kLanes columns at `source_columns` (channels past lanes_in zero), transposed into their
+  // rows at `out_rows`.
+  const auto copy_tile = [&](const T* source_columns, int lanes_in, Val* out_rows,
+                             auto column_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    LaneVector<Val> tile[kLanes];
+    load_transposed(source_columns, 0, lanes_in, column_stride, tile);
+    if (stream) {
+      alignas(64) Val packed[kLanes * kLanes];
 #pragma GCC unroll 8
-                                 for (int j = 0; j < kLanes; ++j)
-                                   std::memcpy(packed + j * row, &tile[j], row * sizeof(Val));
-                                 stream_copy(out, packed, kLanes * row * sizeof(Val));
-                                 return;
-                               }
+      for (int j = 0; j < kLanes; ++j) std::memcpy(packed + j * row, &tile[j], row * sizeof(Val));
+      stream_copy(out_rows, packed, kLanes * row * sizeof(Val));
+      return;
+    }
 #pragma GCC unroll 8
-                               for (int j = 0; j < kLanes; ++j) {
-                                 if (row >= kLanes) {
-                                   std::memcpy(out + j * row, &tile[j], sizeof tile[j]);
-                                 } else {
-                                   std::memcpy(out + j * row, &tile[j], 4 * sizeof(Val));
-                                 }
-                               }
-                             };
+    for (int j = 0; j < kLanes; ++j) {
+      if (row >= kLanes) {
+        std::memcpy(out_rows + j * row, &tile[j], sizeof tile[j]);
+      } else {
+        std::memcpy(out_rows + j * row, &tile[j], 4 * sizeof(Val));
+      }
+    }
+  };
   // Wide rows read by other workers: two tiles (16 channels) at a time, so that each of the 8
   // rows' pieces is one whole line and can be streamed too (a tile's piece is half a line of
   // floats). Streamed, the copy no longer takes ownership of lines the other core's point pass

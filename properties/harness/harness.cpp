@@ -133,10 +133,6 @@ void give_back_block(const AclRuntime& rt, void* block, size_t bytes) {
   spare.push_back({block, bytes, rt.malloc, rt.free});
 }
 
-}  // namespace
-
-namespace {
-
 // Large views are not kept.
 Offsets recent_view_offsets(const std::vector<int64_t>& dims, const ViewGeometry& g) {
   constexpr size_t kRecentViews = 24;
