@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 """Times PyTorch's CPU grid_sampler_2d_backward and grid_sampler_2d against gradconf's
 aclnnGridSampler2DBackward and aclnnGridSampler2D on identical inputs and thread counts, and
-checks that the outputs agree. Optional: exits 0 with
-"skipped: torch not available" when torch (or numpy) cannot be imported.
+checks that the outputs agree. Optional: exits 0 with "skipped: torch not available" when torch
+(or numpy) cannot be imported.
 
 Our side, preferred: a case folder per configuration (case.json + .npy, spec ARCHITECTURE.md "Case
 files") run with `gradconf replay CASE --out DIR --repeat R --threads T`, which prints one JSON
 line {"op", "median_ms", "min_ms", "threads"} and writes inputGrad.npy / gridGrad.npy (the
-forward: out.npy). The
-inputs come from a counter-based generator here and reach both sides as the same bits.
+forward: out.npy). The inputs come from a counter-based generator here and reach both sides as the
+same bits.
 
 Honesty rules: same input bits on both sides, same thread count (torch.set_num_threads(T) and
 gradconf's --threads T / set_num_threads(T)), warm-up runs excluded, median over repeats, and a
