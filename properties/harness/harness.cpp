@@ -47,8 +47,9 @@ struct SpareBlock {
   decltype(&::aclrtMalloc) malloc = nullptr;  // tells runtimes apart
   decltype(&::aclrtFree) free = nullptr;
 };
+// At most 16 blocks and 128 MB a thread (a check with many jobs keeps that much per job).
 constexpr size_t kSpareBlocks = 16;
-constexpr size_t kLargestSpareBlock = size_t{64} << 20;
+constexpr size_t kSpareBytes = size_t{128} << 20;
 
 // What a thread keeps between calls: the offsets of its last views (the runs of one law lay out
 // the same views again: a workspace contract runs a call five times), host images and read-back
@@ -119,14 +120,18 @@ aclError take_block(const AclRuntime& rt, size_t bytes, void** block) {
   return rt.malloc(block, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
 }
 
-// Keeps the block for this thread's next call (the oldest is freed past kSpareBlocks).
+// Keeps the block for this thread's next call, freeing the oldest past kSpareBlocks or
+// kSpareBytes.
 void give_back_block(const AclRuntime& rt, void* block, size_t bytes) {
-  if (bytes > kLargestSpareBlock) {
+  if (bytes > kSpareBytes / 2) {
     rt.free(block);
     return;
   }
   std::vector<SpareBlock>& spare = thread_cache().spare_blocks;
-  if (spare.size() == kSpareBlocks) {
+  size_t kept = bytes;
+  for (const SpareBlock& s : spare) kept += s.bytes;
+  while (!spare.empty() && (spare.size() == kSpareBlocks || kept > kSpareBytes)) {
+    kept -= spare.front().bytes;
     spare.front().free(spare.front().block);
     spare.erase(spare.begin());
   }
