@@ -142,11 +142,11 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
   constexpr int64_t kPairValues = 2 * kLanes;
   const bool stream_pairs = shared && row > kLanes && kPairValues * sizeof(Val) == 64 &&
                             row % kPairValues == 0 && reinterpret_cast<uintptr_t>(dst) % 64 == 0;
-  const auto copy_tile_pair = [&](const T* at, int lanes_in, Val* out,
+  const auto copy_tile_pair = [&](const T* source_columns, int lanes_in, Val* out_rows,
                                   auto column_stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
     LaneVector<Val> tiles[2][kLanes];
-    load_transposed(at, 0, lanes_in, column_stride, tiles[0]);
-    load_transposed(at, kLanes, lanes_in, column_stride, tiles[1]);
+    load_transposed(source_columns, 0, lanes_in, column_stride, tiles[0]);
+    load_transposed(source_columns, kLanes, lanes_in, column_stride, tiles[1]);
     alignas(64) Val packed[kLanes * kPairValues];
 #pragma GCC unroll 8
     for (int j = 0; j < kLanes; ++j) {
@@ -155,7 +155,7 @@ void to_channels_last(const StridedView<const T, 4>& src, Val* dst, int64_t row,
     }
 #pragma GCC unroll 8
     for (int j = 0; j < kLanes; ++j)
-      stream_copy(out + j * row, packed + j * kPairValues, kPairValues * sizeof(Val));
+      stream_copy(out_rows + j * row, packed + j * kPairValues, kPairValues * sizeof(Val));
   };
   // A value costs a few units (a strided load, its share of the tile's shuffles, a store): at one
   // unit, a 256 x 256 input of 4 channels (about 0.3 ms) stayed on one thread.
