@@ -35,6 +35,9 @@ at::ScalarType scalar_type_of(aclDataType dtype) {
 
 std::vector<int64_t> to_vector(const DimVector& dims) { return {dims.begin(), dims.end()}; }
 
+// The half types, which the adapters compute in float (bridge.h, computed).
+bool computes_in_float(const aclTensor& t) { return t.dtype == ACL_FLOAT16 || t.dtype == ACL_BF16; }
+
 }  // namespace
 
 at::Tensor view_of(const aclTensor& t) {
@@ -47,13 +50,12 @@ at::Tensor view_of(const aclTensor& t) {
 
 at::Tensor computed(const aclTensor& t) {
   const at::Tensor v = view_of(t);
-  const bool half = t.dtype == ACL_FLOAT16 || t.dtype == ACL_BF16;
-  return v.to(half ? at::kFloat : v.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
+  return v.to(computes_in_float(t) ? at::kFloat : v.scalar_type(), /*non_blocking=*/false,
+              /*copy=*/true);
 }
 
 at::Tensor computed_for_reading(const aclTensor& t) {
-  const bool half = t.dtype == ACL_FLOAT16 || t.dtype == ACL_BF16;
-  return half ? computed(t) : view_of(t);
+  return computes_in_float(t) ? computed(t) : view_of(t);
 }
 
 std::vector<at::Tensor> gradients(const at::Tensor& out, const std::vector<at::Tensor>& inputs,
