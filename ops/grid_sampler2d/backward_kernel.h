@@ -19,7 +19,8 @@
 //      channels in order, the lanes then in a fixed tree), four points side by side, and both
 //      components written. Bilinear and nearest on float coordinates (any padding) locate kLanes
 //      points at once and form their taps in lanes (source_lanes.h, locate_in_lanes): the same
-//      values, so the same bits;
+//      values, so the same bits. Nearest on a packed grid takes a pass of its own that stores
+//      only the records and gridGrad's zeros (nearest_point_pass.h), and files no record lists;
 //   3. inputGrad (input_grad_pass.h): one task per (batch n, block of W channels, range of
 //      input rows) clears its worker's accumulator (W double lanes per pixel), scatters into it,
 //      in point order, every point of batch n with a tap in its range (taps outside the input or
@@ -57,6 +58,7 @@
 #include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/input_grad_pass.h"
 #include "grid_sampler2d/kernels.h"
+#include "grid_sampler2d/nearest_point_pass.h"
 #include "grid_sampler2d/plan.h"
 #include "grid_sampler2d/scatter_records.h"
 #include "grid_sampler2d/source_lanes.h"
@@ -368,28 +370,6 @@ bool gathers_input_planes(const BackwardPlan& plan, const SamplerLayout& l) {
          input.strides[3] == 1 && input.strides[2] == l.in_w;
 }
 
-/// A region the point pass clears as it goes (backward_passes: the scatter's accumulator when one
-/// worker runs the scatter): the task of point units [lo, hi) of `units` clears its own slice,
-/// kClearPerBlock bytes a block and the rest when it ends. Slices, not one cursor: phase 2 may
-/// run with more threads than phase 1 planned for, and the point pass then splits across them
-/// (a shared cursor lost updates and cleared past the region: a crash in the determinism law on
-/// the baseline path).
-struct ClearAsYouGo {
-  static constexpr uint64_t kClearPerBlock = 256;
-  std::byte* at = nullptr;
-  uint64_t bytes = 0;
-  int64_t units = 1;
-  bool done = false;  ///< set by the point pass once every slice is cleared
-  /// The slice of units [lo, hi): its first byte and its length.
-  std::pair<std::byte*, uint64_t> slice(int64_t lo, int64_t hi) const {
-    const auto offset = [&](int64_t unit) {
-      return static_cast<uint64_t>(static_cast<unsigned __int128>(bytes) *
-                                   static_cast<uint64_t>(unit) / static_cast<uint64_t>(units));
-    };
-    return {at + offset(lo), offset(hi) - offset(lo)};
-  }
-};
-
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored
 /// (inputGrad) and its gridGrad computed from the channels-last copies (or, `gathers_planes`:
 /// gathers_input_planes, from the input planes) and written (gridGrad), kPointGroup points' sums
@@ -432,9 +412,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
   std::vector<PixelRange> ranges;
   for (int64_t r = 0; chunks > 0 && r < lists.ranges; ++r) ranges.emplace_back(l, r, lists.ranges);
   const auto task = [&](int64_t units_lo, int64_t units_hi) {
-    std::byte* clear_at = nullptr;
-    uint64_t clear_bytes = 0;
-    if (clearing.at) std::tie(clear_at, clear_bytes) = clearing.slice(units_lo, units_hi);
+    ClearAsYouGo::Slice clear = clearing.slice(units_lo, units_hi);
     // With private copies (workspace.h, private_input_copies) this worker makes its own first.
     Val* pixel_rows = input_rows;
     if (copies > 1 && reads && !gathers_planes) {
@@ -457,11 +435,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
         PointIndex next(lo, l.out_h, l.out_w);
         for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
           const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
-          if (clear_bytes >= ClearAsYouGo::kClearPerBlock) {
-            std::memset(clear_at, 0, ClearAsYouGo::kClearPerBlock);
-            clear_at += ClearAsYouGo::kClearPerBlock;
-            clear_bytes -= ClearAsYouGo::kClearPerBlock;
-          }
+          clear.step();
           PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
           for (int j = 0; reads && j < kLanes; ++j) located.coordinate[j].count = 0;
           // Point j's batch's channels-last input rows, and its gradOutput row.
@@ -569,7 +543,7 @@ void point_pass(const BackwardPlan& plan, const SamplerLayout& l, Val* grad_rows
       }
       stream_fence();
     });
-    if (clear_bytes > 0) std::memset(clear_at, 0, clear_bytes);
+    clear.finish();
   };
   const int max_workers = copies > 1 ? copies : 1 << 30;
   if (chunks > 0) return parallel_for(0, l.n_batch * chunks, 1, task, max_workers);
@@ -601,21 +575,25 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   }
   if (plan.wants.grid_reads() && ws.input_copies == 1 && !gathers_planes)
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared, 1);
-  with_scatter_taps(
-      plan.attrs.interpolation,
-      [&](auto* type) {
-        using Taps = std::remove_pointer_t<decltype(type)>;
-        if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
-          if (locates_in_lanes(plan.attrs.interpolation) && records_fit_lanes(l)) {
-            return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace,
-                                                     gathers_planes, clearing);
+  if (lean_nearest_points<T, kFault>(plan, l, ws)) {
+    nearest_point_pass<T>(plan, l, ws, workspace, clearing);
+  } else {
+    with_scatter_taps(
+        plan.attrs.interpolation,
+        [&](auto* type) {
+          using Taps = std::remove_pointer_t<decltype(type)>;
+          if constexpr (std::is_same_v<compute_t<T>, float> && Taps::kCount < 16) {
+            if (locates_in_lanes(plan.attrs.interpolation) && records_fit_lanes(l)) {
+              return point_pass<T, kFault, true, Taps>(plan, l, grad_rows, pixel_rows, ws,
+                                                       workspace, gathers_planes, clearing);
+            }
           }
-        }
-        if constexpr (!std::is_same_v<Taps, BilinearFractionTaps>)
-          point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace,
-                                             gathers_planes, clearing);
-      },
-      records_hold_fractions<T, kFault>(plan.attrs.interpolation, l));
+          if constexpr (!std::is_same_v<Taps, BilinearFractionTaps>)
+            point_pass<T, kFault, false, Taps>(plan, l, grad_rows, pixel_rows, ws, workspace,
+                                               gathers_planes, clearing);
+        },
+        records_hold_fractions<T, kFault>(plan.attrs.interpolation, l));
+  }
   if (clearing.at) {
     if (!clearing.done) std::memset(clearing.at, 0, clearing.bytes);
     cleared[0] = l.pixels();

@@ -284,6 +284,38 @@ bool plane_fits_lanes(const View& v) {
   return last && *last <= INT_MAX;
 }
 
+/// Whether a view's elements lie packed in row-major order: element i of the whole view at i.
+template <typename View>
+bool packed_row_major(const View& v) {
+  int64_t expected = 1;
+  for (int d = 3; d >= 0; --d) {
+    if (v.dims[d] != 1 && v.strides[d] != expected) return false;
+    expected *= v.dims[d];
+  }
+  return true;
+}
+
+/// Points [i0, i0 + count) of a packed grid as float lanes of x and y; a short block repeats its
+/// last point, as next_points does (located, never written).
+template <typename T>
+GRADCONF_ALWAYS_INLINE void packed_points(const T* grid, int64_t i0, int count, FloatLanes& x,
+                                          FloatLanes& y) {
+  float pairs[2 * kLanes];
+  if (count == kLanes) {
+    const LaneVector<float> low = load_lanes<float>(grid + 2 * i0, 1);
+    const LaneVector<float> high = load_lanes<float>(grid + 2 * i0 + kLanes, 1);
+    x = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
+    y = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
+    return;
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    const int64_t i = i0 + std::min(j, count - 1);
+    pairs[2 * j] = static_cast<float>(grid[2 * i]);
+    pairs[2 * j + 1] = static_cast<float>(grid[2 * i + 1]);
+  }
+  for (int j = 0; j < kLanes; ++j) x[j] = pairs[2 * j], y[j] = pairs[2 * j + 1];
+}
+
 }  // namespace gradconf::grid_sampler2d
 
 #endif  // GRADCONF_OPS_GRID_SAMPLER2D_SOURCE_LANES_H_
