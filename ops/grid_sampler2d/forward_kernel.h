@@ -451,6 +451,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const bool gathers = kFault == Fault::kNone && kernel_isa() != Isa::kBaseline;
   const bool pairs = std::is_same_v<T, float> && !nearest && gathers &&
                      kernel_isa() == Isa::kAvx512 && column_stride == 1;
+  const bool packed = packed_row_major(grid) && out.strides[3] == 1 && out.strides[2] == out_w;
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       // 32 groups (256 points, 14 KB) a block: they stay in L1 beside the input plane being
@@ -470,16 +471,28 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
       Group block[kGroups];
       int groups = 0;
       const auto locate = [&](PointIndex& next, int count) GRADCONF_ALWAYS_INLINE_LAMBDA {
+        // A packed grid and output planes: a block's points are consecutive in both, so no
+        // point's indices are formed lane by lane (N 1, C 4, 256 x 256 at 1 thread: nearest
+        // 0.27 -> 0.21 ms, bilinear 0.55 -> 0.52).
+        const int64_t first = next.h * out_w + next.w;
+        const T* block_grid = packed ? &grid(next.n, 0, 0, 0) + 2 * first : nullptr;
+        if (packed) next = PointIndex(next.n * points + first + count, out_h, out_w);
         for (groups = 0; groups * kLanes < count; ++groups) {
           Group& g = block[groups];
           g.count = std::min(kLanes, count - groups * kLanes);
-          PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
           FloatLanes x, y;
-          next_points(next, g.count, grid, at, x, y);
-          for (int j = 0; j < kLanes; ++j)
-            g.out_offset[j] = at[j].h * out.strides[2] + at[j].w * out.strides[3];
-          g.one_row = g.count == kLanes && out.strides[3] == 1 &&
-                      g.out_offset[kLanes - 1] == g.out_offset[0] + kLanes - 1;
+          if (packed) {
+            packed_points(block_grid, groups * kLanes, g.count, x, y);
+            for (int j = 0; j < kLanes; ++j) g.out_offset[j] = first + groups * kLanes + j;
+            g.one_row = g.count == kLanes;
+          } else {
+            PointIndex at[kLanes] = {next, next, next, next, next, next, next, next};
+            next_points(next, g.count, grid, at, x, y);
+            for (int j = 0; j < kLanes; ++j)
+              g.out_offset[j] = at[j].h * out.strides[2] + at[j].w * out.strides[3];
+            g.one_row = g.count == kLanes && out.strides[3] == 1 &&
+                        g.out_offset[kLanes - 1] == g.out_offset[0] + kLanes - 1;
+          }
           const SourceLanes s =
               locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
           const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation, row_stride,
@@ -487,7 +500,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
           for (int k = 0; k < taps_read; ++k) {
             g.inside[k] = t.inside[k];
             g.offset[k] = t.offset[k];
-            g.weight[k] = t.float_weight(k);
+            if (!nearest) g.weight[k] = t.float_weight(k);
           }
           g.paired =
               pairs && all_lanes((t.inside[0] == t.inside[1]) & (t.inside[2] == t.inside[3]));
