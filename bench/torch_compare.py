@@ -7,7 +7,9 @@ checks that the outputs agree. Optional: exits 0 with "skipped: torch not availa
 Our side, preferred: a case folder per configuration (case.json + .npy, spec ARCHITECTURE.md "Case
 files") run with `gradconf replay CASE --out DIR --repeat R --threads T`, which prints one JSON
 line {"op", "median_ms", "min_ms", "threads"} and writes inputGrad.npy / gridGrad.npy (the
-forward: out.npy). The inputs come from a counter-based generator here and reach both sides as the
+forward: out.npy); timed with the backend's own split of the call across T threads, what a user
+who sets T gets, and run once more with `--fine-split` (every worker takes part, as in the laws)
+for the check that the bits do not depend on the thread count. The inputs come from a counter-based generator here and reach both sides as the
 same bits.
 
 Honesty rules: same input bits on both sides, same thread count (torch.set_num_threads(T) and
@@ -159,10 +161,13 @@ def run(cmd):
     return proc.stdout
 
 
-def replay(gradconf, case_dir, out_dir, repeat, threads):
-    out = run([gradconf, "replay", case_dir, "--out", out_dir, "--repeat", str(repeat),
-               "--threads", str(threads)])
-    line = last_json_line(out)
+def replay(gradconf, case_dir, out_dir, repeat, threads, fine_split=False):
+    """Timed with the split a user who sets the thread count gets; `fine_split` (untimed) splits
+    even small calls across the threads, as the laws do, for the bits check."""
+    cmd = [gradconf, "replay", case_dir, "--out", out_dir, "--threads", str(threads)]
+    cmd += ["--fine-split"] if fine_split else ["--repeat", str(repeat)]
+    out = run(cmd)
+    line = None if fine_split else last_json_line(out)
     with open(os.path.join(out_dir, "status.json")) as f:
         status = json.load(f)
     if status.get("status") != 0:
@@ -295,12 +300,14 @@ def main():
                 raise RuntimeError("%s: replay ran with %s threads, asked for %d"
                                    % (tag, line.get("threads"), t))
             ours_times[t] = (float(line["median_ms"]), float(line["min_ms"]))
-            outs = {k: np.load(os.path.join(out_dir, k + ".npy"))
-                    for k in DIRECTIONS[direction][1]}
-            if ours_out is None:
-                ours_out = outs
-            else:
-                bits_equal &= all(np.array_equal(ours_out[k], outs[k]) for k in outs)
+            fine_dir = out_dir + "_fine"
+            replay(gradconf, case_dir, fine_dir, 0, t, fine_split=True)
+            for d in (out_dir, fine_dir):
+                outs = {k: np.load(os.path.join(d, k + ".npy")) for k in DIRECTIONS[direction][1]}
+                if ours_out is None:
+                    ours_out = outs
+                else:
+                    bits_equal &= all(np.array_equal(ours_out[k], outs[k]) for k in outs)
         return ours_times, ours_out, bits_equal
 
     rows, accuracy = [], []

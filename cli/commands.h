@@ -28,6 +28,7 @@ struct ReplayOptions {
   std::optional<int> threads;          // gradconf::set_num_threads
   std::optional<int> repeat;           // time phase 2 this many times
   std::string backend;                 // a library implementing the C API (default: linked)
+  bool fine_split = false;             // with threads: the laws' split (gradconfSetFineSplit)
 };
 int run_replay(const ReplayOptions& options);
 

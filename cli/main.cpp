@@ -41,6 +41,9 @@ Command add_replay(CLI::App& app) {
           ->check(CLI::Range(1, 1000000));
   c->add_option("--backend", options->backend,
                 "Library implementing the aclnn C API (default: the linked one)");
+  c->add_flag("--fine-split", options->fine_split,
+              "With --threads: split even small calls across the threads, as the laws do "
+              "(default: the backend's own split, what a user who sets the thread count gets)");
   return {c, [=] {
             if (*profile_option) options->profile = gradconf::parse_profile(*profile);
             if (*threads_option) options->threads = *threads;

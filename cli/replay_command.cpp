@@ -153,7 +153,10 @@ int replay(const ReplayOptions& options, const props::Backend& backend) {
   fs::create_directories(out_dir);
   remove_stale_results(out_dir, op);
 
-  const props::ScopedBackendThreads threads_guard(backend, options.threads.value_or(0));
+  // Timed runs see the split a user who sets the thread count gets, as gradconf bench's do; the
+  // laws' fine split only on request.
+  const props::ScopedBackendThreads threads_guard(backend, options.threads.value_or(0),
+                                                  options.fine_split);
   AclSession session;
   props::RunOptions run_options;
   run_options.timed_repeats = options.repeat.value_or(0);

@@ -17,21 +17,27 @@ for name in sorted(os.listdir(cases_dir)):
     outputs = case.get("outputs")
     if not outputs:
         continue
-    out = os.path.join(work, name)
-    subprocess.run([gradconf, "replay", case_dir, "--out", out], check=True)
-    status = json.load(open(os.path.join(out, "status.json")))
-    if status.get("status") != 0:
-        sys.exit(f"{name}: replay status {status}")
-    for param, spec in outputs.items():
-        got = np.load(os.path.join(out, param + ".npy"))
-        want = np.array(spec["values"], dtype=spec["dtype"]).reshape(spec["shape"])
-        if got.dtype != want.dtype or got.shape != want.shape:
-            sys.exit(f"{name}.{param}: got {got.dtype}{got.shape}, expected {want.dtype}{want.shape}")
-        if got.tobytes() != want.tobytes():
-            diff = np.flatnonzero(got.ravel() != want.ravel())
-            sys.exit(f"{name}.{param}: differs at flat {diff[:5].tolist()}: "
-                     f"got {got.ravel()[diff[:5]].tolist()}, expected {want.ravel()[diff[:5]].tolist()}")
-        checked += 1
-        print(f"{name}.{param}: {got.size} values equal bit for bit")
-if checked < 3:
-    sys.exit(f"only {checked} hand-computed outputs found under {cases_dir}; expected at least 3")
+    # The default threads, then 2 threads split as a user gets them and as the laws split them.
+    for tag, options in (("", []), ("_t2", ["--threads", "2"]),
+                         ("_t2_fine", ["--threads", "2", "--fine-split"])):
+        out = os.path.join(work, name + tag)
+        subprocess.run([gradconf, "replay", case_dir, "--out", out] + options, check=True)
+        status = json.load(open(os.path.join(out, "status.json")))
+        if status.get("status") != 0:
+            sys.exit(f"{name}{tag}: replay status {status}")
+        for param, spec in outputs.items():
+            got = np.load(os.path.join(out, param + ".npy"))
+            want = np.array(spec["values"], dtype=spec["dtype"]).reshape(spec["shape"])
+            if got.dtype != want.dtype or got.shape != want.shape:
+                sys.exit(f"{name}{tag}.{param}: got {got.dtype}{got.shape}, "
+                         f"expected {want.dtype}{want.shape}")
+            if got.tobytes() != want.tobytes():
+                diff = np.flatnonzero(got.ravel() != want.ravel())
+                sys.exit(f"{name}{tag}.{param}: differs at flat {diff[:5].tolist()}: "
+                         f"got {got.ravel()[diff[:5]].tolist()}, "
+                         f"expected {want.ravel()[diff[:5]].tolist()}")
+            checked += 1
+            print(f"{name}{tag}.{param}: {got.size} values equal bit for bit")
+if checked < 9:
+    sys.exit(f"only {checked} hand-computed outputs checked under {cases_dir}; expected at least "
+             "3, each at 3 thread settings")
