@@ -20,13 +20,15 @@
 //      components written. Bilinear and nearest on float coordinates (any padding) locate kLanes
 //      points at once and form their taps in lanes (source_lanes.h, locate_in_lanes): the same
 //      values, so the same bits. Nearest on a packed grid takes a pass of its own that stores
-//      only the records and gridGrad's zeros (nearest_point_pass.h), and files no record lists;
+//      only the records and gridGrad's zeros (nearest_passes.h), and files no record lists;
 //   3. inputGrad (input_grad_pass.h): one task per (batch n, block of W channels, range of
 //      input rows) clears its worker's accumulator (W double lanes per pixel), scatters into it,
 //      in point order, every point of batch n with a tap in its range (taps outside the input or
 //      the range land in trash slots past the pixels, so the loop has no branch), then writes its
 //      pixels out. With several ranges, pass 2 files each point's taps under every range it
 //      reaches, in point order (workspace.h, record_chunks), and a range's task reads its list.
+//      Nearest with fewer (batch, block) tasks than workers scatters a plane per task instead
+//      (nearest_passes.h, nearest_plane_scatter).
 // With several batches that split evenly over the workers, each worker takes whole batches and
 // runs the three passes on one batch before the next, in its own regions (workspace.h,
 // batch_major_workers): the batch's copy, records and accumulator stay in its core's L2.
@@ -58,7 +60,7 @@
 #include "grid_sampler2d/forward_kernel.h"
 #include "grid_sampler2d/input_grad_pass.h"
 #include "grid_sampler2d/kernels.h"
-#include "grid_sampler2d/nearest_point_pass.h"
+#include "grid_sampler2d/nearest_passes.h"
 #include "grid_sampler2d/plan.h"
 #include "grid_sampler2d/scatter_records.h"
 #include "grid_sampler2d/source_lanes.h"
@@ -598,7 +600,9 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
     if (!clearing.done) std::memset(clearing.at, 0, clearing.bytes);
     cleared[0] = l.pixels();
   }
-  if (plan.wants.input_grad) {
+  if (scatters_nearest_planes<T, kFault>(plan, l, ws, shared)) {
+    nearest_plane_scatter<T>(plan, l, workspace, ws);
+  } else if (plan.wants.input_grad) {
     with_block_lanes(l, [&](auto lanes) {
       input_grad_pass<T, kFault, lanes()>(plan, l, workspace, ws, grad_rows, cleared);
     });

@@ -360,7 +360,7 @@ inline int accumulator_workers(const SamplerLayout& l, int threads) {
 /// sized by the workers that can work), so that a range's task reads its own points' taps rather
 /// than every point's (N 1, C 4, 256 x 256 at 2 threads: each range's task read all 4 MiB of
 /// taps). 0: one record per point in point order. Nearest files none: with its records one
-/// offset each, written by nearest_point_pass.h, a single scatter task beat both the lists and
+/// offset each (nearest_passes.h), one scatter task per (batch, block) beat both the lists and
 /// ranges that each read every record (N 1, C 4, 256 x 256, uniform grid, 2 threads: 0.32, 0.26
 /// and 0.21-0.23 ms).
 inline int64_t record_chunks(const SamplerLayout& l, const BackwardWants& wants, int workers,
