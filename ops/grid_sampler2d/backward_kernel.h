@@ -578,7 +578,7 @@ void backward_passes(const BackwardPlan& plan, const SamplerLayout& l, const Bac
   if (plan.wants.grid_reads() && ws.input_copies == 1 && !gathers_planes)
     to_channels_last(view_of<const T, 4>(plan.input), pixel_rows, l.padded_channels(), shared, 1);
   if (lean_nearest_points<T, kFault>(plan, l, ws)) {
-    nearest_point_pass<T>(plan, l, ws, workspace, clearing);
+    nearest_point_pass<T, kFault>(plan, l, ws, workspace, clearing);
   } else {
     with_scatter_taps(
         plan.attrs.interpolation,

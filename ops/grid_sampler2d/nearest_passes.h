@@ -23,12 +23,14 @@
 namespace gradconf::grid_sampler2d {
 
 /// Whether nearest_point_pass serves a backward call: nearest on float coordinates located in
-/// lanes, one record list (ws.record_chunks 0), a packed grid and gridGrad (when wanted), no
-/// planted fault (the faults live in the general pass: point_pass).
+/// lanes, one record list (ws.record_chunks 0), a packed grid and gridGrad (when wanted). Planted
+/// faults take it too: those that reach nearest's records live in the shared locating
+/// (locate_lanes), so the laws that catch them catch them here; the gridGrad ones change nothing
+/// in nearest's zeros on a packed gridGrad, in either pass.
 template <typename T, Fault kFault>
 bool lean_nearest_points(const BackwardPlan& plan, const SamplerLayout& l,
                          const BackwardWorkspace& ws) {
-  return kFault == Fault::kNone && std::is_same_v<compute_t<T>, float> &&
+  return std::is_same_v<compute_t<T>, float> &&
          plan.attrs.interpolation == Interpolation::kNearest && records_fit_lanes(l) &&
          ws.record_chunks == 0 && packed_row_major(view_of<const T, 4>(plan.grid)) &&
          (!plan.wants.grid_grad || packed_row_major(view_of<T, 4>(plan.grid_grad)));
@@ -37,7 +39,7 @@ bool lean_nearest_points(const BackwardPlan& plan, const SamplerLayout& l,
 /// Pass 2 (lean_nearest_points): each point's record (its pixel, or a trash slot: the values
 /// lane_point_taps gives) stored at its index, and its gridGrad zeroed; `clearing` as the general
 /// pass clears it.
-template <typename T>
+template <typename T, Fault kFault>
 void nearest_point_pass(const BackwardPlan& plan, const SamplerLayout& l,
                         const BackwardWorkspace& ws, std::byte* workspace, ClearAsYouGo& clearing) {
   const T* grid = &view_of<const T, 4>(plan.grid)(0, 0, 0, 0);
@@ -45,12 +47,9 @@ void nearest_point_pass(const BackwardPlan& plan, const SamplerLayout& l,
   auto* records = reinterpret_cast<NearestScatterTaps*>(workspace + ws.scatter);
   const bool stores_records = plan.wants.input_grad;
   const Attributes& a = plan.attrs;
-  const int64_t pixels = l.pixels();
-  MaskLanes trash;
-  for (int j = 0; j < kLanes; ++j) trash[j] = static_cast<int32_t>(trash_slot(pixels, 0, j, 1));
   const auto task = [&](int64_t lo, int64_t hi) {
     ClearAsYouGo::Slice clear = clearing.slice(lo, hi);
-    on_widest_isa<true>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+    on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       for (int64_t i0 = lo; i0 < hi; i0 += kLanes) {
         const int count = static_cast<int>(std::min<int64_t>(kLanes, hi - i0));
         clear.step();
@@ -63,12 +62,13 @@ void nearest_point_pass(const BackwardPlan& plan, const SamplerLayout& l,
         if (!stores_records) continue;
         FloatLanes x, y;
         packed_points(grid, i0, count, x, y);
-        const SourceLanes s = locate_lanes<Fault::kNone>(x, y, l.in_h, l.in_w, a.interpolation,
-                                                         a.padding, a.align_corners);
-        const BilinearTapLanes<Fault::kNone> t(s, l.in_h, l.in_w, Interpolation::kNearest,
-                                               static_cast<int32_t>(l.in_w), 1);
+        const SourceLanes s =
+            locate_lanes<kFault>(x, y, l.in_h, l.in_w, a.interpolation, a.padding, a.align_corners);
+        const BilinearTapLanes<kFault> t(s, l.in_h, l.in_w, Interpolation::kNearest,
+                                         static_cast<int32_t>(l.in_w), 1);
         typedef int64_t Longs __attribute__((vector_size(kLanes * sizeof(int64_t))));
-        const Longs slots = __builtin_convertvector(t.inside[0] ? t.offset[0] : trash, Longs);
+        const Longs slots = __builtin_convertvector(
+            offsets_or_trash(t, 0, NearestScatterTaps::kCount, l.pixels()), Longs);
         // A fixed size for whole blocks: a variable one was compiled to a string move, 80% of
         // the pass.
         if (count == kLanes) {
