@@ -369,7 +369,7 @@ bool gathers_input_planes(const BackwardPlan& plan, const SamplerLayout& l) {
          plan.wants.grid_reads() && plan.attrs.interpolation == Interpolation::kBilinear &&
          locates_in_lanes(plan.attrs.interpolation) && records_fit_lanes(l) && l.n_batch == 1 &&
          l.padded_channels() == kNarrowLanes && kernel_isa() != Isa::kBaseline &&
-         input.strides[3] == 1 && input.strides[2] == l.in_w;
+         planes_packed(input);
 }
 
 /// Pass 2: every point located, kLanes at a time (in lanes when kInLanes); its scatter taps stored

@@ -451,7 +451,7 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const bool gathers = kFault == Fault::kNone && kernel_isa() != Isa::kBaseline;
   const bool pairs = std::is_same_v<T, float> && !nearest && gathers &&
                      kernel_isa() == Isa::kAvx512 && column_stride == 1;
-  const bool packed = packed_row_major(grid) && out.strides[3] == 1 && out.strides[2] == out_w;
+  const bool packed = packed_row_major(grid) && planes_packed(out);
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       // 32 groups (256 points, 14 KB) a block: they stay in L1 beside the input plane being

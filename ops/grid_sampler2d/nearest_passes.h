@@ -111,7 +111,7 @@ void nearest_plane_scatter(const BackwardPlan& plan, const SamplerLayout& l, std
   const auto grad_output = view_of<const T, 4>(plan.grad_output);
   const auto input_grad = view_of<T, 4>(plan.input_grad);
   const int64_t points = l.points(), pixels = l.pixels(), step = grad_output.strides[3];
-  const bool packed_planes = input_grad.strides[3] == 1 && input_grad.strides[2] == l.in_w;
+  const bool packed_planes = planes_packed(input_grad);
   parallel_for(
       0, l.n_batch * l.channels, 1,
       [&](int64_t lo, int64_t hi) {

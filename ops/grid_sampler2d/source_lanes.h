@@ -295,6 +295,12 @@ bool packed_row_major(const View& v) {
   return true;
 }
 
+/// Whether each plane of a view is packed row after row: unit column stride, rows one row long.
+template <typename View>
+bool planes_packed(const View& v) {
+  return v.strides[3] == 1 && v.strides[2] == v.dims[3];
+}
+
 /// Points [i0, i0 + count) of a packed grid as float lanes of x and y; a short block repeats its
 /// last point, as next_points does (located, never written).
 template <typename T>
