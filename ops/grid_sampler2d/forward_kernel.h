@@ -5,7 +5,9 @@
 // gives the same bits. All tensors are read through their views. Three forms: below DOUBLE,
 // bicubic and bilinear with more than 4 channels (for float, more than 64: workspace.h,
 // forward_workspace) read a channels-last copy of the input, kLanes channels per vector
-// operation; the other bilinear and nearest calls below DOUBLE locate kLanes points at once
+// operation; nearest below DOUBLE with a packed grid and output planes copies a channel plane at
+// a time for a chunk of located points (nearest_forward.h); the other bilinear and nearest calls
+// below DOUBLE locate kLanes points at once
 // (source_lanes.h) and read the planes directly (a row of nearest float points with one AVX2
 // gather on that path: the copy's bits; on the AVX-512 path a float bilinear tap row's two
 // neighbours with one gather of 8-byte elements); the rest (DOUBLE) go point by point. All give
@@ -26,6 +28,7 @@
 #include "grid_sampler2d/channels_last.h"
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/kernels.h"
+#include "grid_sampler2d/nearest_forward.h"
 #include "grid_sampler2d/plan.h"
 #include "grid_sampler2d/source_lanes.h"
 #include "grid_sampler2d/workspace.h"
@@ -571,6 +574,7 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
   if (a.interpolation == Interpolation::kBicubic)
     return bicubic_forward_kernel<T, Acc, kFault>(plan);
   if constexpr (std::is_same_v<compute_t<T>, float>) {
+    if (nearest_forward_by_planes<T>(plan)) return nearest_forward_planes<T, kFault>(plan);
     if (locates_in_lanes(a.interpolation) && plane_fits_lanes(input))
       return lanes_forward_kernel<T, kFault>(plan);
   }
