@@ -2,16 +2,15 @@
 // One task per grid point (n, h, w): the point is located once (coords.h, in the coordinate
 // type), then every channel c samples input(n, c, ., .) at it (4 taps bilinear, 1 nearest, 16
 // bicubic) and writes out(n, c, h, w). Each output element has one writer, so any thread count
-// gives the same bits. All tensors are read through their views. Three forms: below DOUBLE,
+// gives the same bits. All tensors are read through their views. Four forms: below DOUBLE,
 // bicubic and bilinear with more than 4 channels (for float, more than 64: workspace.h,
 // forward_workspace) read a channels-last copy of the input, kLanes channels per vector
-// operation; nearest below DOUBLE with a packed grid and output planes copies a channel plane at
-// a time for a chunk of located points (nearest_forward.h); the other bilinear and nearest calls
-// below DOUBLE locate kLanes points at once
-// (source_lanes.h) and read the planes directly (a row of nearest float points with one AVX2
-// gather on that path: the copy's bits; on the AVX-512 path a float bilinear tap row's two
-// neighbours with one gather of 8-byte elements); the rest (DOUBLE) go point by point. All give
-// the same bits.
+// operation; nearest below DOUBLE with a packed grid and packed output planes copies one channel
+// plane at a time for a chunk of located points (nearest_forward.h); the other bilinear and
+// nearest calls below DOUBLE locate kLanes points at once (source_lanes.h) and read the planes
+// directly (a row of nearest float points with one AVX2 gather on that path: the copy's bits; on
+// the AVX-512 path a float bilinear tap row's two neighbours with one gather of 8-byte
+// elements); the rest (DOUBLE) go point by point. All give the same bits.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 
