@@ -14,6 +14,7 @@
 #include "core/dtype.h"
 #include "core/parallel.h"
 #include "families/grid_sampler2d/traits.h"
+#include "grid_sampler2d/nearest_forward.h"
 #include "grid_sampler2d/workspace.h"
 #include "laws/determinism.h"
 #include "laws/matches_reference.h"
@@ -233,6 +234,26 @@ TEST(GridSampler2DPinned, forward_channel_groups_fill_the_copy_and_keep_the_one_
       for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
         Problem p = problem(dtype, {1, 72, 12, 10, 10, 12});
         p.interpolation = interpolation, p.padding = padding;
+        p.entry = Direction::kForward;
+        expect_one_thread_bits(p);
+      }
+    }
+  }
+}
+
+// The nearest forward a channel plane at a time (nearest_forward.h) locates chunks of
+// kNearestChunkPoints points: 70 x 90 = 6,300 points per batch are a whole chunk and one of 2,204
+// (not a multiple of kLanes), over 3 batches, and law 7's fine split cuts items inside a chunk's
+// channels (each part locates that chunk again). The reference and law 7 (1, 2, 3 and 8 threads),
+// float, float16 and bfloat16 (the scalar copy), every padding and alignCorners.
+TEST(GridSampler2DPinned, nearest_forward_over_chunks_keeps_the_reference_bits) {
+  static_assert(70 * 90 > gradconf::grid_sampler2d::kNearestChunkPoints &&
+                70 * 90 < 2 * gradconf::grid_sampler2d::kNearestChunkPoints);
+  for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
+      for (bool align : {false, true}) {
+        Problem p = problem(dtype, {3, 5, 33, 47, 70, 90});
+        p.interpolation = Interpolation::kNearest, p.padding = padding, p.align_corners = align;
         p.entry = Direction::kForward;
         expect_one_thread_bits(p);
       }
