@@ -5,12 +5,11 @@
 // gives the same bits. All tensors are read through their views. Four forms: below DOUBLE,
 // bicubic and bilinear with more than 4 channels (for float, more than 64: workspace.h,
 // forward_workspace) read a channels-last copy of the input, kLanes channels per vector
-// operation; nearest below DOUBLE with a packed grid and packed output planes copies one channel
-// plane at a time for a chunk of located points (nearest_forward.h); the other bilinear and
-// nearest calls below DOUBLE locate kLanes points at once (source_lanes.h) and read the planes
-// directly (a row of nearest float points with one AVX2 gather on that path: the copy's bits; on
-// the AVX-512 path a float bilinear tap row's two neighbours with one gather of 8-byte
-// elements); the rest (DOUBLE) go point by point. All give the same bits.
+// operation; nearest below DOUBLE copies one channel plane at a time for a chunk of points
+// located in lanes (nearest_forward.h); the other bilinear calls below DOUBLE locate kLanes
+// points at once (source_lanes.h) and read the planes directly (on the AVX-512 path a float tap
+// row's two neighbours with one gather of 8-byte elements); the rest (DOUBLE, and planes whose
+// offsets pass int32) go point by point. All give the same bits.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 
@@ -33,55 +32,6 @@
 #include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
-
-/// (n, h, w) of grid point i of a grid of out_h x out_w points per batch, and a step to the next
-/// point without a division.
-struct PointIndex {
-  int64_t n = 0, h = 0, w = 0, out_h = 1, out_w = 1;
-  PointIndex() = default;
-  PointIndex(int64_t i, int64_t rows, int64_t columns)
-      : n(i / (rows * columns)),
-        h(i % (rows * columns) / columns),
-        w(i % columns),
-        out_h(rows),
-        out_w(columns) {}
-  GRADCONF_ALWAYS_INLINE void next() {
-    if (++w < out_w) return;
-    w = 0;
-    if (++h < out_h) return;
-    h = 0;
-    ++n;
-  }
-};
-
-/// kLanes grid points from `next` (advanced past the first `count`) and their coordinates as
-/// float lanes: a short group repeats its last point (located and sampled, never written).
-template <typename GridView>
-GRADCONF_ALWAYS_INLINE void next_points(PointIndex& next, int count, const GridView& grid,
-                                        PointIndex (&at)[kLanes], FloatLanes& x, FloatLanes& y) {
-  if constexpr (std::is_same_v<std::remove_cv_t<std::remove_reference_t<decltype(*grid.origin)>>,
-                               float>) {
-    // kLanes points of one row whose (x, y) pairs are packed: two vector loads, deinterleaved
-    // (point by point, each lane would be stored, then the vector loaded: a forwarding stall).
-    if (count == kLanes && next.w + kLanes <= next.out_w && grid.strides[3] == 1 &&
-        grid.strides[2] == 2) {
-      const float* pairs = &grid(next.n, next.h, next.w, 0);
-      FloatLanes low, high;
-      std::memcpy(&low, pairs, sizeof low);
-      std::memcpy(&high, pairs + kLanes, sizeof high);
-      x = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
-      y = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
-      for (int j = 0; j < kLanes; ++j) at[j] = next, next.next();
-      return;
-    }
-  }
-  for (int j = 0; j < kLanes; ++j) {
-    if (j < count) at[j] = next, next.next();
-    const PointIndex& p = at[std::min(j, count - 1)];
-    x[j] = static_cast<float>(grid(p.n, p.h, p.w, 0));
-    y[j] = static_cast<float>(grid(p.n, p.h, p.w, 1));
-  }
-}
 
 /// The direct kernels' walk over output points [lo, hi): blocks of up to kBlock points of one
 /// batch, `locate(next, count)` locating a block's points (and advancing `next` past them), then
@@ -431,10 +381,9 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   });
 }
 
-/// Bilinear and nearest on float coordinates, straight from the
-/// input planes: kLanes points of one batch at a time, located in lanes (source_lanes.h), then
-/// each channel gathers their taps and adds them in the point kernel's order, a tap outside
-/// adding nothing. Bilinear sums in float as the point kernel does; nearest copies the pixel.
+/// Bilinear on float coordinates, straight from the input planes: kLanes points of one batch at
+/// a time, located in lanes (source_lanes.h), then each channel gathers their taps and adds them
+/// in the point kernel's order, in float as the point kernel does, a tap outside adding nothing.
 /// Offsets inside a plane are int32 lanes (the caller checks that they fit).
 template <typename T, Fault kFault>
 void lanes_forward_kernel(const ForwardPlan& plan) {
@@ -444,21 +393,19 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
   const int64_t channels = input.dims[1], in_h = input.dims[2], in_w = input.dims[3];
   const int64_t out_h = grid.dims[1], out_w = grid.dims[2], points = out_h * out_w;
   const Attributes& a = plan.attrs;
-  const bool nearest = a.interpolation == Interpolation::kNearest;
-  const int taps_read = nearest ? 1 : 4;
   const auto row_stride = static_cast<int32_t>(input.strides[2]);
   const auto column_stride = static_cast<int32_t>(input.strides[3]);
   const int64_t grain = std::max<int64_t>(kLanes, 4096 / std::max<int64_t>(1, channels));
-  // Nearest float rows copy with one gather per row (the element loop was 3/4 of the kernel).
   const bool gathers = kFault == Fault::kNone && kernel_isa() != Isa::kBaseline;
-  const bool pairs = std::is_same_v<T, float> && !nearest && gathers &&
-                     kernel_isa() == Isa::kAvx512 && column_stride == 1;
+  const bool pairs =
+      std::is_same_v<T, float> && gathers && kernel_isa() == Isa::kAvx512 && column_stride == 1;
   const bool packed = packed_row_major(grid) && planes_packed(out);
   parallel_for(0, input.dims[0] * points, grain, [&](int64_t lo, int64_t hi) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       // 32 groups (256 points, 14 KB) a block: they stay in L1 beside the input plane being
-      // gathered, and each plane is visited once per 256 points, not once per 32 (nearest, N 4,
-      // C 32: 1.36x; C 256: 1.8x; 128 and 512 points measured no better).
+      // gathered, and each plane is visited once per 256 points, not once per 32 (nearest, when
+      // it took this kernel, N 4, C 32: 1.36x; C 256: 1.8x; bilinear measured the same at 64 to
+      // 4,096 points: its paired gathers bound it).
       constexpr int kGroups = 32;
       struct Group {
         MaskLanes inside[4], offset[4];
@@ -474,8 +421,8 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
       int groups = 0;
       const auto locate = [&](PointIndex& next, int count) GRADCONF_ALWAYS_INLINE_LAMBDA {
         // A packed grid and output planes: a block's points are consecutive in both, so no
-        // point's indices are formed lane by lane (N 1, C 4, 256 x 256 at 1 thread: nearest
-        // 0.27 -> 0.21 ms, bilinear 0.55 -> 0.52).
+        // point's indices are formed lane by lane (N 1, C 4, 256 x 256 at 1 thread: 0.55 ->
+        // 0.52 ms).
         const int64_t first = next.h * out_w + next.w;
         const T* block_grid = packed ? &grid(next.n, 0, 0, 0) + 2 * first : nullptr;
         if (packed) next = PointIndex(next.n * points + first + count, out_h, out_w);
@@ -499,10 +446,10 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
               locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
           const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation, row_stride,
                                            column_stride);
-          for (int k = 0; k < taps_read; ++k) {
+          for (int k = 0; k < 4; ++k) {
             g.inside[k] = t.inside[k];
             g.offset[k] = t.offset[k];
-            if (!nearest) g.weight[k] = t.float_weight(k);
+            g.weight[k] = t.float_weight(k);
           }
           g.paired =
               pairs && all_lanes((t.inside[0] == t.inside[1]) & (t.inside[2] == t.inside[3]));
@@ -511,17 +458,6 @@ void lanes_forward_kernel(const ForwardPlan& plan) {
       const auto gather = [&](const T* plane, T* out_plane) GRADCONF_ALWAYS_INLINE_LAMBDA {
         for (int gi = 0; gi < groups; ++gi) {
           const Group& g = block[gi];
-          if (nearest) {
-            if constexpr (std::is_same_v<T, float>) {
-              if (gathers && g.one_row) {
-                gather_lanes_avx2(plane, g.offset[0], g.inside[0], out_plane + g.out_offset[0]);
-                continue;
-              }
-            }
-            for (int j = 0; j < g.count; ++j)
-              out_plane[g.out_offset[j]] = g.inside[0][j] ? plane[g.offset[0][j]] : T(0);
-            continue;
-          }
           FloatLanes sum{};
           FloatLanes tap[4];
           if constexpr (std::is_same_v<T, float>) {
@@ -574,7 +510,7 @@ void forward_kernel(const ForwardPlan& plan, std::byte* workspace) {
     return bicubic_forward_kernel<T, Acc, kFault>(plan);
   if constexpr (std::is_same_v<compute_t<T>, float>) {
     if (nearest_forward_by_planes<T>(plan)) return nearest_forward_planes<T, kFault>(plan);
-    if (locates_in_lanes(a.interpolation) && plane_fits_lanes(input))
+    if (a.interpolation == Interpolation::kBilinear && plane_fits_lanes(input))
       return lanes_forward_kernel<T, kFault>(plan);
   }
   // ~4k channel samples per task keeps the pool busy without drowning small problems in overhead.

@@ -4,7 +4,9 @@
 // from L3 again for every block (N 1, C 256, 64 x 64: 4 MB of planes, 85% of the time on the
 // gathers' loads). Here a chunk of points is located once into one int32 per point (the pixel's
 // offset, -1 outside), then each channel copies the whole chunk: its plane is read while it sits
-// in L1 beside the chunk's 16 KiB of offsets. A copy has the same bits for any split.
+// in L1 beside the chunk's 16 KiB of offsets. Every layout: a packed grid is read two vectors per
+// kLanes points and packed output planes take one AVX2 gather per kLanes points, other views go
+// point by point. A copy has the same bits for any split.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_NEAREST_FORWARD_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_NEAREST_FORWARD_H_
 
@@ -23,47 +25,40 @@
 
 namespace gradconf::grid_sampler2d {
 
-/// Whether nearest_forward_planes serves a forward call: nearest on float coordinates located in
-/// lanes, plane offsets that fit int32 lanes, a packed grid and packed output planes.
+/// Whether nearest_forward_planes serves a forward call: nearest on float coordinates (located
+/// in lanes) whose plane offsets fit int32 lanes.
 template <typename T>
 bool nearest_forward_by_planes(const ForwardPlan& plan) {
   return std::is_same_v<compute_t<T>, float> &&
          plan.attrs.interpolation == Interpolation::kNearest &&
-         plane_fits_lanes(view_of<const T, 4>(plan.input)) &&
-         packed_row_major(view_of<const T, 4>(plan.grid)) && planes_packed(view_of<T, 4>(plan.out));
+         plane_fits_lanes(view_of<const T, 4>(plan.input));
 }
 
 /// Points per chunk: their offsets (16 KiB) and a 64 x 64 float plane fit a 48 KiB L1 together.
 inline constexpr int64_t kNearestChunkPoints = 4096;
 
-/// out(n, c, point) for the points of a chunk, from `pixel` (nearest_chunk_pixels' offsets).
-template <typename T>
-GRADCONF_ALWAYS_INLINE void copy_nearest_pixels(const T* plane, const int32_t* pixel, int64_t count,
-                                                T* out, bool gathers) {
-  int64_t i = 0;
-  if constexpr (std::is_same_v<T, float>) {
-    if (gathers) {
-      for (; i + kLanes <= count; i += kLanes) {
-        MaskLanes offset;
-        std::memcpy(&offset, pixel + i, sizeof offset);
-        gather_lanes_avx2(plane, offset, offset >= 0, out + i);
-      }
-    }
-  }
-  for (; i < count; ++i) out[i] = pixel[i] >= 0 ? plane[pixel[i]] : T(0);
-}
-
-/// The offsets inside an input plane of points [p0, p0 + count) of a batch's packed grid: the
-/// nearest pixel, or -1 where the point samples 0 (outside, or not addressable).
+/// The offsets inside an input plane of the chunk of `count` points from `first` (a point index
+/// over the batches): the nearest pixel, or -1 where the point samples 0 (outside, or not
+/// addressable).
 template <typename T, Fault kFault>
-GRADCONF_ALWAYS_INLINE void nearest_chunk_pixels(const T* grid, int64_t p0, int64_t count,
-                                                 int64_t in_h, int64_t in_w, int32_t row_stride,
+GRADCONF_ALWAYS_INLINE void nearest_chunk_pixels(const StridedView<const T, 4>& grid,
+                                                 PointIndex first, int64_t count, int64_t in_h,
+                                                 int64_t in_w, int32_t row_stride,
                                                  int32_t column_stride, const Attributes& a,
                                                  int32_t* pixel) {
+  const bool packed = packed_row_major(grid);
+  const T* batch_grid = &grid(first.n, 0, 0, 0);
+  const int64_t p0 = first.h * first.out_w + first.w;
+  PointIndex next = first;
   for (int64_t i = 0; i < count; i += kLanes) {
     const int in_block = static_cast<int>(std::min<int64_t>(kLanes, count - i));
     FloatLanes x, y;
-    packed_points(grid, p0 + i, in_block, x, y);
+    if (packed) {
+      packed_points(batch_grid, p0 + i, in_block, x, y);
+    } else {
+      PointIndex at[kLanes];
+      next_points(next, in_block, grid, at, x, y);
+    }
     const SourceLanes s =
         locate_lanes<kFault>(x, y, in_h, in_w, Interpolation::kNearest, a.padding, a.align_corners);
     const BilinearTapLanes<kFault> t(s, in_h, in_w, Interpolation::kNearest, row_stride,
@@ -71,6 +66,32 @@ GRADCONF_ALWAYS_INLINE void nearest_chunk_pixels(const T* grid, int64_t p0, int6
     const MaskLanes offsets = t.inside[0] ? t.offset[0] : MaskLanes{} - 1;
     std::memcpy(pixel + i, &offsets, sizeof(int32_t) * in_block);
   }
+}
+
+/// One channel of a chunk of `count` points from `first`: out(n, c, point) from `plane` at the
+/// chunk's offsets (nearest_chunk_pixels).
+template <typename T>
+GRADCONF_ALWAYS_INLINE void copy_nearest_pixels(const T* plane, const int32_t* pixel, int64_t count,
+                                                const StridedView<T, 4>& out, PointIndex first,
+                                                int64_t c, bool gathers) {
+  const auto pixel_value = [&](int64_t i) { return pixel[i] >= 0 ? plane[pixel[i]] : T(0); };
+  if (!planes_packed(out)) {
+    for (int64_t i = 0; i < count; ++i, first.next())
+      out(first.n, c, first.h, first.w) = pixel_value(i);
+    return;
+  }
+  T* line = &out(first.n, c, first.h, first.w);
+  int64_t i = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    if (gathers) {
+      for (; i + kLanes <= count; i += kLanes) {
+        MaskLanes offset;
+        std::memcpy(&offset, pixel + i, sizeof offset);
+        gather_lanes_avx2(plane, offset, offset >= 0, line + i);
+      }
+    }
+  }
+  for (; i < count; ++i) line[i] = pixel_value(i);
 }
 
 template <typename T, Fault kFault>
@@ -99,12 +120,13 @@ void nearest_forward_planes(const ForwardPlan& plan) {
         const int64_t batch_chunk = item / channels, c = item % channels;
         const int64_t n = batch_chunk / chunks, p0 = batch_chunk % chunks * kNearestChunkPoints;
         const int64_t count = std::min(kNearestChunkPoints, points - p0);
+        const PointIndex first(n * points + p0, grid.dims[1], grid.dims[2]);
         if (batch_chunk != located) {
-          nearest_chunk_pixels<T, kFault>(&grid(n, 0, 0, 0), p0, count, in_h, in_w, row_stride,
-                                          column_stride, plan.attrs, pixel);
+          nearest_chunk_pixels<T, kFault>(grid, first, count, in_h, in_w, row_stride, column_stride,
+                                          plan.attrs, pixel);
           located = batch_chunk;
         }
-        copy_nearest_pixels(&input(n, c, 0, 0), pixel, count, &out(n, c, 0, 0) + p0, gathers);
+        copy_nearest_pixels(&input(n, c, 0, 0), pixel, count, out, first, c, gathers);
       }
     });
   });

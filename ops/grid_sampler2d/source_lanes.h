@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "core/checked_math.h"
@@ -299,6 +300,55 @@ bool packed_row_major(const View& v) {
 template <typename View>
 bool planes_packed(const View& v) {
   return v.strides[3] == 1 && v.strides[2] == v.dims[3];
+}
+
+/// (n, h, w) of grid point i of a grid of out_h x out_w points per batch, and a step to the next
+/// point without a division.
+struct PointIndex {
+  int64_t n = 0, h = 0, w = 0, out_h = 1, out_w = 1;
+  PointIndex() = default;
+  PointIndex(int64_t i, int64_t rows, int64_t columns)
+      : n(i / (rows * columns)),
+        h(i % (rows * columns) / columns),
+        w(i % columns),
+        out_h(rows),
+        out_w(columns) {}
+  GRADCONF_ALWAYS_INLINE void next() {
+    if (++w < out_w) return;
+    w = 0;
+    if (++h < out_h) return;
+    h = 0;
+    ++n;
+  }
+};
+
+/// kLanes grid points from `next` (advanced past the first `count`) and their coordinates as
+/// float lanes: a short group repeats its last point (located and sampled, never written).
+template <typename GridView>
+GRADCONF_ALWAYS_INLINE void next_points(PointIndex& next, int count, const GridView& grid,
+                                        PointIndex (&at)[kLanes], FloatLanes& x, FloatLanes& y) {
+  if constexpr (std::is_same_v<std::remove_cv_t<std::remove_reference_t<decltype(*grid.origin)>>,
+                               float>) {
+    // kLanes points of one row whose (x, y) pairs are packed: two vector loads, deinterleaved
+    // (point by point, each lane would be stored, then the vector loaded: a forwarding stall).
+    if (count == kLanes && next.w + kLanes <= next.out_w && grid.strides[3] == 1 &&
+        grid.strides[2] == 2) {
+      const float* pairs = &grid(next.n, next.h, next.w, 0);
+      FloatLanes low, high;
+      std::memcpy(&low, pairs, sizeof low);
+      std::memcpy(&high, pairs + kLanes, sizeof high);
+      x = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
+      y = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
+      for (int j = 0; j < kLanes; ++j) at[j] = next, next.next();
+      return;
+    }
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    if (j < count) at[j] = next, next.next();
+    const PointIndex& p = at[std::min(j, count - 1)];
+    x[j] = static_cast<float>(grid(p.n, p.h, p.w, 0));
+    y[j] = static_cast<float>(grid(p.n, p.h, p.w, 1));
+  }
 }
 
 /// Points [i0, i0 + count) of a packed grid as float lanes of x and y; a short block repeats its
