@@ -302,6 +302,27 @@ bool planes_packed(const View& v) {
   return v.strides[3] == 1 && v.strides[2] == v.dims[3];
 }
 
+/// Points [i0, i0 + count) of a packed grid as float lanes of x and y; a short block repeats its
+/// last point, as next_points does (located, never written).
+template <typename T>
+GRADCONF_ALWAYS_INLINE void packed_points(const T* grid, int64_t i0, int count, FloatLanes& x,
+                                          FloatLanes& y) {
+  float pairs[2 * kLanes];
+  if (count == kLanes) {
+    const LaneVector<float> low = load_lanes<float>(grid + 2 * i0, 1);
+    const LaneVector<float> high = load_lanes<float>(grid + 2 * i0 + kLanes, 1);
+    x = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
+    y = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
+    return;
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    const int64_t i = i0 + std::min(j, count - 1);
+    pairs[2 * j] = static_cast<float>(grid[2 * i]);
+    pairs[2 * j + 1] = static_cast<float>(grid[2 * i + 1]);
+  }
+  for (int j = 0; j < kLanes; ++j) x[j] = pairs[2 * j], y[j] = pairs[2 * j + 1];
+}
+
 /// (n, h, w) of grid point i of a grid of out_h x out_w points per batch, and a step to the next
 /// point without a division.
 struct PointIndex {
@@ -333,12 +354,7 @@ GRADCONF_ALWAYS_INLINE void next_points(PointIndex& next, int count, const GridV
     // (point by point, each lane would be stored, then the vector loaded: a forwarding stall).
     if (count == kLanes && next.w + kLanes <= next.out_w && grid.strides[3] == 1 &&
         grid.strides[2] == 2) {
-      const float* pairs = &grid(next.n, next.h, next.w, 0);
-      FloatLanes low, high;
-      std::memcpy(&low, pairs, sizeof low);
-      std::memcpy(&high, pairs + kLanes, sizeof high);
-      x = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
-      y = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
+      packed_points(&grid(next.n, next.h, next.w, 0), 0, kLanes, x, y);
       for (int j = 0; j < kLanes; ++j) at[j] = next, next.next();
       return;
     }
@@ -349,27 +365,6 @@ GRADCONF_ALWAYS_INLINE void next_points(PointIndex& next, int count, const GridV
     x[j] = static_cast<float>(grid(p.n, p.h, p.w, 0));
     y[j] = static_cast<float>(grid(p.n, p.h, p.w, 1));
   }
-}
-
-/// Points [i0, i0 + count) of a packed grid as float lanes of x and y; a short block repeats its
-/// last point, as next_points does (located, never written).
-template <typename T>
-GRADCONF_ALWAYS_INLINE void packed_points(const T* grid, int64_t i0, int count, FloatLanes& x,
-                                          FloatLanes& y) {
-  float pairs[2 * kLanes];
-  if (count == kLanes) {
-    const LaneVector<float> low = load_lanes<float>(grid + 2 * i0, 1);
-    const LaneVector<float> high = load_lanes<float>(grid + 2 * i0 + kLanes, 1);
-    x = __builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14);
-    y = __builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15);
-    return;
-  }
-  for (int j = 0; j < kLanes; ++j) {
-    const int64_t i = i0 + std::min(j, count - 1);
-    pairs[2 * j] = static_cast<float>(grid[2 * i]);
-    pairs[2 * j + 1] = static_cast<float>(grid[2 * i + 1]);
-  }
-  for (int j = 0; j < kLanes; ++j) x[j] = pairs[2 * j], y[j] = pairs[2 * j + 1];
 }
 
 }  // namespace gradconf::grid_sampler2d
