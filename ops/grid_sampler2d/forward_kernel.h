@@ -3,13 +3,14 @@
 // type), then every channel c samples input(n, c, ., .) at it (4 taps bilinear, 1 nearest, 16
 // bicubic) and writes out(n, c, h, w). Each output element has one writer, so any thread count
 // gives the same bits. All tensors are read through their views. Four forms: below DOUBLE,
-// bicubic and bilinear with more than 4 channels (for float, more than 64: workspace.h,
-// forward_workspace) read a channels-last copy of the input, kLanes channels per vector
-// operation; nearest below DOUBLE copies one channel plane at a time for a chunk of points
-// located in lanes (nearest_forward.h); the other bilinear calls below DOUBLE locate kLanes
-// points at once (source_lanes.h) and read the planes directly (on the AVX-512 path a float tap
-// row's two neighbours with one gather of 8-byte elements); the rest (DOUBLE, and planes whose
-// offsets pass int32) go point by point. All give the same bits.
+// bicubic and bilinear with more than 4 channels (for float, more than 64 or where each worker
+// copies its own batches or channel groups: workspace.h, forward_workspace) read a channels-last
+// copy of the input, kLanes channels per vector operation (bilinear: bilinear_from_copy.h); nearest
+// below DOUBLE copies one channel plane at a time for a chunk of points located in lanes
+// (nearest_forward.h); the other bilinear calls below DOUBLE locate kLanes points at once
+// (source_lanes.h) and read the planes directly (on the AVX-512 path a float tap row's two
+// neighbours with one gather of 8-byte elements); the rest (DOUBLE, and planes whose offsets pass
+// int32) go point by point. All give the same bits.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_FORWARD_KERNEL_H_
 
@@ -23,6 +24,7 @@
 #include "core/isa.h"
 #include "core/parallel.h"
 #include "core/view.h"
+#include "grid_sampler2d/bilinear_from_copy.h"
 #include "grid_sampler2d/channels_last.h"
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/kernels.h"
@@ -191,12 +193,13 @@ void bicubic_forward_kernel(const ForwardPlan& plan) {
   });
 }
 
-/// Bilinear and bicubic on the channels-last float copy of the input in `workspace`: points a tile
-/// of two groups of kLanes at a time, each tap adding kLanes channels per vector operation in the
-/// scalar kernels' order (so the same bits), the tile's rows transposed back into the output
-/// planes. Two groups make a tile: each output plane then gets a whole cache line at once (with
-/// one group, planes a multiple of 4 KiB apart evicted each other's half-written lines between
-/// groups: 256 planes, all in one L1 set and 8 L2 sets). Where the workers divide (batch, channel
+/// Bilinear and bicubic on the channels-last float copy of the input in `workspace` (its rows, then
+/// a row of zeros): points a tile of two groups of kLanes at a time, each tap adding kLanes
+/// channels per vector operation in the scalar kernels' order (so the same bits), the tile's rows
+/// transposed back into the output planes. Two groups make a tile: each output plane then gets a
+/// whole cache line at once (with one group, planes a multiple of 4 KiB apart evicted each other's
+/// half-written lines between groups: 256 planes, all in one L1 set and 8 L2 sets). Bilinear
+/// located in lanes is bilinear_from_copy's. Where the workers divide (batch, channel
 /// group) items evenly (private_channel_groups), each copies and samples its items alone: N 1, C
 /// 256, 64 x 64 at 2 threads 0.90-0.94 -> 0.77-0.82 ms (the shared copy's second half came from
 /// the other core); else the copy is shared and the points split.
@@ -214,20 +217,22 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const bool in_lanes = locates_in_lanes(a.interpolation) && in_h * in_w <= INT_MAX;
   const int64_t per_batch = out_h * out_w, points = batches * per_batch;
   const int64_t grain = grain_for_work((bicubic ? 16.0 : 4.0) * row);
-  const int parts = parallel_parts(points, grain);
+  const int parts = channels_last_parts(SamplerLayout(plan.input, plan.grid), a.interpolation);
   constexpr int kGroups = 2;
   constexpr int64_t kTile = kGroups * kLanes;
+  float* zero_row = pixels + batches * plane;
+  std::fill_n(zero_row, row, 0.0f);
   // Samples points [lo, hi) into output channels c0 + [0, copied) from a copy whose batch n
-  // starts at copy + n * batch_stride, in rows of copy_row; `shared`: other workers wrote part of
-  // the copy.
+  // starts at copy + n * batch_stride, in rows of copy_row: bilinear located in lanes by
+  // bilinear_from_copy, bicubic (and bilinear on planes past int32 offsets) here.
   const auto sample_points = [&](int64_t lo, int64_t hi, const float* copy, int64_t batch_stride,
-                                 int64_t copy_row, int64_t c0, int64_t copied, bool shared) {
-    // Each tap row's first two lines are requested as the tile is located (N 4, C 32, 64 x 64
-    // about 8% faster); in a shared copy half the rows are lines the other core wrote, and whole
-    // rows are requested (N 1, C 256, 64 x 64 at 2 threads 0.90-0.96 -> 0.88-0.92 ms; in a
-    // copy of one worker's, whole rows measured 1.47-1.62 -> 1.56-1.68 at 1 thread).
-    const int64_t prefetched = shared ? copy_row : std::min<int64_t>(copy_row, 32);
+                                 int64_t copy_row, int64_t c0, int64_t copied) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
+      if (in_lanes) {
+        bilinear_from_copy<T, kFault>({copy, batch_stride, copy_row, c0, copied, zero_row}, grid,
+                                      out, lo, hi, in_h, in_w, a);
+        return;
+      }
       PointIndex next(lo, out_h, out_w);
       // Written for a group's points before they are read: declared once, not cleared per
       // group (clearing them was 13% of a C 32 bilinear profile).
@@ -241,27 +246,6 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
         for (PointIndex& p : at[g]) p = next;
         FloatLanes x, y;
         next_points(next, count[g], grid, at[g], x, y);
-        if (in_lanes) {
-          const SourceLanes s =
-              locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
-          const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation,
-                                           static_cast<int32_t>(in_w), 1);
-          for (int k = 0; k < 4; ++k) {
-            const FloatLanes weight = t.float_weight(k);
-            for (int p = 0; p < count[g]; ++p) {
-              tap_weight[g][k][p] = weight[p];
-              tap_row[g][k][p] = t.inside[k][p] ? copy + at[g][p].n * batch_stride +
-                                                      int64_t{t.offset[k][p]} * copy_row
-                                                : nullptr;
-              // Requested now, while the rest of the tile is located.
-              if (tap_row[g][k][p]) {
-                for (int64_t line = 0; line < prefetched; line += 16)
-                  __builtin_prefetch(tap_row[g][k][p] + line, 0, 3);
-              }
-            }
-          }
-          return;
-        }
         for (int p = 0; p < count[g]; ++p) {
           const SourcePoint s = locate_source<kFault>(x[p], y[p], in_h, in_w, a.interpolation,
                                                       a.padding, a.align_corners);
@@ -369,7 +353,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
             // The groups' rows of copy_row values add up to a batch's plane.
             float* copy = pixels + n * plane + c0 * in_h * in_w;
             to_channels_last(source, copy, copy_row, false);
-            sample_points(n * per_batch, (n + 1) * per_batch, copy, 0, copy_row, c0, copied, false);
+            sample_points(n * per_batch, (n + 1) * per_batch, copy, 0, copy_row, c0, copied);
           }
         },
         parts);
@@ -377,7 +361,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   }
   to_channels_last(input, pixels, row, parts > 1);
   parallel_for(0, points, grain, [&](int64_t lo, int64_t hi) {
-    sample_points(lo, hi, pixels, plane, row, 0, channels, true);
+    sample_points(lo, hi, pixels, plane, row, 0, channels);
   });
 }
 

@@ -174,11 +174,12 @@ inline bool grad_output_readable_in_place(const aclTensor& grad_output) {
 }
 
 /// Float bilinear with at most this many channels reads the input planes directly (each channel's
-/// taps gathered in lanes, one hardware gather per tap on the AVX2 and AVX-512 paths) rather than
-/// a channels-last copy. 1 thread, 64 x 64 planes, against the copy: C 16 0.45 -> 0.30 ms (N 4),
-/// C 32 0.87 -> 0.60, C 64 1.61 -> 1.28, C 128 1.56 -> 1.87 (N 2), C 256 1.48 -> 2.40 (N 1)
-/// (before the gathers, element by element, C 64 was even and C 256 twice as slow). The half
-/// types' gathers convert element by element and were 2-3x slower than the copy at C 16-32.
+/// taps gathered in lanes, one hardware gather per tap on the AVX2 and AVX-512 paths) where the
+/// channels-last forward's workers could not each copy and sample whole batches or channel groups
+/// of their own (forward_workspace). There the copy's sampler (bilinear_from_copy) wins: 1 thread,
+/// 64 x 64 planes, C 32 N 4 0.59-0.65 -> 0.28-0.30 ms, N 1 0.134 -> 0.069, C 64 N 2 0.65-0.71 ->
+/// 0.25-0.27; a shared copy lost to the gathers (N 1, C 32 at 2 threads 0.074 -> 0.092: half of
+/// each worker's tap rows were the other core's lines), as did groups of 16 channels (0.089).
 inline constexpr int64_t kDirectBilinearChannels = 64;
 
 /// A channels-last forward split into items of (batch, group of channels): each item is copied
@@ -205,23 +206,33 @@ inline std::optional<ChannelGroups> private_channel_groups(int64_t batches, int6
   return ChannelGroups{per_group, groups};
 }
 
+/// How many workers the channels-last forward splits a call's points across.
+inline int channels_last_parts(const SamplerLayout& l, Interpolation interpolation) {
+  const double taps = interpolation == Interpolation::kBicubic ? 16.0 : 4.0;
+  return parallel_parts(l.n_batch * l.points(),
+                        grain_for_work(taps * double(lane_padded(l.channels))));
+}
+
 /// The forward's workspace: bilinear and bicubic below double sample a channels-last float copy
 /// of the input; 0 (the direct kernel, which reads the input where it is) for nearest, double,
 /// bilinear of at most kNarrowLanes channels (the copy's rows would be mostly padding: the
 /// direct kernel measured 1.2-3.6x faster at C 1-4), float bilinear of at most
-/// kDirectBilinearChannels, or a copy whose size is not
+/// kDirectBilinearChannels that the workers would share a copy of, or a copy whose size is not
 /// representable.
 inline uint64_t forward_workspace(const CallArgs& a) {
   const SamplerLayout l(*a.input, *a.grid);
   const auto interpolation = static_cast<Interpolation>(a.interpolation_mode);
-  const bool direct_gathers = a.input->dtype == ACL_FLOAT && l.channels <= kDirectBilinearChannels;
-  const bool direct_bilinear =
-      interpolation == Interpolation::kBilinear && (l.channels <= kNarrowLanes || direct_gathers);
-  if (l.empty() || direct_bilinear || interpolation == Interpolation::kNearest ||
-      a.input->dtype == ACL_DOUBLE)
+  if (l.empty() || interpolation == Interpolation::kNearest || a.input->dtype == ACL_DOUBLE)
     return 0;
+  const bool direct_gathers =
+      a.input->dtype == ACL_FLOAT && l.channels <= kDirectBilinearChannels &&
+      !private_channel_groups(l.n_batch, l.channels, channels_last_parts(l, interpolation));
+  if (interpolation == Interpolation::kBilinear && (l.channels <= kNarrowLanes || direct_gathers))
+    return 0;
+  // The copy's rows and one row of zeros, which a bilinear tap outside reads (bilinear_from_copy).
   const auto pixels = checked_mul(l.n_batch, l.pixels());
-  const auto values = pixels ? checked_mul(*pixels, lane_padded(l.channels)) : std::nullopt;
+  const auto rows = pixels ? checked_add(*pixels, int64_t{1}) : std::nullopt;
+  const auto values = rows ? checked_mul(*rows, lane_padded(l.channels)) : std::nullopt;
   const auto bytes = values ? checked_mul(*values, int64_t{sizeof(float)}) : std::nullopt;
   if (!bytes || static_cast<uint64_t>(*bytes) > kMaxWorkspaceBytes) return 0;
   return static_cast<uint64_t>(*bytes);

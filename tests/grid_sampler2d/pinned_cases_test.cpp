@@ -261,6 +261,31 @@ TEST(GridSampler2DPinned, nearest_forward_over_chunks_keeps_the_reference_bits) 
   }
 }
 
+// The bilinear forward's sampler over the channels-last copy (bilinear_from_copy.h) takes tiles of
+// 2 x kLanes points: 13 x 21 = 273 points per batch are 17 whole tiles, most across an output
+// row's end (written point by point), and a last tile of one point; 4 x 32 points per batch are
+// whole tiles inside one row (written a cache line per plane). C 5, 19 and 40 end on a partial
+// vector of channels, and taps outside read the zero row. The reference and law 7 (1, 2, 3 and 8
+// threads: float takes the copy where each worker has whole batches or groups of its own, the
+// gathers elsewhere), float, float16 and bfloat16, every padding and alignCorners.
+TEST(GridSampler2DPinned, bilinear_forward_from_the_copy_keeps_the_reference_bits) {
+  static_assert(13 * 21 % (2 * gradconf::kLanes) == 1 && 32 % (2 * gradconf::kLanes) == 0);
+  for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    for (std::array<int64_t, 6> sizes :
+         {std::array<int64_t, 6>{2, 5, 9, 11, 13, 21}, std::array<int64_t, 6>{2, 19, 9, 11, 4, 32},
+          std::array<int64_t, 6>{3, 40, 17, 6, 13, 21}}) {
+      for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
+        for (bool align : {false, true}) {
+          Problem p = problem(dtype, sizes);
+          p.interpolation = Interpolation::kBilinear, p.padding = padding, p.align_corners = align;
+          p.entry = Direction::kForward;
+          expect_one_thread_bits(p);
+        }
+      }
+    }
+  }
+}
+
 // Where each batch's passes run on one worker, the point pass writes gradOutput's rows for the
 // scatter (workspace.h, with_grad_rows_by_points): at one worker, and at two in a batch-major
 // plan, not for three batches over two workers (one batch's points and planes split), not for C <=
