@@ -31,11 +31,15 @@ struct ChannelsLastSource {
 /// sum (0, then each tap inside in order) is never -0, so the bits are its bits. A tile whose 16
 /// points lie in one packed output row writes each plane a whole cache line at once (planes a
 /// multiple of 4 KiB apart share an L1 set, and half-written lines were evicted between groups).
+/// `stream_out` (the call split across workers) streams those lines past the caches: with cached
+/// stores one worker's output slowed the other's copy and taps 1.5-5x (N 2, C 32, 64 x 64 at 2
+/// threads 0.118 -> 0.081 ms streamed); one worker alone measured 5% faster with cached stores.
 template <typename T, Fault kFault>
 GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
                                                const StridedView<const T, 4>& grid,
                                                const StridedView<T, 4>& out, int64_t lo, int64_t hi,
-                                               int64_t in_h, int64_t in_w, const Attributes& a) {
+                                               int64_t in_h, int64_t in_w, const Attributes& a,
+                                               bool stream_out) {
   constexpr int kGroups = 2;
   constexpr int64_t kTile = kGroups * kLanes;
   typedef int64_t Offsets __attribute__((vector_size(kLanes * sizeof(int64_t))));
@@ -100,6 +104,11 @@ GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
       for (int j = 0; j < lanes; ++j) {
         if (one_row) {
           T* plane_line = line + (c + j) * out.strides[1];
+          if (stream_out && reinterpret_cast<uintptr_t>(plane_line) % 16 == 0) {
+            for (int g = 0; g < kGroups; ++g)
+              stream_lanes<float>(plane_line + g * kLanes, block[g][j]);
+            continue;
+          }
           for (int g = 0; g < kGroups; ++g)
             store_lanes<float>(plane_line + g * kLanes, 1, block[g][j]);
           continue;
@@ -113,6 +122,7 @@ GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
       }
     }
   }
+  if (stream_out) stream_fence();
 }
 
 }  // namespace gradconf::grid_sampler2d

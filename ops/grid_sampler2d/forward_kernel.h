@@ -230,7 +230,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
     on_widest_isa<kFault == Fault::kNone>([&]() GRADCONF_ALWAYS_INLINE_LAMBDA {
       if (in_lanes) {
         bilinear_from_copy<T, kFault>({copy, batch_stride, copy_row, c0, copied, zero_row}, grid,
-                                      out, lo, hi, in_h, in_w, a);
+                                      out, lo, hi, in_h, in_w, a, parts > 1);
         return;
       }
       PointIndex next(lo, out_h, out_w);
