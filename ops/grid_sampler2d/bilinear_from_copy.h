@@ -45,7 +45,7 @@ GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
   typedef int64_t Offsets __attribute__((vector_size(kLanes * sizeof(int64_t))));
   const int64_t out_h = grid.dims[1], out_w = grid.dims[2];
   const int64_t row = source.row, channels = source.channels;
-  const int64_t zero_row = source.zero_row - source.rows;
+  const int64_t zero_offset = source.zero_row - source.rows;
   PointIndex next(lo, out_h, out_w);
   // Each tap's row as an offset from source.rows, and its weight (0 outside), lane by point.
   int64_t tap_row[kGroups][4][kLanes];
@@ -57,7 +57,7 @@ GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
     const int groups = static_cast<int>((in_tile + kLanes - 1) / kLanes);
     // A short tile's missing points read the zero row: every tile is sampled whole.
     for (int g = groups; g < kGroups; ++g) {
-      std::fill_n(&tap_row[g][0][0], 4 * kLanes, zero_row);
+      std::fill_n(&tap_row[g][0][0], 4 * kLanes, zero_offset);
       std::fill_n(&tap_weight[g][0][0], 4 * kLanes, 0.0f);
     }
     for (int g = 0; g < groups; ++g) {
@@ -76,7 +76,7 @@ GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
         const MaskLanes read = t.inside[k] & live;
         const Offsets inside = __builtin_convertvector(read, Offsets);
         const Offsets offset = __builtin_convertvector(t.offset[k], Offsets) * row + batch;
-        const Offsets chosen = (offset & inside) | (zero_row & ~inside);
+        const Offsets chosen = (offset & inside) | (zero_offset & ~inside);
         const FloatLanes weight = select_lanes(read, t.float_weight(k), FloatLanes{});
         std::memcpy(tap_row[g][k], &chosen, sizeof chosen);
         std::memcpy(tap_weight[g][k], &weight, sizeof weight);

@@ -177,7 +177,7 @@ inline bool grad_output_readable_in_place(const aclTensor& grad_output) {
 /// taps gathered in lanes, one hardware gather per tap on the AVX2 and AVX-512 paths) where the
 /// channels-last forward's workers could not each copy and sample whole batches or channel groups
 /// of their own (forward_workspace). There the copy's sampler (bilinear_from_copy) wins: 1 thread,
-/// 64 x 64 planes, C 32 N 4 0.59-0.65 -> 0.28-0.30 ms, N 1 0.134 -> 0.069, C 64 N 2 0.65-0.71 ->
+/// 64 x 64 planes, C 32 N 4 0.59-0.65 -> 0.27-0.30 ms, N 1 0.134 -> 0.069, C 64 N 2 0.65-0.71 ->
 /// 0.25-0.27; a shared copy lost to the gathers (N 1, C 32 at 2 threads 0.074 -> 0.092: half of
 /// each worker's tap rows were the other core's lines), as did groups of 16 channels (0.089).
 inline constexpr int64_t kDirectBilinearChannels = 64;
