@@ -216,8 +216,9 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const bool bicubic = a.interpolation == Interpolation::kBicubic;
   const bool in_lanes = locates_in_lanes(a.interpolation) && in_h * in_w <= INT_MAX;
   const int64_t per_batch = out_h * out_w, points = batches * per_batch;
-  const int64_t grain = grain_for_work((bicubic ? 16.0 : 4.0) * row);
-  const int parts = channels_last_parts(SamplerLayout(plan.input, plan.grid), a.interpolation);
+  const SamplerLayout layout(plan.input, plan.grid);
+  const int64_t grain = channels_last_grain(layout, a.interpolation);
+  const int parts = channels_last_parts(layout, a.interpolation);
   constexpr int kGroups = 2;
   constexpr int64_t kTile = kGroups * kLanes;
   float* zero_row = pixels + batches * plane;

@@ -206,11 +206,15 @@ inline std::optional<ChannelGroups> private_channel_groups(int64_t batches, int6
   return ChannelGroups{per_group, groups};
 }
 
+/// The channels-last forward's grain: a point reads each tap's row of padded channels.
+inline int64_t channels_last_grain(const SamplerLayout& l, Interpolation interpolation) {
+  const double taps = interpolation == Interpolation::kBicubic ? 16.0 : 4.0;
+  return grain_for_work(taps * double(lane_padded(l.channels)));
+}
+
 /// How many workers the channels-last forward splits a call's points across.
 inline int channels_last_parts(const SamplerLayout& l, Interpolation interpolation) {
-  const double taps = interpolation == Interpolation::kBicubic ? 16.0 : 4.0;
-  return parallel_parts(l.n_batch * l.points(),
-                        grain_for_work(taps * double(lane_padded(l.channels))));
+  return parallel_parts(l.n_batch * l.points(), channels_last_grain(l, interpolation));
 }
 
 /// The forward's workspace: bilinear and bicubic below double sample a channels-last float copy
