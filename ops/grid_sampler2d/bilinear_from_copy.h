@@ -1,10 +1,13 @@
 // The bilinear forward's sampler over a channels-last float copy of the input (channels_last.h):
 // each point's four tap rows give kLanes channels per vector operation, and each kLanes x kLanes
-// block of (points, channels) is transposed in registers into the output planes.
+// block of (points, channels) is transposed in registers into the output planes. Rows of four
+// (C 3 or 4: workspace.h, narrow_copy_pays) go the other way round: a tap's rows of kLanes
+// points are transposed into its four channels in lanes by point, then weighted and summed.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_BILINEAR_FROM_COPY_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_BILINEAR_FROM_COPY_H_
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 
@@ -14,6 +17,7 @@
 #include "grid_sampler2d/coords.h"
 #include "grid_sampler2d/plan.h"
 #include "grid_sampler2d/source_lanes.h"
+#include "grid_sampler2d/workspace.h"
 
 namespace gradconf::grid_sampler2d {
 
@@ -34,23 +38,26 @@ struct ChannelsLastSource {
 /// `stream_out` (the call split across workers) streams those lines past the caches: with cached
 /// stores one worker's output slowed the other's copy and taps 1.5-5x (N 2, C 32, 64 x 64 at 2
 /// threads 0.118 -> 0.081 ms streamed); one worker alone measured 5% faster with cached stores.
-template <typename T, Fault kFault>
-GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
-                                               const StridedView<const T, 4>& grid,
-                                               const StridedView<T, 4>& out, int64_t lo, int64_t hi,
-                                               int64_t in_h, int64_t in_w, const Attributes& a,
-                                               bool stream_out) {
+/// Tap rows are Offset (int32_t where the whole copy fits: one multiply per lane, where int64_t
+/// lanes took three on AVX2) from source.rows.
+template <typename T, Fault kFault, typename Offset>
+GRADCONF_ALWAYS_INLINE void bilinear_tiles(const ChannelsLastSource& source,
+                                           const StridedView<const T, 4>& grid,
+                                           const StridedView<T, 4>& out, int64_t lo, int64_t hi,
+                                           int64_t in_h, int64_t in_w, const Attributes& a,
+                                           bool stream_out) {
   constexpr int kGroups = 2;
   constexpr int64_t kTile = kGroups * kLanes;
-  typedef int64_t Offsets __attribute__((vector_size(kLanes * sizeof(int64_t))));
-  const int64_t out_h = grid.dims[1], out_w = grid.dims[2];
-  const int64_t row = source.row, channels = source.channels;
-  const int64_t zero_offset = source.zero_row - source.rows;
+  typedef Offset Offsets __attribute__((vector_size(kLanes * sizeof(Offset))));
+  const int64_t out_h = grid.dims[1], out_w = grid.dims[2], per_batch = out_h * out_w;
+  const int64_t channels = source.channels;
+  const Offset row = static_cast<Offset>(source.row);
+  const Offset zero_offset = static_cast<Offset>(source.zero_row - source.rows);
   PointIndex next(lo, out_h, out_w);
   // Each tap's row as an offset from source.rows, and its weight (0 outside), lane by point.
-  int64_t tap_row[kGroups][4][kLanes];
+  Offset tap_row[kGroups][4][kLanes];
   float tap_weight[kGroups][4][kLanes];
-  PointIndex at[kGroups][kLanes];
+  PointIndex first[kGroups];  // each group's first point; the others follow by PointIndex::next
   int count[kGroups] = {};
   for (int64_t i0 = lo; i0 < hi; i0 += kTile) {
     const int64_t in_tile = std::min<int64_t>(kTile, hi - i0);
@@ -64,14 +71,21 @@ GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
       count[g] = static_cast<int>(std::min<int64_t>(kLanes, in_tile - g * kLanes));
       const MaskLanes live = MaskLanes{0, 1, 2, 3, 4, 5, 6, 7} < count[g];
       FloatLanes x, y;
-      next_points(next, count[g], grid, at[g], x, y);
+      first[g] = next;
+      next_points(next, count[g], grid, nullptr, x, y);
       const SourceLanes s =
           locate_lanes<kFault>(x, y, in_h, in_w, a.interpolation, a.padding, a.align_corners);
       const BilinearTapLanes<kFault> t(s, in_h, in_w, a.interpolation, static_cast<int32_t>(in_w),
                                        1);
-      Offsets batch;
-      for (int p = 0; p < kLanes; ++p)
-        batch[p] = at[g][std::min(p, count[g] - 1)].n * source.batch_stride;
+      Offsets batch = Offsets{} + static_cast<Offset>(first[g].n * source.batch_stride);
+      if (first[g].h * out_w + first[g].w + count[g] > per_batch) {
+        // The group crosses into the next batch.
+        PointIndex q = first[g];
+        for (int p = 0; p < kLanes; ++p) {
+          batch[p] = static_cast<Offset>(q.n * source.batch_stride);
+          if (p + 1 < count[g]) q.next();
+        }
+      }
       for (int k = 0; k < 4; ++k) {
         const MaskLanes read = t.inside[k] & live;
         const Offsets inside = __builtin_convertvector(read, Offsets);
@@ -82,25 +96,13 @@ GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
         std::memcpy(tap_weight[g][k], &weight, sizeof weight);
       }
     }
-    const PointIndex& first = at[0][0];
-    const bool one_row = in_tile == kTile && first.w + kTile <= out_w && out.strides[3] == 1;
-    T* line = one_row ? &out(first.n, source.c0, first.h, first.w) : nullptr;
-    for (int64_t c = 0; c < channels; c += kLanes) {
-      LaneVector<float> block[kGroups][kLanes];
-#pragma GCC unroll 2
-      for (int g = 0; g < kGroups; ++g) {
-#pragma GCC unroll 8
-        for (int p = 0; p < kLanes; ++p) {
-          LaneVector<float> value{};
-#pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k)
-            value += tap_weight[g][k][p] * load_lanes<float>(source.rows + tap_row[g][k][p] + c, 1);
-          block[g][p] = value;
-        }
-      }
-      transpose_lanes(block[0]);
-      transpose_lanes(block[1]);
-      const int lanes = static_cast<int>(std::min<int64_t>(kLanes, channels - c));
+    const PointIndex& start = first[0];
+    const bool one_row = in_tile == kTile && start.w + kTile <= out_w && out.strides[3] == 1;
+    T* line = one_row ? &out(start.n, source.c0, start.h, start.w) : nullptr;
+    // Stores channels c + [0, lanes) of the tile: block[g][j] holds channel c + j of group g's
+    // points, lane by point.
+    const auto store_block = [&](const LaneVector<float>(&block)[kGroups][kLanes], int64_t c,
+                                 int lanes) GRADCONF_ALWAYS_INLINE_LAMBDA {
       for (int j = 0; j < lanes; ++j) {
         if (one_row) {
           T* plane_line = line + (c + j) * out.strides[1];
@@ -114,15 +116,68 @@ GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
           continue;
         }
         for (int g = 0; g < groups; ++g) {
-          for (int p = 0; p < count[g]; ++p) {
-            const PointIndex& q = at[g][p];
+          PointIndex q = first[g];
+          for (int p = 0; p < count[g]; ++p, q.next())
             out(q.n, source.c0 + c + j, q.h, q.w) = static_cast<T>(block[g][j][p]);
-          }
         }
       }
+    };
+    LaneVector<float> block[kGroups][kLanes];
+    if (row == kNarrowLanes) {
+      // Rows of four: each tap's rows of a group's points, transposed, are its channels in
+      // lanes by point, weighted by the tap's weights as they are (no broadcast per point).
+#pragma GCC unroll 2
+      for (int g = 0; g < kGroups; ++g) {
+        LaneVector<float> sum[kNarrowLanes] = {};
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+          LaneVector<float, kNarrowLanes> tap[kLanes];
+#pragma GCC unroll 8
+          for (int p = 0; p < kLanes; ++p)
+            tap[p] = load_lanes<float, kNarrowLanes>(source.rows + tap_row[g][k][p], 1);
+          LaneVector<float> tap_channel[kNarrowLanes];
+          transpose_8x4(tap, tap_channel);
+          LaneVector<float> weight;
+          std::memcpy(&weight, tap_weight[g][k], sizeof weight);
+#pragma GCC unroll 4
+          for (int c = 0; c < kNarrowLanes; ++c) sum[c] += weight * tap_channel[c];
+        }
+        std::copy_n(sum, kNarrowLanes, block[g]);
+      }
+      store_block(block, 0, static_cast<int>(channels));
+      continue;
+    }
+    for (int64_t c = 0; c < channels; c += kLanes) {
+#pragma GCC unroll 2
+      for (int g = 0; g < kGroups; ++g) {
+#pragma GCC unroll 8
+        for (int p = 0; p < kLanes; ++p) {
+          LaneVector<float> value{};
+#pragma GCC unroll 4
+          for (int k = 0; k < 4; ++k)
+            value += tap_weight[g][k][p] * load_lanes<float>(source.rows + tap_row[g][k][p] + c, 1);
+          block[g][p] = value;
+        }
+      }
+      transpose_lanes(block[0]);
+      transpose_lanes(block[1]);
+      store_block(block, c, static_cast<int>(std::min<int64_t>(kLanes, channels - c)));
     }
   }
   if (stream_out) stream_fence();
+}
+
+/// bilinear_tiles with int32 tap offsets where the copy (its last row the zero row) fits them.
+template <typename T, Fault kFault>
+GRADCONF_ALWAYS_INLINE void bilinear_from_copy(const ChannelsLastSource& source,
+                                               const StridedView<const T, 4>& grid,
+                                               const StridedView<T, 4>& out, int64_t lo, int64_t hi,
+                                               int64_t in_h, int64_t in_w, const Attributes& a,
+                                               bool stream_out) {
+  if (source.zero_row - source.rows + source.row <= INT_MAX) {
+    return bilinear_tiles<T, kFault, int32_t>(source, grid, out, lo, hi, in_h, in_w, a, stream_out);
+  }
+  bilinear_tiles<T, kFault, int64_t>(source, grid, out, lo, hi, in_h, in_w, a, stream_out);
 }
 
 }  // namespace gradconf::grid_sampler2d

@@ -5,7 +5,8 @@
 // gives the same bits. All tensors are read through their views. Four forms: below DOUBLE,
 // bicubic and bilinear with more than 4 channels (for float, more than 64 or where each worker
 // copies its own batches or channel groups: workspace.h, forward_workspace) read a channels-last
-// copy of the input, kLanes channels per vector operation (bilinear: bilinear_from_copy.h); nearest
+// copy of the input, kLanes channels per vector operation (bilinear: bilinear_from_copy.h, which
+// also reads 3 or 4 channels in rows of four where points are many: narrow_copy_pays); nearest
 // below DOUBLE copies one channel plane at a time for a chunk of points located in lanes
 // (nearest_forward.h); the other bilinear calls below DOUBLE locate kLanes points at once
 // (source_lanes.h) and read the planes directly (on the AVX-512 path a float tap row's two
@@ -211,12 +212,12 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
   const int64_t batches = input.dims[0], channels = input.dims[1];
   const int64_t in_h = input.dims[2], in_w = input.dims[3];
   const int64_t out_h = grid.dims[1], out_w = grid.dims[2];
-  const int64_t row = lane_padded(channels), plane = in_h * in_w * row;
   const Attributes& a = plan.attrs;
+  const SamplerLayout layout(plan.input, plan.grid);
+  const int64_t row = forward_copy_row(layout, a.interpolation), plane = in_h * in_w * row;
   const bool bicubic = a.interpolation == Interpolation::kBicubic;
   const bool in_lanes = locates_in_lanes(a.interpolation) && in_h * in_w <= INT_MAX;
   const int64_t per_batch = out_h * out_w, points = batches * per_batch;
-  const SamplerLayout layout(plan.input, plan.grid);
   const int64_t grain = channels_last_grain(layout, a.interpolation);
   const int parts = channels_last_parts(layout, a.interpolation);
   constexpr int kGroups = 2;
@@ -346,7 +347,8 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
           for (int64_t item = lo; item < hi; ++item) {
             const int64_t n = item / groups, c0 = item % groups * per_group;
             const int64_t copied = std::min(per_group, channels - c0);
-            const int64_t copy_row = lane_padded(copied);
+            // One group copies the whole row (rows of four at C <= kNarrowLanes).
+            const int64_t copy_row = groups == 1 ? row : lane_padded(copied);
             auto source = input;
             source.origin = &input(n, c0, 0, 0);
             source.dims[0] = 1;
@@ -360,7 +362,7 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
         parts);
     return;
   }
-  to_channels_last(input, pixels, row, parts > 1);
+  to_channels_last(input, pixels, row, parts > 1 && row > kNarrowLanes);
   parallel_for(0, points, grain, [&](int64_t lo, int64_t hi) {
     sample_points(lo, hi, pixels, plane, row, 0, channels);
   });

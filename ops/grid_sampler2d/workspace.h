@@ -206,10 +206,18 @@ inline std::optional<ChannelGroups> private_channel_groups(int64_t batches, int6
   return ChannelGroups{per_group, groups};
 }
 
-/// The channels-last forward's grain: a point reads each tap's row of padded channels.
+/// The values in a row of the channels-last forward's copy: bilinear located in lanes keeps C <=
+/// kNarrowLanes in rows of kNarrowLanes (bilinear_from_copy transposes a tap's rows of a group);
+/// every other sampler loads kLanes channels at a time.
+inline int64_t forward_copy_row(const SamplerLayout& l, Interpolation interpolation) {
+  const bool narrow = interpolation == Interpolation::kBilinear && l.pixels() <= INT_MAX;
+  return narrow ? l.padded_channels() : lane_padded(l.channels);
+}
+
+/// The channels-last forward's grain: a point reads each tap's row of the copy.
 inline int64_t channels_last_grain(const SamplerLayout& l, Interpolation interpolation) {
   const double taps = interpolation == Interpolation::kBicubic ? 16.0 : 4.0;
-  return grain_for_work(taps * double(lane_padded(l.channels)));
+  return grain_for_work(taps * double(forward_copy_row(l, interpolation)));
 }
 
 /// How many workers the channels-last forward splits a call's points across.
@@ -217,26 +225,39 @@ inline int channels_last_parts(const SamplerLayout& l, Interpolation interpolati
   return parallel_parts(l.n_batch * l.points(), channels_last_grain(l, interpolation));
 }
 
+/// Bilinear of at most kNarrowLanes channels samples a copy in rows of four (bilinear_from_copy)
+/// only where the copy pays: at 3 or 4 channels, with at least a quarter as many points as pixels
+/// per batch; elsewhere the direct kernel's gathers read the planes. AVX2 (Zen 3), float, 1
+/// thread, 256 x 256 input: C 4 with 256 x 256 points 1.27-1.35 -> 0.69 ms (bfloat16 2.2-2.6 ->
+/// 1.0-1.4), 128 x 128 points 0.31 -> 0.23, 64 x 64 points 0.078 -> 0.113; C 3 1.1-1.8 ->
+/// 0.73-0.81, 128 x 128 points 0.43 -> 0.32; C 2 about even; C 1 0.57-1.04 -> 0.70-0.95.
+inline bool narrow_copy_pays(const SamplerLayout& l) {
+  return l.channels >= 3 && l.points() >= l.pixels() / 4;
+}
+
 /// The forward's workspace: bilinear and bicubic below double sample a channels-last float copy
 /// of the input; 0 (the direct kernel, which reads the input where it is) for nearest, double,
-/// bilinear of at most kNarrowLanes channels (the copy's rows would be mostly padding: the
-/// direct kernel measured 1.2-3.6x faster at C 1-4), float bilinear of at most
-/// kDirectBilinearChannels that the workers would share a copy of, or a copy whose size is not
-/// representable.
+/// bilinear of at most kNarrowLanes channels where the copy does not pay (narrow_copy_pays),
+/// float bilinear of at most kDirectBilinearChannels that the workers would share a copy of, or a
+/// copy whose size is not representable.
 inline uint64_t forward_workspace(const CallArgs& a) {
   const SamplerLayout l(*a.input, *a.grid);
   const auto interpolation = static_cast<Interpolation>(a.interpolation_mode);
   if (l.empty() || interpolation == Interpolation::kNearest || a.input->dtype == ACL_DOUBLE)
     return 0;
   const bool direct_gathers =
-      a.input->dtype == ACL_FLOAT && l.channels <= kDirectBilinearChannels &&
+      a.input->dtype == ACL_FLOAT && l.channels > kNarrowLanes &&
+      l.channels <= kDirectBilinearChannels &&
       !private_channel_groups(l.n_batch, l.channels, channels_last_parts(l, interpolation));
-  if (interpolation == Interpolation::kBilinear && (l.channels <= kNarrowLanes || direct_gathers))
-    return 0;
+  // Few channels on planes past int32 offsets would be copied in rows of kLanes, mostly padding.
+  const bool narrow_direct =
+      l.channels <= kNarrowLanes &&
+      (forward_copy_row(l, interpolation) > kNarrowLanes || !narrow_copy_pays(l));
+  if (interpolation == Interpolation::kBilinear && (direct_gathers || narrow_direct)) return 0;
   // The copy's rows and one row of zeros, which a bilinear tap outside reads (bilinear_from_copy).
   const auto pixels = checked_mul(l.n_batch, l.pixels());
   const auto rows = pixels ? checked_add(*pixels, int64_t{1}) : std::nullopt;
-  const auto values = rows ? checked_mul(*rows, lane_padded(l.channels)) : std::nullopt;
+  const auto values = rows ? checked_mul(*rows, forward_copy_row(l, interpolation)) : std::nullopt;
   const auto bytes = values ? checked_mul(*values, int64_t{sizeof(float)}) : std::nullopt;
   if (!bytes || static_cast<uint64_t>(*bytes) > kMaxWorkspaceBytes) return 0;
   return static_cast<uint64_t>(*bytes);

@@ -265,15 +265,19 @@ TEST(GridSampler2DPinned, nearest_forward_over_chunks_keeps_the_reference_bits) 
 // 2 x kLanes points: 13 x 21 = 273 points per batch are 17 whole tiles, most across an output
 // row's end (written point by point), and a last tile of one point; 4 x 32 points per batch are
 // whole tiles inside one row (written a cache line per plane). C 5, 19 and 40 end on a partial
-// vector of channels, and taps outside read the zero row. The reference and law 7 (1, 2, 3 and 8
-// threads: float takes the copy where each worker has whole batches or groups of its own, the
-// gathers elsewhere), float, float16 and bfloat16, every padding and alignCorners.
+// vector of channels; C 3 and 4 are copied in rows of four (each tap's rows of a group
+// transposed; C 1 and 2 keep the gathers: narrow_copy_pays); taps outside read the zero row. The
+// reference and law 7 (1, 2, 3 and 8 threads: float of C 5-64 takes the copy where each worker has
+// whole batches or groups of its own, the gathers elsewhere), float, float16 and bfloat16, every
+// padding and alignCorners.
 TEST(GridSampler2DPinned, bilinear_forward_from_the_copy_keeps_the_reference_bits) {
   static_assert(13 * 21 % (2 * gradconf::kLanes) == 1 && 32 % (2 * gradconf::kLanes) == 0);
   for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
     for (std::array<int64_t, 6> sizes :
          {std::array<int64_t, 6>{2, 5, 9, 11, 13, 21}, std::array<int64_t, 6>{2, 19, 9, 11, 4, 32},
-          std::array<int64_t, 6>{3, 40, 17, 6, 13, 21}}) {
+          std::array<int64_t, 6>{3, 40, 17, 6, 13, 21}, std::array<int64_t, 6>{2, 4, 9, 11, 13, 21},
+          std::array<int64_t, 6>{2, 4, 9, 11, 4, 32},
+          std::array<int64_t, 6>{3, 3, 17, 6, 13, 21}}) {
       for (auto padding : {Padding::kZeros, Padding::kBorder, Padding::kReflection}) {
         for (bool align : {false, true}) {
           Problem p = problem(dtype, sizes);
@@ -284,6 +288,23 @@ TEST(GridSampler2DPinned, bilinear_forward_from_the_copy_keeps_the_reference_bit
       }
     }
   }
+}
+
+// Few channels take the copy in rows of four only where its sampler beats the gathers: 3 or 4
+// channels and at least a quarter as many points as pixels per batch; the copy's rows are then
+// four values wide (bicubic keeps rows of kLanes: its sampler loads kLanes channels at a time).
+TEST(GridSampler2DPinned, few_channels_take_the_copy_only_where_it_pays) {
+  namespace gs = gradconf::grid_sampler2d;
+  EXPECT_TRUE(gs::narrow_copy_pays(gs::SamplerLayout(1, 4, 256, 256, 256, 256)));
+  EXPECT_TRUE(gs::narrow_copy_pays(gs::SamplerLayout(2, 3, 256, 256, 128, 128)));
+  EXPECT_FALSE(gs::narrow_copy_pays(gs::SamplerLayout(1, 4, 256, 256, 64, 64)));
+  EXPECT_FALSE(gs::narrow_copy_pays(gs::SamplerLayout(1, 2, 256, 256, 256, 256)));
+  EXPECT_FALSE(gs::narrow_copy_pays(gs::SamplerLayout(1, 1, 256, 256, 256, 256)));
+  const gs::SamplerLayout four(1, 4, 256, 256, 256, 256);
+  EXPECT_EQ(gs::forward_copy_row(four, Interpolation::kBilinear), 4);
+  EXPECT_EQ(gs::forward_copy_row(four, Interpolation::kBicubic), gradconf::kLanes);
+  EXPECT_EQ(gs::forward_copy_row(gs::SamplerLayout(1, 12, 8, 8, 8, 8), Interpolation::kBilinear),
+            16);
 }
 
 // Where each batch's passes run on one worker, the point pass writes gradOutput's rows for the
