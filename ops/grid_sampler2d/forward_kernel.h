@@ -362,6 +362,9 @@ void channels_last_forward(const ForwardPlan& plan, float* pixels) {
         parts);
     return;
   }
+  // Rows of four stay cached even when shared: streamed, N 1, C 4, 256 x 256 at 2 threads took
+  // 0.91-1.24 ms, cached 0.84-0.89 (AVX2, Zen 3; each worker's taps then come from either core's
+  // cache instead of memory).
   to_channels_last(input, pixels, row, parts > 1 && row > kNarrowLanes);
   parallel_for(0, points, grain, [&](int64_t lo, int64_t hi) {
     sample_points(lo, hi, pixels, plane, row, 0, channels);
