@@ -29,7 +29,8 @@ namespace gradconf::grid_sampler2d {
 inline constexpr int kNarrowLanes = 4;
 
 /// The sizes both passes' channels-last copies are laid out by (the forward's input copy, in rows
-/// of lane_padded(C); the backward's gradOutput and input copies, in rows of padded_channels()).
+/// of forward_copy_row(); the backward's gradOutput and input copies, in rows of
+/// padded_channels()).
 struct SamplerLayout {
   int64_t n_batch, channels, in_h, in_w, out_h, out_w;
   SamplerLayout(int64_t n_batch, int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h,
@@ -173,13 +174,14 @@ inline bool grad_output_readable_in_place(const aclTensor& grad_output) {
   return grad_output.dtype != ACL_DOUBLE && points_evenly_strided;
 }
 
-/// Float bilinear with at most this many channels reads the input planes directly (each channel's
-/// taps gathered in lanes, one hardware gather per tap on the AVX2 and AVX-512 paths) where the
-/// channels-last forward's workers could not each copy and sample whole batches or channel groups
-/// of their own (forward_workspace). There the copy's sampler (bilinear_from_copy) wins: 1 thread,
-/// 64 x 64 planes, C 32 N 4 0.59-0.65 -> 0.27-0.30 ms, N 1 0.134 -> 0.069, C 64 N 2 0.65-0.71 ->
-/// 0.25-0.27; a shared copy lost to the gathers (N 1, C 32 at 2 threads 0.074 -> 0.092: half of
-/// each worker's tap rows were the other core's lines), as did groups of 16 channels (0.089).
+/// Float bilinear with more than kNarrowLanes (fewer: narrow_copy_pays) and at most this many
+/// channels reads the input planes directly (each channel's taps gathered in lanes, one hardware
+/// gather per tap on the AVX2 and AVX-512 paths) where the channels-last forward's workers could
+/// not each copy and sample whole batches or channel groups of their own (forward_workspace).
+/// There the copy's sampler (bilinear_from_copy) wins: 1 thread, 64 x 64 planes, C 32 N 4
+/// 0.59-0.65 -> 0.27-0.30 ms, N 1 0.134 -> 0.069, C 64 N 2 0.65-0.71 -> 0.25-0.27; a shared copy
+/// lost to the gathers (N 1, C 32 at 2 threads 0.074 -> 0.092: half of each worker's tap rows
+/// were the other core's lines), as did groups of 16 channels (0.089).
 inline constexpr int64_t kDirectBilinearChannels = 64;
 
 /// A channels-last forward split into items of (batch, group of channels): each item is copied
