@@ -139,6 +139,10 @@ template <typename Fault, auto kCompiled = std::array<Fault, 0>{}, typename Fn>
 decltype(auto) with_planted_fault(std::string_view family, Fn&& fn) {
   if constexpr (GRADCONF_PLANTED_FAULTS) {
     const Fault fault = selected_fault_of<Fault>(family);
+    // Stored for a compiled fault too: an op may run kAnyFault's instantiation for it where the
+    // fault has no effect (a dtype whose types it does not change), which must then not see the
+    // fault selected before.
+    running_fault<Fault>.store(fault, std::memory_order_relaxed);
     return [&]<size_t... I>(std::index_sequence<I...>)->decltype(auto) {
       using Result = decltype(fn(std::integral_constant<Fault, kAnyFault<Fault>>{}));
       Result result{};
@@ -147,10 +151,7 @@ decltype(auto) with_planted_fault(std::string_view family, Fn&& fn) {
                 ? (result = fn(std::integral_constant<Fault, kCompiled[I]>{}), true)
                 : false) ||
            ...);
-      if (!compiled) {
-        running_fault<Fault>.store(fault, std::memory_order_relaxed);
-        result = fn(std::integral_constant<Fault, kAnyFault<Fault>>{});
-      }
+      if (!compiled) result = fn(std::integral_constant<Fault, kAnyFault<Fault>>{});
       return result;
     }
     (std::make_index_sequence<kCompiled.size()>{});

@@ -37,7 +37,8 @@ aclnnStatus forward_phase1(const CallArgs& args) {
   ForwardPlan plan{*args.input, *args.grid, *args.out, attributes_of(args), workspace > 0};
   return make_kernel_executor(workspace, plan.input.dtype, args,
                               [plan](auto tag, std::byte* scratch) {
-                                forward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
+                                using T = typename decltype(tag)::type;
+                                forward_kernel<T, kernel_fault<T, kFault>>(plan, scratch);
                               });
 }
 
@@ -80,10 +81,11 @@ aclnnStatus backward_phase1(const CallArgs& args) {
   // GS-LIMIT-01 sized this call with the same thread count, so the plan fits.
   const auto workspace =
       backward_workspace(layout, plan.wants, plan.workers, plan.point_workers, plan.batch_major);
-  return make_kernel_executor(
-      workspace->total, plan.input.dtype, args, [plan](auto tag, std::byte* scratch) {
-        backward_kernel<typename decltype(tag)::type, kFault>(plan, scratch);
-      });
+  return make_kernel_executor(workspace->total, plan.input.dtype, args,
+                              [plan](auto tag, std::byte* scratch) {
+                                using T = typename decltype(tag)::type;
+                                backward_kernel<T, kernel_fault<T, kFault>>(plan, scratch);
+                              });
 }
 
 }  // namespace gradconf::grid_sampler2d

@@ -5,5 +5,6 @@
 namespace gradconf::grid_sampler2d {
 
 GRADCONF_GS_INSTANTIATE_KERNELS(double)
+GRADCONF_GS_INSTANTIATE_FLOAT64_FAULTS
 
 }  // namespace gradconf::grid_sampler2d
