@@ -42,6 +42,23 @@ bool detect_bfloat16_conversion() {
   return false;
 }
 
+bool detect_gathers_by_loads() {
+  const char* pinned = std::getenv("GRADCONF_GATHER");
+  if (pinned && std::string_view(pinned) == "loads") return true;
+  if (pinned && std::string_view(pinned) == "instruction") return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
+  // "AuthenticAMD" in ebx, edx, ecx.
+  if (ebx != 0x68747541 || edx != 0x69746e65 || ecx != 0x444d4163) return false;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+  const unsigned base = eax >> 8 & 0xf;
+  const unsigned family = base == 0xf ? base + (eax >> 20 & 0xff) : base;
+  return family == 0x17 || family == 0x19;
+#endif
+  return false;
+}
+
 }  // namespace
 
 Isa kernel_isa() {
@@ -53,8 +70,13 @@ bool kernel_has_bfloat16_conversion() {
   static const bool has = detect_bfloat16_conversion();
   return has;
 }
+bool kernel_gathers_by_loads() {
+  static const bool by_loads = detect_gathers_by_loads();
+  return by_loads;
+}
 // Detected while the library loads (core/fork_safe.h: no static is first initialised by a call).
 [[maybe_unused]] const Isa isa_at_load = kernel_isa();
 [[maybe_unused]] const bool bfloat16_conversion_at_load = kernel_has_bfloat16_conversion();
+[[maybe_unused]] const bool gathers_by_loads_at_load = kernel_gathers_by_loads();
 
 }  // namespace gradconf

@@ -27,6 +27,13 @@ Isa kernel_isa();
 /// to "avx512" or lower.
 bool kernel_has_bfloat16_conversion();
 
+/// Whether the kernels read a vector of elements at lane offsets with one scalar load per lane
+/// instead of AVX2's gather instruction, which AMD's Zen 1 to Zen 4 (families 17h and 19h) run
+/// slower than the loads (an 8-lane gather from an L1-resident plane: 0.285 against 0.203 ms per
+/// 64 Ki gathers on a Zen 3). GRADCONF_GATHER ("loads" or "instruction") pins the choice, so tests
+/// can run both. Both give the same bits.
+bool kernel_gathers_by_loads();
+
 }  // namespace gradconf
 
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -463,6 +463,26 @@ GRADCONF_TARGET_AVX2 inline void gather_lanes_avx2(const float* base, const Mask
   std::memcpy(out, &lanes, sizeof lanes);
 }
 
+/// out[j] = bit j of `inside` ? base[offset[j]] : +0 for the kLanes lanes, with one scalar load
+/// per lane (where kernel_gathers_by_loads: AMD's Zen 1 to 4 run AVX2's gather slower), so every
+/// offset must be readable (0 for a lane outside): the bits of gather_lanes_avx2. The offsets are
+/// read from memory: extracted from a vector, the loads were no faster than the gather.
+GRADCONF_TARGET_AVX2 inline void load_lanes_at_avx2(const float* base, const int32_t* offset,
+                                                    unsigned inside, float* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256 mask = _mm256_castsi256_ps(
+      _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(inside)), bit), bit));
+  const __m256 lanes = _mm256_and_ps(
+      _mm256_setr_ps(base[offset[0]], base[offset[1]], base[offset[2]], base[offset[3]],
+                     base[offset[4]], base[offset[5]], base[offset[6]], base[offset[7]]),
+      mask);
+  std::memcpy(out, &lanes, sizeof lanes);
+#else
+  for (int j = 0; j < kLanes; ++j) out[j] = inside >> j & 1 ? base[offset[j]] : 0.0f;
+#endif
+}
+
 /// Orders this thread's streaming stores before whatever it does next (a join, a flag).
 inline void stream_fence() {
 #if defined(__x86_64__)

@@ -3,7 +3,9 @@
 // its offset and the next (any bits: NaN payloads, signed zeros, subnormals) and each outside
 // lane +0 on both sides without reading it: outside lanes carry offsets far past the buffer,
 // and the buffer's last float ends a page whose next page is inaccessible, so a read past it
-// crashes the test in any build.
+// crashes the test in any build. load_lanes_at_avx2, the nearest forward's per-lane loads where
+// AVX2's gather instruction is slow (kernel_gathers_by_loads), gives the bits gather_lanes_avx2
+// gives for the same lanes.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -59,6 +61,40 @@ TEST(GatheredPairs, reads_each_inside_lanes_two_neighbours_and_nothing_else) {
     }
   }
   munmap(pages, 2 * page);
+}
+
+TEST(LoadedLanes, give_the_gathers_bits_and_plus_zero_outside) {
+  if (gradconf::kernel_isa() == gradconf::Isa::kBaseline) GTEST_SKIP() << "this CPU has no AVX2";
+  constexpr int kFloats = 37;
+  std::array<float, kFloats> floats;
+  std::mt19937 rng(2027);
+  for (int trial = 0; trial < 2000; ++trial) {
+    for (float& f : floats) {
+      const uint32_t bits = rng();
+      std::memcpy(&f, &bits, sizeof bits);
+    }
+    // The loads' form: every offset readable, 0 outside, the inside lanes as bits; the gather's:
+    // the same offsets under a lane mask.
+    alignas(32) int32_t offsets[kLanes];
+    gradconf::MaskLanes offset, inside_lanes;
+    unsigned inside = 0;
+    for (int j = 0; j < kLanes; ++j) {
+      const bool in = rng() % 4 != 0;
+      offsets[j] = in ? static_cast<int32_t>(rng() % kFloats) : 0;
+      offset[j] = offsets[j];
+      inside_lanes[j] = in ? -1 : 0;
+      inside |= (in ? 1u : 0u) << j;
+    }
+    float loaded[kLanes], gathered[kLanes];
+    gradconf::load_lanes_at_avx2(floats.data(), offsets, inside, loaded);
+    gradconf::gather_lanes_avx2(floats.data(), offset, inside_lanes, gathered);
+    for (int j = 0; j < kLanes; ++j) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", lane " + std::to_string(j));
+      const uint32_t want = inside >> j & 1 ? std::bit_cast<uint32_t>(floats[offsets[j]]) : 0;
+      ASSERT_EQ(std::bit_cast<uint32_t>(loaded[j]), want);
+      ASSERT_EQ(std::bit_cast<uint32_t>(gathered[j]), want);
+    }
+  }
 }
 
 }  // namespace
