@@ -149,9 +149,13 @@ struct NarrowTapPlanes {
   const MaskLanes (&offsets)[4];
   GRADCONF_ALWAYS_INLINE void operator()(int k, FloatLanes (&v)[kNarrowLanes]) const {
     const MaskLanes inside = offsets[k] < outside;
+    // Cleared only where not gathered: cleared first, the four vectors were a string store.
     for (int c = 0; c < kNarrowLanes; ++c) {
-      v[c] = FloatLanes{};
-      if (c < channels) gathered_lanes_avx2(planes[c], offsets[k], inside, v[c]);
+      if (c < channels) {
+        gathered_lanes_avx2(planes[c], offsets[k], inside, v[c]);
+      } else {
+        v[c] = FloatLanes{};
+      }
     }
   }
 };

@@ -609,10 +609,15 @@ struct ClearAsYouGo {
   struct Slice {
     std::byte* at = nullptr;
     uint64_t bytes = 0;
-    /// Once per block of points: the next kClearPerBlock bytes, if that many are left.
+    /// Once per block of points: the next kClearPerBlock bytes, if that many are left. As vector
+    /// stores, inlined into the caller's instruction-set path: GCC made the memset of 256 bytes a
+    /// string store (rep stos), whose start-up was 17% of the nearest point pass on Zen 3.
     GRADCONF_ALWAYS_INLINE void step() {
       if (bytes < kClearPerBlock) return;
-      std::memset(at, 0, kClearPerBlock);
+      static_assert(kClearPerBlock % sizeof(LaneVector<float>) == 0);
+#pragma GCC unroll 8
+      for (uint64_t b = 0; b < kClearPerBlock; b += sizeof(LaneVector<float>))
+        store_lanes<float>(reinterpret_cast<float*>(at + b), 1, LaneVector<float>{});
       at += kClearPerBlock;
       bytes -= kClearPerBlock;
     }
