@@ -6,7 +6,7 @@
 // offset) and a bit (whether it samples one: NearestChunk), then each channel copies the whole
 // chunk: its plane is read while it sits in L1 beside the chunk's 16 KiB of offsets. Every
 // layout: a packed grid is read two vectors per kLanes points and packed output planes take
-// kLanes points at a time on the AVX2 path (scalar loads or one gather, gather_lanes_at_avx2),
+// kLanes points at a time on the AVX2 path (scalar loads, load_lanes_at_avx2, or one gather),
 // other views go point by point. A copy has the same bits for any split.
 #ifndef GRADCONF_OPS_GRID_SAMPLER2D_NEAREST_FORWARD_H_
 #define GRADCONF_OPS_GRID_SAMPLER2D_NEAREST_FORWARD_H_
