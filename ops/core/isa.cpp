@@ -47,14 +47,8 @@ bool detect_gathers_by_loads() {
   if (pinned && std::string_view(pinned) == "loads") return true;
   if (pinned && std::string_view(pinned) == "instruction") return false;
 #if defined(__x86_64__) && defined(__GNUC__)
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
-  // "AuthenticAMD" in ebx, edx, ecx.
-  if (ebx != 0x68747541 || edx != 0x69746e65 || ecx != 0x444d4163) return false;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
-  const unsigned base = eax >> 8 & 0xf;
-  const unsigned family = base == 0xf ? base + (eax >> 20 & 0xff) : base;
-  return family == 0x17 || family == 0x19;
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amdfam17h") || __builtin_cpu_is("amdfam19h");
 #endif
   return false;
 }
