@@ -23,6 +23,10 @@ Isa detect() {
   if (pinned == "baseline") return Isa::kBaseline;
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return Isa::kBaseline;
+  // The AVX2 path is x86-64-v3's, F16C included (every CPU with AVX2 has it): GCC and clang
+  // name no F16C feature for __builtin_cpu_supports alike, so CPUID leaf 1 tells.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || (ecx >> 29 & 1) == 0) return Isa::kBaseline;
   if (pinned == "avx2") return Isa::kAvx2;
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return Isa::kAvx512;
   return Isa::kAvx2;

@@ -14,8 +14,9 @@
 
 namespace gradconf {
 
-/// kAvx512 implies kAvx2. on_widest_isa's bodies take the AVX-512 path as they are; core/gemm's
-/// products also have tiles of their own for it.
+/// kAvx512 implies kAvx2, and kAvx2 means AVX2, FMA and F16C (x86-64-v3's vector set).
+/// on_widest_isa's bodies take the AVX-512 path as they are; core/gemm's products also have tiles
+/// of their own for it.
 enum class Isa { kBaseline, kAvx2, kAvx512 };
 
 /// The widest path this CPU runs, capped by GRADCONF_ISA ("baseline", "avx2" or "avx512"; read
@@ -37,8 +38,8 @@ bool kernel_gathers_by_loads();
 }  // namespace gradconf
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define GRADCONF_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#define GRADCONF_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
+#define GRADCONF_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define GRADCONF_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma,f16c")))
 #define GRADCONF_TARGET_AVX512_BF16 \
   __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512bf16,avx2,fma")))
 #else

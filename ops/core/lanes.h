@@ -483,6 +483,80 @@ GRADCONF_TARGET_AVX2 inline void load_lanes_at_avx2(const float* base, const int
 #endif
 }
 
+/// n binary16 values to floats with F16C's vcvtph2ps, 8 at a time (the AVX2 path's rows, which
+/// half_lanes_to_float's integer steps had made a third of NsaCompress's f16 backward). The
+/// instruction is exact except that it quiets signalling NaNs: a group holding a NaN converts
+/// element by element, with Eigen's scalar conversion, so the bits are the other paths'.
+GRADCONF_TARGET_AVX2 inline void widen_half_row_avx2(const half* p, int64_t n, float* out) {
+  int64_t k = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  for (; k + 8 <= n; k += 8) {
+    const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k)));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) == 0) {
+      _mm256_storeu_ps(out + k, v);
+      continue;
+    }
+    for (int j = 0; j < 8; ++j) out[k + j] = static_cast<float>(p[k + j]);
+  }
+#endif
+  for (; k < n; ++k) out[k] = static_cast<float>(p[k]);
+}
+
+/// p[k] = values[k] as binary16, k < n, with F16C's vcvtps2ph rounding to nearest even, 8 at a
+/// time (the AVX2 path's rows). It keeps NaN payloads, which Eigen's conversion drops: a group
+/// holding a NaN converts element by element. `streaming` as store_row_lanes.
+GRADCONF_TARGET_AVX2 inline void store_half_row_avx2(half* p, const float* values, int64_t n,
+                                                     bool streaming) {
+  int64_t k = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (streaming) {
+    for (; k < n && reinterpret_cast<uintptr_t>(p + k) % 16 != 0; ++k)
+      p[k] = static_cast<half>(values[k]);
+  }
+  for (; k + 8 <= n; k += 8) {
+    const __m256 v = _mm256_loadu_ps(values + k);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0) {
+      for (int j = 0; j < 8; ++j) p[k + j] = static_cast<half>(values[k + j]);
+      continue;
+    }
+    const __m128i raw = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    if (streaming) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p + k), raw);
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + k), raw);
+    }
+  }
+#endif
+  for (; k < n; ++k) p[k] = static_cast<half>(values[k]);
+}
+
+/// widen_half_row_avx2(p, n, out) where `f16c` (the AVX2 path) and T is binary16 into float;
+/// false, doing nothing, otherwise.
+template <typename T, typename Acc>
+GRADCONF_ALWAYS_INLINE bool widen_half_row_by_f16c(bool f16c, const T* p, int64_t n, Acc* out) {
+  if constexpr (std::is_same_v<T, half> && std::is_same_v<Acc, float>) {
+    if (f16c) {
+      widen_half_row_avx2(p, n, out);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// store_half_row_avx2(p, values, n, streaming) where `f16c` (the AVX2 path) and T is binary16
+/// from float; false, doing nothing, otherwise.
+template <typename T, typename Acc>
+GRADCONF_ALWAYS_INLINE bool store_half_row_by_f16c(bool f16c, T* p, const Acc* values, int64_t n,
+                                                   bool streaming) {
+  if constexpr (std::is_same_v<T, half> && std::is_same_v<Acc, float>) {
+    if (f16c) {
+      store_half_row_avx2(p, values, n, streaming);
+      return true;
+    }
+  }
+  return false;
+}
+
 /// Orders this thread's streaming stores before whatever it does next (a join, a flag).
 inline void stream_fence() {
 #if defined(__x86_64__)

@@ -135,27 +135,36 @@ GRADCONF_ALWAYS_INLINE void sum_token_row(const T* x, Stride x_stride, int64_t d
   }
 }
 
-/// One token's inputGrad row (t, n) and its covers' weightGrad partials.
+/// One token's inputGrad row (t, n) and its covers' weightGrad partials. `f16c_rows`: binary16
+/// rows with unit strides are widened into `x_row` and narrowed from `g_row` by F16C (the AVX2
+/// path; the same bits).
 template <int W, Fault kFault, typename T, typename Acc>
 GRADCONF_ALWAYS_INLINE void token_row(const StridedView<const T, 3>& input,
                                       const StridedView<T, 3>& input_grad, int64_t t, int64_t n,
                                       const std::vector<Cover<Acc>>& covers, std::vector<Acc>& dots,
-                                      Acc* g_row, double* partial, int64_t heads, bool streaming) {
+                                      Acc* x_row, Acc* g_row, double* partial, int64_t heads,
+                                      bool streaming, bool f16c_rows) {
   const bool unit_stride = planted<kFault>(Fault::kIgnoredInputGradStride);
   const int64_t dim = input.dims[2], x_stride = input.strides[2];
   const int64_t out_stride = unit_stride ? 1 : input_grad.strides[2];
   const T* x = &input(t, n, 0);
   T* out = &input_grad(t, n, 0);
   const auto sum_and_file = [&](auto& lanes) GRADCONF_ALWAYS_INLINE_LAMBDA {
+    const auto sum_from = [&](const auto* from, auto stride) GRADCONF_ALWAYS_INLINE_LAMBDA {
+      sum_token_row<W, kFault>(from, stride, dim, covers.data(), lanes, g_row);
+    };
     // A unit stride known at compile time takes the loads' stride test out of the loop.
-    if (x_stride == 1) {
-      sum_token_row<W, kFault>(x, std::integral_constant<int64_t, 1>{}, dim, covers.data(), lanes,
-                               g_row);
+    constexpr auto kUnit = std::integral_constant<int64_t, 1>{};
+    if (x_stride == 1 && widen_half_row_by_f16c(f16c_rows, x, dim, x_row)) {
+      sum_from(static_cast<const Acc*>(x_row), kUnit);
+    } else if (x_stride == 1) {
+      sum_from(x, kUnit);
     } else {
-      sum_token_row<W, kFault>(x, x_stride, dim, covers.data(), lanes, g_row);
+      sum_from(x, x_stride);
     }
     // The whole row at once: streaming stores complete their lines without other work between.
-    store_row_lanes<W>(out, out_stride, dim, g_row, streaming);
+    if (out_stride != 1 || !store_half_row_by_f16c(f16c_rows, out, g_row, dim, streaming))
+      store_row_lanes<W>(out, out_stride, dim, g_row, streaming);
     lanes.for_each([&](size_t i) GRADCONF_ALWAYS_INLINE_LAMBDA {
       partial[covers[i].j * heads + n] +=
           static_cast<double>(combine_lane_vector<Acc>(lanes.get(i)));
@@ -215,6 +224,10 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
   // Each cover's <outputGrad row, input row> lanes (kLanes per cover): plain memory, no vector
   // type crosses an ISA boundary.
   std::vector<Acc> dots(most_covers * kLanes), g_row(static_cast<size_t>(s.dim));
+  // F16C converts binary16 rows on the AVX2 path (the AVX-512 path's W-wide rows have their own
+  // conversions); x_row holds a widened input row.
+  const bool f16c_rows = std::is_same_v<T, half> && W == kLanes && kernel_isa() == Isa::kAvx2;
+  std::vector<Acc> x_row(f16c_rows ? static_cast<size_t>(s.dim) : 0);
   const int64_t token_bytes = packed_token_bytes(input);
   for (int64_t chunk = lo; chunk < hi; ++chunk) {
     double* partial = partials + chunk * block_heads;
@@ -280,8 +293,8 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
         if (planted<kFault>(Fault::kTailUnwritten)) {
           if (covers.empty() && length > 0 && p >= covered_end) continue;
         }
-        token_row<W, kFault>(input, input_grad, t, n, covers, dots, g_row.data(), partial, s.heads,
-                             streaming);
+        token_row<W, kFault>(input, input_grad, t, n, covers, dots, x_row.data(), g_row.data(),
+                             partial, s.heads, streaming, f16c_rows);
       }
     }
   }
@@ -306,6 +319,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   // outputGrad in the compute type, contiguous (head pairs interleaved where the rows take
   // head_pairs_avx512.h's path): each of its rows is read by l tokens.
   const bool head_pairs = uses_head_pairs<T, kFault>(plan);
+  const bool f16c_rows = std::is_same_v<T, half> && kernel_isa() == Isa::kAvx2;
   if (convert && s.compressed > 0 && s.heads * s.dim > 0) {
     const int64_t grain = grain_for_work(double(s.dim));
     const int64_t paired_heads = head_pairs ? s.heads / 2 * 2 : 0;
@@ -316,6 +330,10 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           const int64_t n = r % s.heads;
           const T* row = &output_grad(r / s.heads, n, 0);
           if (n >= paired_heads) {
+            if (output_grad.strides[2] == 1 && decltype(width)::value == kLanes &&
+                widen_half_row_by_f16c(f16c_rows, row, s.dim, grad + r * s.dim)) {
+              continue;
+            }
             load_row_lanes<decltype(width)::value>(row, output_grad.strides[2], s.dim,
                                                    grad + r * s.dim);
           } else {

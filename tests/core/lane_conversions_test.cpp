@@ -4,13 +4,15 @@
 // on or next to a rounding boundary, for every high half (sign, exponent, top of the mantissa), on
 // the baseline path, on the AVX2 one and on the AVX-512 one with the wide rows (kWideRowLanes
 // lanes, the vpmovdw narrowing; and whole streamed rows, off and on cache lines, which narrow to
-// bfloat16 with vcvtneps2bf16 where the CPU has AVX512_BF16) where the CPU has them.
+// bfloat16 with vcvtneps2bf16 where the CPU has AVX512_BF16) where the CPU has them; and, for
+// binary16, the AVX2 path's F16C rows (widen_half_row_avx2, store_half_row_avx2 streamed).
 #include <gtest/gtest.h>
 
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/isa.h"
@@ -47,7 +49,7 @@ inline __attribute__((always_inline)) void store_all(const float* in, uint16_t* 
   }
 }
 
-enum class Path { kBaseline, kAvx2, kAvx512Wide, kAvx512Rows, kAvx512Lines };
+enum class Path { kBaseline, kAvx2, kAvx2Rows, kAvx512Wide, kAvx512Rows, kAvx512Lines };
 
 const char* path_name(Path path) {
   switch (path) {
@@ -55,6 +57,8 @@ const char* path_name(Path path) {
       return " (baseline)";
     case Path::kAvx2:
       return " (avx2)";
+    case Path::kAvx2Rows:
+      return " (avx2 rows, F16C)";
     case Path::kAvx512Wide:
       return " (avx512)";
     case Path::kAvx512Rows:
@@ -83,11 +87,22 @@ GRADCONF_TARGET_AVX512 void load_all_avx512(const uint16_t* raw, float* out, siz
   load_all<T, kWideRowLanes>(raw, out, n);
 }
 
+// The F16C rows are binary16's only: bfloat16 takes the AVX2 lanes there.
+template <typename T>
+void load_row_f16c(const uint16_t* raw, float* out, size_t n) {
+  if constexpr (std::is_same_v<T, half>) {
+    gradconf::widen_half_row_avx2(reinterpret_cast<const half*>(raw), static_cast<int64_t>(n), out);
+  } else {
+    load_all_avx2<T>(raw, out, n);
+  }
+}
+
 template <typename T>
 void load_on(Path path, const uint16_t* raw, float* out, size_t n) {
-  (path == Path::kBaseline ? load_all_baseline<T>
-   : path == Path::kAvx2   ? load_all_avx2<T>
-                           : load_all_avx512<T>)(raw, out, n);
+  (path == Path::kBaseline   ? load_all_baseline<T>
+   : path == Path::kAvx2Rows ? load_row_f16c<T>
+   : path == Path::kAvx2     ? load_all_avx2<T>
+                             : load_all_avx512<T>)(raw, out, n);
 }
 
 template <typename T>
@@ -127,9 +142,23 @@ GRADCONF_TARGET_AVX512 void store_lines_avx512(const float* in, uint16_t* raw, s
   std::memcpy(raw, lines.data(), n * sizeof(uint16_t));
 }
 
+// One streamed row with a scalar head up to 16-byte alignment, as NsaCompress stores its rows.
+template <typename T>
+void store_row_f16c(const float* in, uint16_t* raw, size_t n) {
+  if constexpr (std::is_same_v<T, half>) {
+    gradconf::store_half_row_avx2(reinterpret_cast<half*>(raw + 1), in + 1,
+                                  static_cast<int64_t>(n - 1), true);
+    gradconf::store_half_row_avx2(reinterpret_cast<half*>(raw), in, 1, false);
+    gradconf::stream_fence();
+  } else {
+    store_all_avx2<T>(in, raw, n);
+  }
+}
+
 template <typename T>
 void store_on(Path path, const float* in, uint16_t* raw, size_t n) {
   (path == Path::kBaseline     ? store_all_baseline<T>
+   : path == Path::kAvx2Rows   ? store_row_f16c<T>
    : path == Path::kAvx2       ? store_all_avx2<T>
    : path == Path::kAvx512Wide ? store_all_avx512<T>
    : path == Path::kAvx512Rows ? store_row_avx512<T>
@@ -139,10 +168,10 @@ void store_on(Path path, const float* in, uint16_t* raw, size_t n) {
 std::vector<Path> paths() {
   switch (gradconf::kernel_isa()) {
     case gradconf::Isa::kAvx512:
-      return {Path::kBaseline, Path::kAvx2, Path::kAvx512Wide, Path::kAvx512Rows,
-              Path::kAvx512Lines};
+      return {Path::kBaseline,   Path::kAvx2,       Path::kAvx2Rows,
+              Path::kAvx512Wide, Path::kAvx512Rows, Path::kAvx512Lines};
     case gradconf::Isa::kAvx2:
-      return {Path::kBaseline, Path::kAvx2};
+      return {Path::kBaseline, Path::kAvx2, Path::kAvx2Rows};
     case gradconf::Isa::kBaseline:
       break;
   }
