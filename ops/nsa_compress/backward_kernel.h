@@ -208,7 +208,7 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
                                             OutputGradRow output_grad_row,
                                             const compute_t<T>* weights, double* partials,
                                             int64_t per_chunk, bool streaming, bool head_pairs,
-                                            int64_t lo, int64_t hi) {
+                                            bool f16c_rows, int64_t lo, int64_t hi) {
   using Acc = compute_t<T>;
   const Sizes s = plan.sizes;
   const auto input = view_of<const T, 3>(plan.input);
@@ -224,9 +224,7 @@ GRADCONF_ALWAYS_INLINE void backward_chunks(const Plan& plan, const std::vector<
   // Each cover's <outputGrad row, input row> lanes (kLanes per cover): plain memory, no vector
   // type crosses an ISA boundary.
   std::vector<Acc> dots(most_covers * kLanes), g_row(static_cast<size_t>(s.dim));
-  // F16C converts binary16 rows on the AVX2 path (the AVX-512 path's W-wide rows have their own
-  // conversions); x_row holds a widened input row.
-  const bool f16c_rows = std::is_same_v<T, half> && W == kLanes && kernel_isa() == Isa::kAvx2;
+  // A widened input row where F16C converts them.
   std::vector<Acc> x_row(f16c_rows ? static_cast<size_t>(s.dim) : 0);
   const int64_t token_bytes = packed_token_bytes(input);
   for (int64_t chunk = lo; chunk < hi; ++chunk) {
@@ -319,6 +317,8 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
   // outputGrad in the compute type, contiguous (head pairs interleaved where the rows take
   // head_pairs_avx512.h's path): each of its rows is read by l tokens.
   const bool head_pairs = uses_head_pairs<T, kFault>(plan);
+  // F16C converts binary16 rows on the AVX2 path (the AVX-512 path's W-wide rows have their own
+  // conversions).
   const bool f16c_rows = std::is_same_v<T, half> && kernel_isa() == Isa::kAvx2;
   if (convert && s.compressed > 0 && s.heads * s.dim > 0) {
     const int64_t grain = grain_for_work(double(s.dim));
@@ -330,7 +330,7 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
           const int64_t n = r % s.heads;
           const T* row = &output_grad(r / s.heads, n, 0);
           if (n >= paired_heads) {
-            if (output_grad.strides[2] == 1 && decltype(width)::value == kLanes &&
+            if (output_grad.strides[2] == 1 &&
                 widen_half_row_by_f16c(f16c_rows, row, s.dim, grad + r * s.dim)) {
               continue;
             }
@@ -372,9 +372,9 @@ void backward_kernel(const Plan& plan, std::byte* workspace) {
                                          std::ceil(double(s.block) / double(s.stride)));
     parallel_for(0, plan_ws.chunks, grain, [&](int64_t lo, int64_t hi) {
       on_widest_isa_rows([&](auto width) GRADCONF_ALWAYS_INLINE_LAMBDA {
-        backward_chunks<decltype(width)::value, T, kFault>(plan, batches, output_grad_row,
-                                                           weights.data(), partials, per_chunk,
-                                                           streaming, head_pairs, lo, hi);
+        backward_chunks<decltype(width)::value, T, kFault>(
+            plan, batches, output_grad_row, weights.data(), partials, per_chunk, streaming,
+            head_pairs, f16c_rows, lo, hi);
       });
     });
   }
